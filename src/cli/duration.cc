@@ -1,0 +1,38 @@
+#include "cli/duration.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace trtwatch {
+
+bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
+  const std::string s(text);
+  auto fail = [&](const std::string& why) {
+    *error = "invalid duration \"" + s + "\": " + why + " (examples: 90, 45s, 1.5m, 2h, 500ms)";
+    return false;
+  };
+  if (s.empty()) return fail("it is empty");
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) return fail("it does not start with a number");
+  const std::string unit(end);
+  double scale = 0;
+  if (unit.empty() || unit == "s") {
+    scale = 1;
+  } else if (unit == "ms") {
+    scale = 1e-3;
+  } else if (unit == "m") {
+    scale = 60;
+  } else if (unit == "h") {
+    scale = 3600;
+  } else if (unit == "d") {
+    scale = 86400;
+  } else {
+    return fail("unknown unit \"" + unit + "\"");
+  }
+  if (!std::isfinite(value) || value <= 0) return fail("it must be greater than zero");
+  *seconds = value * scale;
+  return true;
+}
+
+}  // namespace trtwatch

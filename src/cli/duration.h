@@ -1,0 +1,14 @@
+// Durations as users write them, like coreutils `timeout`: "90" (seconds), "1.5m",
+// "2h", "500ms", "1d".
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace trtwatch {
+
+// Parses a positive duration into seconds. On failure returns false and sets
+// `*error` to a message that names the problem and shows valid forms.
+bool ParseDuration(std::string_view text, double* seconds, std::string* error);
+
+}  // namespace trtwatch

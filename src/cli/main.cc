@@ -1,0 +1,44 @@
+// trtwatch: observable, cancellable TensorRT engine builds.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/build_command.h"
+#include "cli/exit_codes.h"
+
+#ifndef TRTWATCH_VERSION
+#define TRTWATCH_VERSION "0.0.0"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"trtwatch: live progress, clean cancellation and timing for TensorRT engine builds"};
+  app.set_version_flag("--version", "trtwatch " TRTWATCH_VERSION);
+  app.require_subcommand(1);
+
+  trtwatch::BuildCommandOptions build;
+  CLI::App* build_cmd = app.add_subcommand("build", "Build a TensorRT engine (or a simulated one) with live progress");
+  build_cmd->add_option("model", build.model, "ONNX model to build (needs TensorRT)");
+  build_cmd->add_option("-o,--output", build.output, "Where to write the engine");
+  build_cmd->add_option("--simulate", build.simulate,
+                        "Simulate a build: small-cnn, large-transformer, failing, or a profile JSON file");
+  build_cmd->add_option("--seed", build.seed, "Seed of the simulated build (same seed, same build)")->default_val(1);
+  build_cmd->add_option("--speed", build.speed, "Time scale of the simulated build (2 = twice as fast)")
+      ->default_val(1.0);
+  build_cmd->add_option("--progress", build.progress, "auto|plain|json|quiet")->default_val("auto");
+  build_cmd->add_option("--events", build.events_file, "Also write the event stream (JSON lines) to FILE");
+  build_cmd->add_option("--timeout", build.timeout, "Cancel the build after DUR (90, 45s, 1.5m, 2h): exit 124");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return trtwatch::exit_code::kUsage;
+  }
+  if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
+  return trtwatch::exit_code::kUsage;
+}

@@ -1,0 +1,19 @@
+#include "core/build_id.h"
+
+#include <cstdio>
+#include <random>
+
+namespace trtwatch {
+
+std::string NewBuildId() {
+  std::random_device os_random;  // /dev/urandom on Linux
+  std::string id = "b_";
+  for (int i = 0; i < 4; ++i) {
+    char word[9];
+    std::snprintf(word, sizeof word, "%08x", static_cast<unsigned>(os_random()));
+    id += word;
+  }
+  return id;
+}
+
+}  // namespace trtwatch

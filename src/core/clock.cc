@@ -1,0 +1,18 @@
+#include "core/clock.h"
+
+#include <chrono>
+
+namespace trtwatch {
+
+int64_t SteadyClock::NowNs() const noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+const SteadyClock& SteadyClock::Instance() {
+  static const SteadyClock clock;
+  return clock;
+}
+
+}  // namespace trtwatch

@@ -1,0 +1,119 @@
+#include "core/phase_tree.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace trtwatch {
+
+namespace {
+constexpr size_t kErrorsKept = 5;
+}  // namespace
+
+const PhaseNode* PhaseTree::Find(int64_t id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &state_.active[it->second];
+}
+
+void PhaseTree::Remove(int64_t id) {
+  auto it = index_.find(id);
+  if (it == index_.end()) return;
+  const size_t pos = it->second;
+  index_.erase(it);
+  if (pos + 1 != state_.active.size()) {  // swap-remove keeps the removal O(log n)
+    state_.active[pos] = std::move(state_.active.back());
+    index_[state_.active[pos].id] = pos;
+  }
+  state_.active.pop_back();
+}
+
+void PhaseTree::Apply(const Event& event) {
+  state_.last_event_t = event.t;
+  switch (event.type) {
+    case EventType::kBuildStart:
+      state_.build = event.build;
+      state_.backend = event.backend;
+      state_.model = event.model;
+      state_.facts = event.facts;
+      break;
+    case EventType::kPhaseStart: {
+      PhaseNode node;
+      node.id = event.id;
+      node.parent = event.parent;
+      node.name = event.phase;
+      node.total = event.total;
+      node.started_at = event.t;
+      auto parent = index_.find(event.parent);
+      node.depth = parent == index_.end() ? 0 : state_.active[parent->second].depth + 1;
+      index_[node.id] = state_.active.size();
+      state_.active.push_back(std::move(node));
+      ++state_.phases_started;
+      state_.last_progress_t = event.t;
+      state_.stalled_for.reset();
+      break;
+    }
+    case EventType::kStep: {
+      auto it = index_.find(event.id);
+      if (it != index_.end()) {
+        PhaseNode& node = state_.active[it->second];
+        node.done = std::max(node.done, event.step + 1);
+      }
+      state_.last_progress_t = event.t;
+      state_.stalled_for.reset();
+      break;
+    }
+    case EventType::kPhaseFinish:
+      Remove(event.id);
+      ++state_.phases_finished;
+      state_.last_progress_t = event.t;
+      state_.stalled_for.reset();
+      break;
+    case EventType::kCancelRequested:
+      state_.cancel_reason = event.reason;
+      state_.cancel_message = event.message;
+      state_.cancel_requested_at = event.t;
+      break;
+    case EventType::kStall:
+      state_.stalled_for = event.silent_for;
+      break;
+    case EventType::kLog:
+      if (event.severity <= Severity::kError) {
+        state_.last_errors.push_back(event.message);
+        if (state_.last_errors.size() > kErrorsKept) state_.last_errors.erase(state_.last_errors.begin());
+      }
+      break;
+    case EventType::kBuildFinish:
+      state_.finished = true;
+      state_.status = event.status;
+      state_.error = event.error;
+      state_.active.clear();
+      index_.clear();
+      break;
+  }
+}
+
+std::shared_ptr<const TreeSnapshot> PhaseTree::Snapshot() const {
+  auto snapshot = std::make_shared<TreeSnapshot>(state_);
+  // Depth-first order: children after their parent, siblings in start order.
+  std::vector<PhaseNode>& nodes = snapshot->active;
+  std::sort(nodes.begin(), nodes.end(),
+            [](const PhaseNode& a, const PhaseNode& b) { return a.id < b.id; });
+  std::multimap<int64_t, const PhaseNode*> children;
+  for (const PhaseNode& n : nodes) {
+    const bool has_parent = index_.count(n.parent) != 0;
+    children.emplace(has_parent ? n.parent : kNoPhase, &n);
+  }
+  std::vector<PhaseNode> ordered;
+  ordered.reserve(nodes.size());
+  std::function<void(int64_t)> visit = [&](int64_t parent) {
+    auto [begin, end] = children.equal_range(parent);
+    for (auto it = begin; it != end; ++it) {
+      ordered.push_back(*it->second);
+      visit(it->second->id);
+    }
+  };
+  visit(kNoPhase);
+  snapshot->active = std::move(ordered);
+  return snapshot;
+}
+
+}  // namespace trtwatch

@@ -1,0 +1,221 @@
+#include "protocol/event_json.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace trtwatch {
+
+namespace {
+
+using nlohmann::json;
+
+// Microsecond resolution keeps lines short and is finer than any callback spacing.
+double Seconds(double s) { return std::round(s * 1e6) / 1e6; }
+
+json PhaseId(int64_t id) { return id == kNoPhase ? json(nullptr) : json(id); }
+
+json AnomaliesToJson(const Anomalies& a) {
+  return json{{"null_name", a.null_name},
+              {"bad_step_count", a.bad_step_count},
+              {"unknown_parent", a.unknown_parent},
+              {"step_unknown_phase", a.step_unknown_phase},
+              {"step_out_of_range", a.step_out_of_range},
+              {"finish_unknown_phase", a.finish_unknown_phase},
+              {"unfinished_phases", a.unfinished_phases},
+              {"after_build", a.after_build}};
+}
+
+Anomalies AnomaliesFromJson(const json& j) {
+  Anomalies a;
+  a.null_name = j.value("null_name", int64_t{0});
+  a.bad_step_count = j.value("bad_step_count", int64_t{0});
+  a.unknown_parent = j.value("unknown_parent", int64_t{0});
+  a.step_unknown_phase = j.value("step_unknown_phase", int64_t{0});
+  a.step_out_of_range = j.value("step_out_of_range", int64_t{0});
+  a.finish_unknown_phase = j.value("finish_unknown_phase", int64_t{0});
+  a.unfinished_phases = j.value("unfinished_phases", int64_t{0});
+  a.after_build = j.value("after_build", int64_t{0});
+  return a;
+}
+
+json OptionalSeconds(const std::optional<double>& s) {
+  return s ? json(Seconds(*s)) : json(nullptr);
+}
+
+}  // namespace
+
+std::string EventToJson(const Event& e) {
+  json j;
+  j["v"] = kProtocolVersion;
+  j["seq"] = e.seq;
+  j["t"] = Seconds(e.t);
+  j["type"] = EventTypeName(e.type);
+  switch (e.type) {
+    case EventType::kBuildStart: {
+      j["build"] = e.build;
+      j["backend"] = e.backend;
+      j["model"] = e.model;
+      json facts = json::object();
+      for (const auto& [key, value] : e.facts) facts[key] = value;
+      j["facts"] = facts;
+      break;
+    }
+    case EventType::kPhaseStart:
+      j["id"] = e.id;
+      j["parent"] = PhaseId(e.parent);
+      j["phase"] = e.phase;
+      j["total"] = e.total;
+      break;
+    case EventType::kStep:
+      j["id"] = e.id;
+      j["phase"] = e.phase;
+      j["step"] = e.step;
+      j["total"] = e.total;
+      break;
+    case EventType::kPhaseFinish:
+      j["id"] = e.id;
+      j["phase"] = e.phase;
+      j["completed"] = e.completed;
+      j["total"] = e.total;
+      j["elapsed"] = Seconds(e.elapsed);
+      j["early"] = e.early;
+      break;
+    case EventType::kCancelRequested:
+      j["reason"] = CancelReasonName(e.reason);
+      j["message"] = e.message;
+      break;
+    case EventType::kStall:
+      j["silent_for"] = Seconds(e.silent_for);
+      break;
+    case EventType::kLog:
+      j["severity"] = SeverityName(e.severity);
+      j["message"] = e.message;
+      break;
+    case EventType::kBuildFinish: {
+      j["status"] = BuildStatusName(e.status);
+      j["error"] = e.error.empty() ? json(nullptr) : json(e.error);
+      j["elapsed"] = Seconds(e.elapsed);
+      if (e.cancel_latency) {
+        j["cancel_latency"] = {{"to_first_false", OptionalSeconds(e.cancel_latency->to_first_false)},
+                               {"to_return", Seconds(e.cancel_latency->to_return)}};
+      } else {
+        j["cancel_latency"] = nullptr;
+      }
+      json phases = json::array();
+      for (const PhaseSummary& p : e.phases) {
+        phases.push_back({{"phase", p.phase},
+                          {"count", p.count},
+                          {"early", p.early},
+                          {"seconds", Seconds(p.seconds)}});
+      }
+      j["phases"] = phases;
+      j["anomalies"] = AnomaliesToJson(e.anomalies);
+      j["dropped"] = e.dropped;
+      break;
+    }
+  }
+  // Invalid UTF-8 in a TensorRT message must not make the line unwritable.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+bool EventFromJson(std::string_view line, Event* out, std::string* error) {
+  try {
+    const json j = json::parse(line);
+    if (!j.is_object()) {
+      *error = "not a JSON object";
+      return false;
+    }
+    if (j.value("v", 0) != kProtocolVersion) {
+      *error = "unsupported protocol version (expected \"v\": 1)";
+      return false;
+    }
+    Event e;
+    if (!ParseEventType(j.at("type").get<std::string>(), &e.type)) {
+      *error = "unknown event type \"" + j.at("type").get<std::string>() + "\"";
+      return false;
+    }
+    e.seq = j.at("seq").get<uint64_t>();
+    e.t = j.at("t").get<double>();
+    auto id = [&](const char* key) {
+      return j.contains(key) && !j[key].is_null() ? j[key].get<int64_t>() : kNoPhase;
+    };
+    switch (e.type) {
+      case EventType::kBuildStart:
+        e.build = j.at("build").get<std::string>();
+        e.backend = j.at("backend").get<std::string>();
+        e.model = j.at("model").get<std::string>();
+        if (j.contains("facts")) {
+          for (const auto& [key, value] : j["facts"].items()) {
+            e.facts.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+          }
+        }
+        break;
+      case EventType::kPhaseStart:
+        e.id = id("id");
+        e.parent = id("parent");
+        e.phase = j.at("phase").get<std::string>();
+        e.total = j.at("total").get<int32_t>();
+        break;
+      case EventType::kStep:
+        e.id = id("id");
+        e.phase = j.at("phase").get<std::string>();
+        e.step = j.at("step").get<int32_t>();
+        e.total = j.at("total").get<int32_t>();
+        break;
+      case EventType::kPhaseFinish:
+        e.id = id("id");
+        e.phase = j.at("phase").get<std::string>();
+        e.completed = j.at("completed").get<int32_t>();
+        e.total = j.at("total").get<int32_t>();
+        e.elapsed = j.at("elapsed").get<double>();
+        e.early = j.at("early").get<bool>();
+        break;
+      case EventType::kCancelRequested:
+        if (!ParseCancelReason(j.at("reason").get<std::string>(), &e.reason)) {
+          *error = "unknown cancel reason";
+          return false;
+        }
+        e.message = j.value("message", "");
+        break;
+      case EventType::kStall:
+        e.silent_for = j.at("silent_for").get<double>();
+        break;
+      case EventType::kLog:
+        if (!ParseSeverity(j.at("severity").get<std::string>(), &e.severity)) {
+          *error = "unknown log severity";
+          return false;
+        }
+        e.message = j.at("message").get<std::string>();
+        break;
+      case EventType::kBuildFinish: {
+        if (!ParseBuildStatus(j.at("status").get<std::string>(), &e.status)) {
+          *error = "unknown build status";
+          return false;
+        }
+        e.error = j.at("error").is_null() ? "" : j["error"].get<std::string>();
+        e.elapsed = j.at("elapsed").get<double>();
+        if (j.contains("cancel_latency") && !j["cancel_latency"].is_null()) {
+          const json& c = j["cancel_latency"];
+          CancelLatency latency;
+          if (!c.at("to_first_false").is_null()) latency.to_first_false = c["to_first_false"].get<double>();
+          latency.to_return = c.at("to_return").get<double>();
+          e.cancel_latency = latency;
+        }
+        for (const json& p : j.value("phases", json::array())) {
+          e.phases.push_back(PhaseSummary{p.at("phase").get<std::string>(), p.at("count").get<int64_t>(),
+                                          p.value("early", int64_t{0}), p.at("seconds").get<double>()});
+        }
+        if (j.contains("anomalies")) e.anomalies = AnomaliesFromJson(j["anomalies"]);
+        e.dropped = j.value("dropped", uint64_t{0});
+        break;
+      }
+    }
+    *out = std::move(e);
+    return true;
+  } catch (const std::exception& ex) {
+    *error = ex.what();
+    return false;
+  }
+}
+
+}  // namespace trtwatch

@@ -1,0 +1,21 @@
+// Pure text formatting shared by the human-facing sinks. No I/O, no terminal.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/build_result.h"
+
+namespace trtwatch {
+
+// "0.4s", "12.3s", "3m05s", "1h02m".
+std::string FormatDuration(double seconds);
+
+// "build succeeded", "build timed out", ...
+std::string StatusPhrase(BuildStatus status);
+
+// One line for a cancelled build's latency: "cancel latency: 12 ms to the first
+// refusal, 30 ms until the builder returned".
+std::string FormatCancelLatency(const CancelLatency& latency);
+
+}  // namespace trtwatch

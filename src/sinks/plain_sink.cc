@@ -1,0 +1,85 @@
+#include "sinks/plain_sink.h"
+
+#include <cstdio>
+
+#include "sinks/format.h"
+#include "sinks/summary.h"
+
+namespace trtwatch {
+
+namespace {
+
+std::string Fact(const Facts& facts, const std::string& key) {
+  for (const auto& [k, v] : facts) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+std::string Steps(int32_t done, int32_t total) {
+  return std::to_string(done) + "/" + std::to_string(total);
+}
+
+}  // namespace
+
+void PlainSink::Line(double t, int depth, const std::string& text) {
+  std::fprintf(out_, "[%8s] %s%s\n", FormatDuration(t).c_str(), std::string(2 * depth, ' ').c_str(),
+               text.c_str());
+}
+
+void PlainSink::OnEvent(const Event& e) {
+  // Depth comes from the tree as it stands before a finish removes the phase.
+  const PhaseNode* node = tree_.Find(e.id);
+  const int depth = node ? node->depth : 0;
+  switch (e.type) {
+    case EventType::kBuildStart:
+      if (e.backend == "simulated") {
+        Line(e.t, 0, "SIMULATED build of profile \"" + Fact(e.facts, "profile") + "\" (seed " +
+                         Fact(e.facts, "seed") + ", speed " + Fact(e.facts, "speed") +
+                         "x): no TensorRT, no GPU, no engine is written");
+      } else {
+        Line(e.t, 0, e.backend + " build of " + e.model);
+      }
+      break;
+    case EventType::kPhaseStart:
+      break;  // printed below, once the tree knows its depth
+    case EventType::kStep: {
+      if (!node) break;
+      auto last = last_progress_.find(e.id);
+      const double since = last == last_progress_.end() ? node->started_at : last->second;
+      if (e.t - since >= progress_every_) {
+        last_progress_[e.id] = e.t;
+        Line(e.t, depth, e.phase + ": " + Steps(e.step + 1, e.total));
+      }
+      break;
+    }
+    case EventType::kPhaseFinish:
+      last_progress_.erase(e.id);
+      Line(e.t, depth,
+           e.phase + (e.early ? ": stopped at " : ": done, ") + Steps(e.completed, e.total) + " steps in " +
+               FormatDuration(e.elapsed));
+      break;
+    case EventType::kCancelRequested:
+      Line(e.t, 0, "cancel requested (" + std::string(CancelReasonName(e.reason)) + "): " + e.message +
+                       " - waiting for the builder to finish its current step");
+      break;
+    case EventType::kStall:
+      Line(e.t, 0, "no progress callback for " + FormatDuration(e.silent_for) +
+                       " (the builder can be busy inside one long step)");
+      break;
+    case EventType::kLog:
+      Line(e.t, 0, std::string(SeverityName(e.severity)) + ": " + e.message);
+      break;
+    case EventType::kBuildFinish:
+      for (const std::string& line : FormatSummary(e)) Line(e.t, 0, line);
+      break;
+  }
+  tree_.Apply(e);
+  if (e.type == EventType::kPhaseStart) {
+    const PhaseNode* started = tree_.Find(e.id);
+    Line(e.t, started ? started->depth : 0,
+         e.phase + " (" + std::to_string(e.total) + (e.total == 1 ? " step)" : " steps)"));
+  }
+}
+
+}  // namespace trtwatch

@@ -1,0 +1,33 @@
+#include "cli/duration.h"
+
+#include <gtest/gtest.h>
+
+namespace trtwatch {
+namespace {
+
+TEST(DurationTest, AcceptsTheFormsOfCoreutilsTimeout) {
+  const std::pair<const char*, double> cases[] = {
+      {"90", 90}, {"45s", 45}, {"1.5m", 90}, {"2h", 7200}, {"500ms", 0.5}, {"1d", 86400}, {"0.25", 0.25}};
+  for (const auto& [text, expected] : cases) {
+    double seconds = 0;
+    std::string error;
+    ASSERT_TRUE(ParseDuration(text, &seconds, &error)) << text << ": " << error;
+    EXPECT_DOUBLE_EQ(seconds, expected) << text;
+  }
+}
+
+TEST(DurationTest, RejectsWithAMessageNamingTheProblem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"", "empty"}, {"abc", "number"}, {"5 minutes", "unit"}, {"3y", "unit"}, {"0", "greater than zero"},
+      {"-4s", "greater than zero"}};
+  for (const auto& [text, problem] : cases) {
+    double seconds = 0;
+    std::string error;
+    EXPECT_FALSE(ParseDuration(text, &seconds, &error)) << text;
+    EXPECT_NE(error.find(problem), std::string::npos) << error;
+    EXPECT_NE(error.find("1.5m"), std::string::npos) << "shows valid forms: " << error;
+  }
+}
+
+}  // namespace
+}  // namespace trtwatch

@@ -1,0 +1,90 @@
+#include "protocol/event_json.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace trtwatch {
+namespace {
+
+TEST(EventJsonTest, PhaseStartOfARootHasNullParentAndAllFields) {
+  Event e;
+  e.type = EventType::kPhaseStart;
+  e.seq = 3;
+  e.t = 1.23456789;
+  e.id = 4;
+  e.phase = "Building engine";
+  e.total = 6;
+  const auto j = nlohmann::json::parse(EventToJson(e));
+  EXPECT_EQ(j["v"], 1);
+  EXPECT_EQ(j["seq"], 3);
+  EXPECT_DOUBLE_EQ(j["t"].get<double>(), 1.234568);
+  EXPECT_EQ(j["type"], "phase_start");
+  EXPECT_TRUE(j["parent"].is_null());
+  EXPECT_EQ(j["phase"], "Building engine");
+  EXPECT_EQ(j["total"], 6);
+}
+
+TEST(EventJsonTest, EveryTypeRoundTrips) {
+  std::vector<Event> events(8);
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i].type = static_cast<EventType>(i);
+    events[i].seq = i + 1;
+    events[i].t = 0.5 * static_cast<double>(i);
+  }
+  events[0].build = "b_1";
+  events[0].backend = "simulated";
+  events[0].model = "simulated:small-cnn";
+  events[0].facts = {{"simulated", "true"}};
+  events[1].id = 2;
+  events[1].parent = 1;
+  events[1].phase = "p";
+  events[1].total = 4;
+  events[2].id = 2;
+  events[2].phase = "p";
+  events[2].step = 3;
+  events[2].total = 4;
+  events[3].id = 2;
+  events[3].phase = "p";
+  events[3].completed = 2;
+  events[3].total = 4;
+  events[3].elapsed = 1.5;
+  events[3].early = true;
+  events[4].reason = CancelReason::kTimeout;
+  events[4].message = "budget";
+  events[5].silent_for = 30;
+  events[6].severity = Severity::kError;
+  events[6].message = "Error Code 2: \"quoted\"\n";
+  events[7].status = BuildStatus::kTimedOut;
+  events[7].error = "budget";
+  events[7].cancel_latency = CancelLatency{0.01, 0.02};
+  events[7].phases = {PhaseSummary{"p", 1, 1, 1.5}};
+  events[7].anomalies.step_out_of_range = 2;
+  events[7].dropped = 5;
+  for (const Event& e : events) {
+    Event back;
+    std::string error;
+    ASSERT_TRUE(EventFromJson(EventToJson(e), &back, &error)) << error;
+    EXPECT_EQ(EventToJson(back), EventToJson(e));
+  }
+}
+
+TEST(EventJsonTest, RejectsWhatIsNotAnEvent) {
+  Event e;
+  std::string error;
+  EXPECT_FALSE(EventFromJson("not json", &e, &error));
+  EXPECT_FALSE(EventFromJson(R"({"v":2,"seq":1,"t":0,"type":"stall","silent_for":1})", &e, &error));
+  EXPECT_NE(error.find("version"), std::string::npos);
+  EXPECT_FALSE(EventFromJson(R"({"v":1,"seq":1,"t":0,"type":"party"})", &e, &error));
+  EXPECT_NE(error.find("party"), std::string::npos);
+}
+
+TEST(EventJsonTest, InvalidUtf8InAMessageStillGivesValidJson) {
+  Event e;
+  e.type = EventType::kLog;
+  e.message = "bad \xff byte";
+  EXPECT_NO_THROW(nlohmann::json::parse(EventToJson(e)));
+}
+
+}  // namespace
+}  // namespace trtwatch

@@ -1,0 +1,279 @@
+// Monitor: phase identity, odd sequences, cancellation, results. Driven on a FakeClock
+// and read through a real Dispatcher into a RecordingSink.
+#include "core/monitor.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "core/build_session.h"
+#include "core/clock.h"
+#include "support/recording_sink.h"
+#include "support/stream_checks.h"
+
+namespace trtwatch {
+namespace {
+
+using testing::ExpectWellFormedStream;
+using testing::RecordingSink;
+
+// One build on a fake clock: drive the monitor in `body`, return what the sink saw.
+struct Harness {
+  FakeClock clock;
+  RecordingSink sink;
+  BuildResult result;
+
+  std::vector<Event> Run(const std::function<BuildOutcome(Monitor&, FakeClock&)>& body) {
+    BuildSession session(clock, {&sink}, SessionOptions{});
+    result = session.Run(BuildInfo{"b_test", "simulated", "m", {}},
+                         [&](Monitor& m) { return body(m, clock); });
+    return sink.events();
+  }
+};
+
+std::vector<Event> OfType(const std::vector<Event>& events, EventType type) {
+  std::vector<Event> out;
+  for (const Event& e : events) {
+    if (e.type == type) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(MonitorTest, NestedPhasesGetIdsParentsAndDurations) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock& clock) {
+    m.phaseStart("Building engine", nullptr, 2);
+    m.phaseStart("Optimizing graph", "Building engine", 3);
+    clock.AdvanceSeconds(1.5);
+    EXPECT_TRUE(m.stepComplete("Optimizing graph", 0));
+    EXPECT_TRUE(m.stepComplete("Optimizing graph", 1));
+    EXPECT_TRUE(m.stepComplete("Optimizing graph", 2));
+    m.phaseFinish("Optimizing graph");
+    EXPECT_TRUE(m.stepComplete("Building engine", 0));
+    EXPECT_TRUE(m.stepComplete("Building engine", 1));
+    m.phaseFinish("Building engine");
+    return BuildOutcome{true, ""};
+  });
+  ExpectWellFormedStream(events);
+  auto starts = OfType(events, EventType::kPhaseStart);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[0].parent, kNoPhase);
+  EXPECT_EQ(starts[1].parent, starts[0].id);
+  EXPECT_NE(starts[0].id, starts[1].id);
+  auto finishes = OfType(events, EventType::kPhaseFinish);
+  ASSERT_EQ(finishes.size(), 2u);
+  EXPECT_EQ(finishes[0].phase, "Optimizing graph");
+  EXPECT_EQ(finishes[0].completed, 3);
+  EXPECT_FALSE(finishes[0].early);
+  EXPECT_DOUBLE_EQ(finishes[0].elapsed, 1.5);
+  EXPECT_EQ(h.result.status, BuildStatus::kSucceeded);
+  EXPECT_EQ(h.result.anomalies.Total(), 0);
+  ASSERT_EQ(h.result.phases.size(), 2u);
+  EXPECT_EQ(h.result.phases[0].phase, "Building engine");  // most time first (ties: stable)
+}
+
+TEST(MonitorTest, NamesAreCopied) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock&) {
+    char name[32] = "Timing graph nodes";
+    m.phaseStart(name, nullptr, 2);
+    std::fill(std::begin(name), std::end(name), 'x');  // TensorRT promises no lifetime
+    name[31] = '\0';
+    EXPECT_TRUE(m.stepComplete("Timing graph nodes", 0));
+    m.phaseFinish("Timing graph nodes");
+    return BuildOutcome{true, ""};
+  });
+  auto finishes = OfType(events, EventType::kPhaseFinish);
+  ASSERT_EQ(finishes.size(), 1u);
+  EXPECT_EQ(finishes[0].phase, "Timing graph nodes");
+  EXPECT_EQ(finishes[0].completed, 1);
+  EXPECT_EQ(h.result.anomalies.Total(), 0);
+}
+
+TEST(MonitorTest, SameNameAtTwoDepthsResolvesToMostRecentActive) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock&) {
+    m.phaseStart("Evaluating tactic times", nullptr, 5);
+    m.phaseStart("Computing reformatting costs", "Evaluating tactic times", 1);
+    m.phaseStart("Evaluating tactic times", "Computing reformatting costs", 3);
+    m.stepComplete("Evaluating tactic times", 2);  // the inner one
+    m.phaseFinish("Evaluating tactic times");       // the inner one
+    m.phaseFinish("Computing reformatting costs");
+    m.stepComplete("Evaluating tactic times", 0);  // now the outer one
+    m.phaseFinish("Evaluating tactic times");
+    return BuildOutcome{true, ""};
+  });
+  ExpectWellFormedStream(events);
+  auto starts = OfType(events, EventType::kPhaseStart);
+  auto finishes = OfType(events, EventType::kPhaseFinish);
+  ASSERT_EQ(finishes.size(), 3u);
+  EXPECT_EQ(finishes[0].id, starts[2].id);
+  EXPECT_EQ(finishes[0].completed, 3);
+  EXPECT_EQ(finishes[2].id, starts[0].id);
+  EXPECT_EQ(finishes[2].completed, 1);
+  EXPECT_TRUE(finishes[2].early);
+  EXPECT_EQ(h.result.anomalies.Total(), 0);
+}
+
+TEST(MonitorTest, NameReusedAfterFinishIsANewInstance) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock&) {
+    for (int i = 0; i < 3; ++i) {
+      m.phaseStart("Measuring tactic time", nullptr, 2);
+      m.stepComplete("Measuring tactic time", 0);
+      m.stepComplete("Measuring tactic time", 1);
+      m.phaseFinish("Measuring tactic time");
+    }
+    return BuildOutcome{true, ""};
+  });
+  ExpectWellFormedStream(events);
+  auto starts = OfType(events, EventType::kPhaseStart);
+  ASSERT_EQ(starts.size(), 3u);
+  EXPECT_NE(starts[0].id, starts[1].id);
+  EXPECT_NE(starts[1].id, starts[2].id);
+  ASSERT_EQ(h.result.phases.size(), 1u);
+  EXPECT_EQ(h.result.phases[0].count, 3);
+}
+
+TEST(MonitorTest, OddSequencesAreCountedAndNeverCorruptTheTree) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock&) {
+    m.phaseFinish("never started");                 // finish_unknown_phase
+    EXPECT_TRUE(m.stepComplete("never started", 0));  // step_unknown_phase
+    m.phaseStart(nullptr, nullptr, 3);               // null_name
+    EXPECT_TRUE(m.stepComplete(nullptr, 0));         // null_name
+    m.phaseFinish(nullptr);                          // null_name
+    m.phaseStart("orphan", "no such parent", 2);     // unknown_parent -> attached at root
+    EXPECT_TRUE(m.stepComplete("orphan", 2));        // step_out_of_range (total 2)
+    EXPECT_TRUE(m.stepComplete("orphan", -1));       // step_out_of_range
+    m.phaseStart("empty", "orphan", 0);              // bad_step_count
+    m.phaseStart("negative", "orphan", -4);          // bad_step_count
+    m.phaseStart("left open", "orphan", 1);          // unfinished_phases at return
+    return BuildOutcome{false, "boom"};
+  });
+  ExpectWellFormedStream(events);
+  const Anomalies& a = h.result.anomalies;
+  EXPECT_EQ(a.finish_unknown_phase, 1);
+  EXPECT_EQ(a.step_unknown_phase, 1);
+  EXPECT_EQ(a.null_name, 3);
+  EXPECT_EQ(a.unknown_parent, 1);
+  EXPECT_EQ(a.step_out_of_range, 2);
+  EXPECT_EQ(a.bad_step_count, 2);
+  EXPECT_EQ(a.unfinished_phases, 4);  // orphan, empty, negative, left open
+  auto starts = OfType(events, EventType::kPhaseStart);
+  ASSERT_EQ(starts.size(), 4u);
+  EXPECT_EQ(starts[0].parent, kNoPhase);
+  EXPECT_EQ(starts[1].total, 0);
+  EXPECT_EQ(starts[2].total, 0);
+  EXPECT_EQ(h.result.status, BuildStatus::kFailed);
+  EXPECT_EQ(h.result.error, "boom");
+  EXPECT_EQ(events.back().anomalies.Total(), a.Total());
+}
+
+TEST(MonitorTest, CallbacksAfterTheBuildReturnedAreCounted) {
+  FakeClock clock;
+  RecordingSink sink;
+  BuildSession session(clock, {&sink}, SessionOptions{});
+  session.Run(BuildInfo{}, [](Monitor&) { return BuildOutcome{true, ""}; });
+  session.monitor().phaseStart("late", nullptr, 1);
+  EXPECT_TRUE(session.monitor().stepComplete("late", 0));
+  const BuildResult again = session.monitor().BuildReturned(BuildOutcome{true, ""});
+  EXPECT_EQ(again.status, BuildStatus::kSucceeded);
+  EXPECT_EQ(again.anomalies.after_build, 0);  // the result was concluded before them
+}
+
+TEST(MonitorTest, StepCompleteReturnsFalseFromTheFirstCallAfterCancelOnEveryThread) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock& clock) {
+    m.phaseStart("root", nullptr, 100);
+    EXPECT_TRUE(m.stepComplete("root", 0));
+    clock.AdvanceSeconds(2);
+    std::thread canceller([&] { EXPECT_TRUE(m.RequestCancel(CancelReason::kUser, "stop")); });
+    canceller.join();
+    EXPECT_FALSE(m.RequestCancel(CancelReason::kTimeout, "late"));  // requested once
+    clock.AdvanceSeconds(0.25);
+    std::atomic<int> refused{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 8; ++i) {
+      threads.emplace_back([&] { refused += m.stepComplete("root", 1) ? 0 : 1; });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(refused.load(), 8);
+    clock.AdvanceSeconds(0.5);
+    m.phaseFinish("root");
+    return BuildOutcome{false, ""};
+  });
+  ExpectWellFormedStream(events);
+  EXPECT_EQ(h.result.status, BuildStatus::kCancelled);
+  ASSERT_TRUE(h.result.cancel_reason.has_value());
+  EXPECT_EQ(*h.result.cancel_reason, CancelReason::kUser);
+  EXPECT_EQ(h.result.error, "stop");
+  ASSERT_TRUE(h.result.cancel_latency.has_value());
+  ASSERT_TRUE(h.result.cancel_latency->to_first_false.has_value());
+  EXPECT_DOUBLE_EQ(*h.result.cancel_latency->to_first_false, 0.25);
+  EXPECT_DOUBLE_EQ(h.result.cancel_latency->to_return, 0.75);
+  auto cancels = OfType(events, EventType::kCancelRequested);
+  ASSERT_EQ(cancels.size(), 1u);
+  EXPECT_EQ(cancels[0].reason, CancelReason::kUser);
+  EXPECT_DOUBLE_EQ(cancels[0].t, 2.0);
+  auto finishes = OfType(events, EventType::kPhaseFinish);
+  EXPECT_TRUE(finishes[0].early);
+}
+
+TEST(MonitorTest, TimeoutCancelConcludesTimedOut) {
+  Harness h;
+  h.Run([](Monitor& m, FakeClock&) {
+    m.RequestCancel(CancelReason::kTimeout, "budget");
+    return BuildOutcome{false, ""};
+  });
+  EXPECT_EQ(h.result.status, BuildStatus::kTimedOut);
+  ASSERT_TRUE(h.result.cancel_latency.has_value());
+  EXPECT_FALSE(h.result.cancel_latency->to_first_false.has_value());  // no step came
+}
+
+TEST(MonitorTest, AnEngineBuiltDespiteALateCancelStillSucceeds) {
+  Harness h;
+  h.Run([](Monitor& m, FakeClock&) {
+    m.RequestCancel(CancelReason::kUser, "too late");
+    return BuildOutcome{true, ""};
+  });
+  EXPECT_EQ(h.result.status, BuildStatus::kSucceeded);
+  EXPECT_TRUE(h.result.error.empty());
+}
+
+TEST(MonitorTest, FailureWithoutCancelIsFailedWithTheBackendsError) {
+  Harness h;
+  h.Run([](Monitor&, FakeClock&) { return BuildOutcome{false, ""}; });
+  EXPECT_EQ(h.result.status, BuildStatus::kFailed);
+  EXPECT_FALSE(h.result.error.empty());
+}
+
+TEST(MonitorTest, StepsOfOnePhaseCoalesceButFinishesAreNeverLost) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock&) {
+    for (int i = 0; i < 200; ++i) {
+      const std::string name = "phase " + std::to_string(i);
+      m.phaseStart(name.c_str(), nullptr, 1000);
+      for (int s = 0; s < 1000; ++s) m.stepComplete(name.c_str(), s);
+      m.phaseFinish(name.c_str());
+    }
+    return BuildOutcome{true, ""};
+  });
+  ExpectWellFormedStream(events);
+  EXPECT_EQ(OfType(events, EventType::kPhaseStart).size(), 200u);
+  EXPECT_EQ(OfType(events, EventType::kPhaseFinish).size(), 200u);
+  EXPECT_LT(OfType(events, EventType::kStep).size(), 200u * 1000u / 10);
+  for (const Event& f : OfType(events, EventType::kPhaseFinish)) EXPECT_EQ(f.completed, 1000);
+}
+
+TEST(MonitorTest, ExceptionFromTheBackendEndsTheBuildAsFailed) {
+  Harness h;
+  h.Run([](Monitor&, FakeClock&) -> BuildOutcome { throw std::runtime_error("parser exploded"); });
+  EXPECT_EQ(h.result.status, BuildStatus::kFailed);
+  EXPECT_EQ(h.result.error, "parser exploded");
+}
+
+}  // namespace
+}  // namespace trtwatch
