@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what is needed, then builds and runs every test: the release build, then
+# the whole suite again under ASan+UBSan and under TSan, and clang's thread-safety
+# analysis. This is the README's test command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --deps
+
+jobs=$(nproc)
+for preset in release clang asan tsan; do
+  echo "=== ${preset}: build" >&2
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+done
+for preset in release asan tsan; do
+  echo "=== ${preset}: test" >&2
+  ctest --preset "$preset" -j "$jobs"
+done

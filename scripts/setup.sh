@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what trtwatch needs on Debian 12 and builds it into build/.
+# Usage: scripts/setup.sh            (packages + release build)
+#        scripts/setup.sh --deps     (packages only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build clang-14 git
+  nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-pytest python3-jsonschema tmux curl procps
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "trtwatch setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ "${1:-}" = "--deps" ] && exit 0
+
+cmake --preset release >/dev/null
+cmake --build --preset release
