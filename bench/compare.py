@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""Runs the monitor benchmark and prints the ratios the project tracks:
+naive / trtwatch at each thread count, and trtwatch slow-sink / fast-sink.
+
+usage: bench/compare.py [path/to/trtwatch_bench] [extra benchmark flags...]
+"""
+import json
+import subprocess
+import sys
+
+binary = sys.argv[1] if len(sys.argv) > 1 else "build/bench/trtwatch_bench"
+out = subprocess.run([binary, "--benchmark_format=json", *sys.argv[2:]], check=True, capture_output=True, text=True)
+results = {}
+for b in json.loads(out.stdout)["benchmarks"]:
+    name, threads = b["run_name"].split("/")[0], b["threads"]
+    results[(name, threads)] = b["real_time"]  # ns per stepComplete, per thread
+
+print(f"{'threads':>7} {'trtwatch':>10} {'naive':>12} {'naive/trtwatch':>15} {'trtwatch slow':>14} {'slow/fast':>9} {'naive slow':>12}")
+for threads in (1, 4, 16):
+    fast = results[("BM_Trtwatch_FastSink", threads)]
+    slow = results[("BM_Trtwatch_SlowSink", threads)]
+    naive = results[("BM_Naive_FastSink", threads)]
+    naive_slow = results[("BM_Naive_SlowSink", threads)]
+    print(f"{threads:>7} {fast:>8.1f}ns {naive:>10.1f}ns {naive / fast:>14.1f}x {slow:>12.1f}ns {slow / fast:>8.2f}x"
+          f" {naive_slow / 1e3:>10.1f}us")
