@@ -18,6 +18,12 @@ Monitor::ActivePhase* Monitor::FindActive(char const* name) {
   return nullptr;
 }
 
+int64_t Monitor::NoteCallback() noexcept {
+  const int64_t now = clock_.NowNs();
+  last_callback_ns_.store(now, std::memory_order_relaxed);
+  return now;
+}
+
 void Monitor::Push(Event&& event, bool wake) {
   event.t = std::max(0.0, event.t);
   pending_.push_back(std::move(event));
@@ -25,8 +31,7 @@ void Monitor::Push(Event&& event, bool wake) {
 }
 
 void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
-  const int64_t now = clock_.NowNs();
-  last_callback_ns_.store(now, std::memory_order_relaxed);
+  const int64_t now = NoteCallback();
   try {
     MutexLock lock(&mu_);
     if (finished_) {
@@ -87,8 +92,7 @@ void Monitor::QueueStep(ActivePhase& phase, int64_t now_ns) {
 }
 
 bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
-  const int64_t now = clock_.NowNs();
-  last_callback_ns_.store(now, std::memory_order_relaxed);
+  const int64_t now = NoteCallback();
   try {
     MutexLock lock(&mu_);
     ActivePhase* phase = nullptr;
@@ -144,8 +148,7 @@ void Monitor::FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns)
 }
 
 void Monitor::phaseFinish(char const* phaseName) noexcept {
-  const int64_t now = clock_.NowNs();
-  last_callback_ns_.store(now, std::memory_order_relaxed);
+  const int64_t now = NoteCallback();
   try {
     MutexLock lock(&mu_);
     if (finished_) {

@@ -82,6 +82,8 @@ class Monitor {
     size_t pending_index = 0;
   };
 
+  // Stamps the time of a progress callback (for the stall watch) and returns it.
+  int64_t NoteCallback() noexcept;
   double SecondsAt(int64_t ns) const { return NsToSeconds(ns - start_ns_); }
   ActivePhase* FindActive(char const* name) REQUIRES(mu_);
   void FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns) REQUIRES(mu_);

@@ -14,27 +14,27 @@ double Seconds(double s) { return std::round(s * 1e6) / 1e6; }
 
 json PhaseId(int64_t id) { return id == kNoPhase ? json(nullptr) : json(id); }
 
+// Every anomaly counter with its protocol name.
+constexpr std::pair<const char*, int64_t Anomalies::*> kAnomalyFields[] = {
+    {"null_name", &Anomalies::null_name},
+    {"bad_step_count", &Anomalies::bad_step_count},
+    {"unknown_parent", &Anomalies::unknown_parent},
+    {"step_unknown_phase", &Anomalies::step_unknown_phase},
+    {"step_out_of_range", &Anomalies::step_out_of_range},
+    {"finish_unknown_phase", &Anomalies::finish_unknown_phase},
+    {"unfinished_phases", &Anomalies::unfinished_phases},
+    {"after_build", &Anomalies::after_build},
+};
+
 json AnomaliesToJson(const Anomalies& a) {
-  return json{{"null_name", a.null_name},
-              {"bad_step_count", a.bad_step_count},
-              {"unknown_parent", a.unknown_parent},
-              {"step_unknown_phase", a.step_unknown_phase},
-              {"step_out_of_range", a.step_out_of_range},
-              {"finish_unknown_phase", a.finish_unknown_phase},
-              {"unfinished_phases", a.unfinished_phases},
-              {"after_build", a.after_build}};
+  json j = json::object();
+  for (const auto& [name, field] : kAnomalyFields) j[name] = a.*field;
+  return j;
 }
 
 Anomalies AnomaliesFromJson(const json& j) {
   Anomalies a;
-  a.null_name = j.value("null_name", int64_t{0});
-  a.bad_step_count = j.value("bad_step_count", int64_t{0});
-  a.unknown_parent = j.value("unknown_parent", int64_t{0});
-  a.step_unknown_phase = j.value("step_unknown_phase", int64_t{0});
-  a.step_out_of_range = j.value("step_out_of_range", int64_t{0});
-  a.finish_unknown_phase = j.value("finish_unknown_phase", int64_t{0});
-  a.unfinished_phases = j.value("unfinished_phases", int64_t{0});
-  a.after_build = j.value("after_build", int64_t{0});
+  for (const auto& [name, field] : kAnomalyFields) a.*field = j.value(name, int64_t{0});
   return a;
 }
 
