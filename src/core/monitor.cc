@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 namespace trtwatch {
@@ -10,12 +11,18 @@ Monitor::Monitor(const Clock& clock)
     : clock_(clock), start_ns_(clock.NowNs()), last_callback_ns_(start_ns_) {}
 
 Monitor::ActivePhase* Monitor::FindActive(char const* name) {
-  // The most recent active phase of that name wins. The active set is a chain of at
-  // most ~8 levels per building thread, so a backwards scan beats any index.
+  // The most recent active phase of that name wins. When builder threads run phases
+  // of the same name at once, the one this thread started is preferred, so that each
+  // thread's steps land on its own instance. The active set is a chain of at most ~8
+  // levels per building thread, so a backwards scan beats any index.
+  const std::thread::id self = std::this_thread::get_id();
+  ActivePhase* latest = nullptr;
   for (auto it = active_.rbegin(); it != active_.rend(); ++it) {
-    if (std::strcmp(it->name.c_str(), name) == 0) return &*it;
+    if (std::strcmp(it->name.c_str(), name) != 0) continue;
+    if (it->thread == self) return &*it;
+    if (latest == nullptr) latest = &*it;
   }
-  return nullptr;
+  return latest;
 }
 
 int64_t Monitor::NoteCallback() noexcept {
@@ -57,6 +64,7 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
     phase.name = phaseName;
     phase.total = std::max<int32_t>(nbSteps, 0);
     phase.start_ns = now;
+    phase.thread = std::this_thread::get_id();
 
     Event e;
     e.type = EventType::kPhaseStart;

@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "core/build_result.h"
@@ -77,6 +78,7 @@ class Monitor {
     int32_t total = 0;
     int32_t last_step = -1;
     int64_t start_ns = 0;
+    std::thread::id thread;  // the thread that started it
     // Where this phase's step event sits in the pending batch, if it is there.
     uint64_t pending_batch = UINT64_MAX;
     size_t pending_index = 0;

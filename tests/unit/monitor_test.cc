@@ -117,6 +117,38 @@ TEST(MonitorTest, SameNameAtTwoDepthsResolvesToMostRecentActive) {
   EXPECT_EQ(h.result.anomalies.Total(), 0);
 }
 
+TEST(MonitorTest, SameNamedPhasesOnConcurrentThreadsEachGetTheirOwnSteps) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock&) {
+    m.phaseStart("Timing graph nodes", nullptr, 4);
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 4; ++w) {
+      workers.emplace_back([&m, w] {
+        const std::string node = "Finding fastest tactic for node " + std::to_string(w);
+        m.phaseStart(node.c_str(), "Timing graph nodes", 1);
+        for (int round = 0; round < 50; ++round) {
+          m.phaseStart("Measuring tactic time", node.c_str(), 2 + w % 2);
+          for (int s = 0; s < 2 + w % 2; ++s) m.stepComplete("Measuring tactic time", s);
+          m.phaseFinish("Measuring tactic time");
+        }
+        m.stepComplete(node.c_str(), 0);
+        m.phaseFinish(node.c_str());
+        m.stepComplete("Timing graph nodes", w);  // the parent is another thread's
+      });
+    }
+    for (auto& t : workers) t.join();
+    m.phaseFinish("Timing graph nodes");
+    return BuildOutcome{true, ""};
+  });
+  ExpectWellFormedStream(events);
+  EXPECT_EQ(h.result.anomalies.Total(), 0);
+  for (const Event& e : events) {
+    if (e.type == EventType::kPhaseFinish) {
+      EXPECT_FALSE(e.early) << e.phase << " " << e.id << " finished at " << e.completed << "/" << e.total;
+    }
+  }
+}
+
 TEST(MonitorTest, NameReusedAfterFinishIsANewInstance) {
   Harness h;
   auto events = h.Run([](Monitor& m, FakeClock&) {
