@@ -27,8 +27,10 @@ SILENT_PROFILE = {
 }
 
 
-def write_profile(tmp_path, profile=SILENT_PROFILE):
-    path = tmp_path / "profile.json"
+def write_profile(tmp_path, profile=SILENT_PROFILE, silent_ms=20000):
+    profile = json.loads(json.dumps(profile))
+    profile["root"]["silent_ms"] = {"1": [silent_ms, silent_ms]}
+    path = tmp_path / f"profile-{silent_ms}.json"
     path.write_text(json.dumps(profile))
     return str(path)
 

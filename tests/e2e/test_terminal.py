@@ -140,12 +140,12 @@ def test_pipes_and_ci_get_no_escape_bytes(how):
 
 def test_a_terminal_gets_the_live_view_with_colour_unless_no_color():
     # The control for the test above: the same pty without CI does draw.
-    rc, out = run_in_pty(["--simulate", "small-cnn", "--speed", "2"], terminal_env())
+    rc, out = run_in_pty(["--simulate", "small-cnn", "--speed", "3"], terminal_env())
     assert rc == 0
     assert b"\x1b[?25l" in out and b"\x1b[?25h" in out  # cursor hidden only around frames
     assert out.rfind(b"\x1b[?25h") > out.rfind(b"\x1b[?25l")
     assert b"\x1b[32m" in out or b"\x1b[36m" in out
-    rc, out = run_in_pty(["--simulate", "small-cnn", "--speed", "2"], terminal_env(NO_COLOR="1"))
+    rc, out = run_in_pty(["--simulate", "small-cnn", "--speed", "3"], terminal_env(NO_COLOR="1"))
     assert rc == 0
     assert b"\x1b[?25l" in out
     assert re.search(rb"\x1b\[[0-9;]*m", out) is None  # no SGR colour at all
@@ -194,7 +194,7 @@ def test_kill_after_exits_137_when_the_builder_does_not_stop(tmp_path):
 
 
 def test_stall_timeout_warns_or_cancels(tmp_path):
-    profile = write_profile(tmp_path)
+    profile = write_profile(tmp_path, silent_ms=3000)  # returns 3 s after a cancel request
     result = run("build", "--simulate", profile, "--stall-timeout", "1s", "--stall-action", "cancel",
                  "--progress", "plain", timeout=30)
     assert result.returncode == 124
