@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -59,6 +58,29 @@ bool OptionalDuration(const std::string& flag, const std::string& text, std::opt
   return true;
 }
 
+// The sink that shows progress in `mode` (null for quiet); `*view` is set to the live
+// view when there is one, for signal handling.
+std::unique_ptr<Sink> MakeProgressSink(const OutputMode& mode, TtySink** view) {
+  switch (mode.progress) {
+    case ProgressMode::kJson:
+      return std::make_unique<JsonlSink>(stdout);
+    case ProgressMode::kPlain:
+      return std::make_unique<PlainSink>(stderr);
+    case ProgressMode::kTty: {
+      TtyOptions tty;
+      tty.fd = STDERR_FILENO;
+      tty.color = mode.color;
+      tty.unicode = mode.unicode;
+      auto sink = std::make_unique<TtySink>(SteadyClock::Instance(), tty);
+      *view = sink.get();
+      return sink;
+    }
+    case ProgressMode::kQuiet:
+      break;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 int RunBuildCommand(const BuildCommandOptions& options) {
@@ -103,33 +125,8 @@ int RunBuildCommand(const BuildCommandOptions& options) {
                                                            ProcessEnvironment(), IsTerminal(STDERR_FILENO), &error);
   if (!mode) return UsageError(error);
 
+  // Files first: a bad path fails before anything is created or drawn.
   std::vector<std::unique_ptr<Sink>> owned;
-  TtySink* view = nullptr;
-  switch (mode->progress) {
-    case ProgressMode::kJson:
-      owned.push_back(std::make_unique<JsonlSink>(stdout));
-      break;
-    case ProgressMode::kPlain:
-      owned.push_back(std::make_unique<PlainSink>(stderr));
-      break;
-    case ProgressMode::kTty: {
-      TtyOptions tty;
-      tty.fd = STDERR_FILENO;
-      tty.color = mode->color;
-      tty.unicode = mode->unicode;
-      auto sink = std::make_unique<TtySink>(SteadyClock::Instance(), tty);
-      view = sink.get();
-      owned.push_back(std::move(sink));
-      break;
-    }
-    case ProgressMode::kQuiet:
-      break;
-  }
-  if (!options.events_file.empty()) {
-    std::unique_ptr<JsonlSink> events = JsonlSink::OpenFile(options.events_file, &error);
-    if (!events) return UsageError("--events: " + error);
-    owned.push_back(std::move(events));
-  }
   TraceSink* trace = nullptr;
   if (!options.trace_file.empty()) {
     std::unique_ptr<TraceSink> sink = TraceSink::Open(options.trace_file, &error);
@@ -137,6 +134,13 @@ int RunBuildCommand(const BuildCommandOptions& options) {
     trace = sink.get();
     owned.push_back(std::move(sink));
   }
+  if (!options.events_file.empty()) {
+    std::unique_ptr<JsonlSink> events = JsonlSink::OpenFile(options.events_file, &error);
+    if (!events) return UsageError("--events: " + error);
+    owned.push_back(std::move(events));
+  }
+  TtySink* view = nullptr;
+  if (std::unique_ptr<Sink> progress = MakeProgressSink(*mode, &view)) owned.push_back(std::move(progress));
   std::vector<Sink*> sinks;
   for (auto& sink : owned) sinks.push_back(sink.get());
 

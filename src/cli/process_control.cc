@@ -50,7 +50,7 @@ void ProcessControl::OnSignal(ProcessSignal signal) {
       const bool first = interrupts_.fetch_add(1) == 0;
       if (!first || monitor_.IsCancelRequested()) {
         ForceExit(exit_code::kInterrupted,
-                  "forced exit on Ctrl+C while the builder was still stopping; nothing was waited for (exit 130)");
+                  "forced exit on Ctrl+C; the builder had not stopped yet (exit 130)");
       }
       int none = -1;
       first_signal_.compare_exchange_strong(none, static_cast<int>(signal));

@@ -83,7 +83,7 @@ TEST(EventJsonTest, InvalidUtf8InAMessageStillGivesValidJson) {
   Event e;
   e.type = EventType::kLog;
   e.message = "bad \xff byte";
-  EXPECT_NO_THROW((void)nlohmann::json::parse(EventToJson(e)));
+  EXPECT_TRUE(nlohmann::json::accept(EventToJson(e)));
 }
 
 }  // namespace

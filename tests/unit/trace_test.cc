@@ -187,7 +187,7 @@ TEST(TraceSinkTest, WritesAtomicallyAtCloseAndRejectsBadPaths) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_NO_THROW((void)json::parse(text.str()));
+  EXPECT_TRUE(json::accept(text.str()));
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     (void)entry;
