@@ -106,7 +106,8 @@ void TtySink::RenderLoop() {
       hint = cancel_hint_;
       origin = origin_ns_;
     }
-    const bool frame_due = Steady::now() >= first_frame;
+    // A cancel request is shown at once, even in the first half-second.
+    const bool frame_due = Steady::now() >= first_frame || snapshot->cancel_reason.has_value();
     if (!frame_due && logs.empty()) continue;
 
     const TerminalSize size = options_.size ? options_.size() : QueryTerminalSize(options_.fd);

@@ -5,7 +5,8 @@
 //    to a PhaseTree under mu_; it never writes to the terminal, so a slow terminal never
 //    holds up delivery for longer than a lock.
 //  - The sink's own render thread draws: at most once per `frame_period`, nothing
-//    before `first_frame_after` (short builds never flicker), and only when the frame's
+//    before `first_frame_after` unless a cancel was requested (short builds never
+//    flicker; a Ctrl+C is answered at once), and only when the frame's
 //    text changed. Warnings and errors from the builder's log scroll above the frame.
 //    The cursor is hidden only inside one frame's single write, so a crash never leaves
 //    it hidden.

@@ -29,7 +29,8 @@ SILENT_PROFILE = {
 
 def write_profile(tmp_path, profile=SILENT_PROFILE, silent_ms=20000):
     profile = json.loads(json.dumps(profile))
-    profile["root"]["silent_ms"] = {"1": [silent_ms, silent_ms]}
+    step = next(iter(profile["root"].get("silent_ms", {"1": None})))
+    profile["root"]["silent_ms"] = {step: [silent_ms, silent_ms]}
     path = tmp_path / f"profile-{silent_ms}.json"
     path.write_text(json.dumps(profile))
     return str(path)

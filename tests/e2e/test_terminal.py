@@ -211,3 +211,19 @@ def test_stall_timeout_warns_or_cancels(tmp_path):
     assert result.returncode == 2 and "--stall-timeout" in result.stderr
     result = run("build", "--simulate", "small-cnn", "--stall-timeout", "1s", "--stall-action", "panic")
     assert result.returncode == 2 and "--stall-action" in result.stderr
+
+
+def test_ctrl_c_in_the_first_half_second_is_answered_at_once(tmp_path, pane_factory):
+    # Silent from the start: no frame is due yet (first frame after 0.5 s), but a
+    # cancel request is shown at once.
+    profile = {"name": "silent-first", "description": "silent from the start",
+               "root": {"name": "Building engine", "steps": 2, "step_ms": 10, "silent_ms": {"0": [5000, 5000]}}}
+    pane = pane_factory(["--simulate", write_profile(tmp_path, profile, silent_ms=5000)])
+    pane.wait_for(lambda t: pane.pid_file.exists(), timeout=5)
+    time.sleep(0.1)
+    pane.keys("C-c")
+    text, waited = pane.wait_for(lambda t: "Cancelling" in t, timeout=3, poll=0.005)
+    assert waited < 0.2, f"cancelling notice took {waited * 1000:.0f} ms"
+    pane.keys("C-c")
+    assert pane.exit_status(timeout=5) == 130
+    assert pane.cursor_visible()
