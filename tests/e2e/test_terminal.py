@@ -218,9 +218,10 @@ def test_ctrl_c_in_the_first_half_second_is_answered_at_once(tmp_path, pane_fact
     # cancel request is shown at once.
     profile = {"name": "silent-first", "description": "silent from the start",
                "root": {"name": "Building engine", "steps": 2, "step_ms": 10, "silent_ms": {"0": [5000, 5000]}}}
-    pane = pane_factory(["--simulate", write_profile(tmp_path, profile, silent_ms=5000)])
-    pane.wait_for(lambda t: pane.pid_file.exists(), timeout=5)
-    time.sleep(0.1)
+    events = tmp_path / "events.jsonl"
+    pane = pane_factory(["--simulate", write_profile(tmp_path, profile, silent_ms=5000), "--events", str(events)])
+    # The build has started (so Ctrl+C is handled) once build_start is in the event file.
+    pane.wait_for(lambda t: events.exists() and "build_start" in events.read_text(), timeout=5, poll=0.005)
     pane.keys("C-c")
     text, waited = pane.wait_for(lambda t: "Cancelling" in t, timeout=3, poll=0.005)
     assert waited < 0.2, f"cancelling notice took {waited * 1000:.0f} ms"
