@@ -140,10 +140,14 @@ def test_pipes_and_ci_get_no_escape_bytes(how):
 
 def test_a_terminal_gets_the_live_view_with_colour_unless_no_color():
     # The control for the test above: the same pty without CI does draw.
+    start = time.monotonic()
     rc, out = run_in_pty(["--simulate", "small-cnn", "--speed", "3"], terminal_env())
+    wall = time.monotonic() - start
     assert rc == 0
     assert b"\x1b[?25l" in out and b"\x1b[?25h" in out  # cursor hidden only around frames
     assert out.rfind(b"\x1b[?25h") > out.rfind(b"\x1b[?25l")
+    # Nothing in the first 0.5 s, then at most 10 frames a second.
+    assert out.count(b"\x1b[?25l") <= 10 * max(wall - 0.5, 0) + 2, (out.count(b"\x1b[?25l"), wall)
     assert b"\x1b[32m" in out or b"\x1b[36m" in out
     rc, out = run_in_pty(["--simulate", "small-cnn", "--speed", "3"], terminal_env(NO_COLOR="1"))
     assert rc == 0
