@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -11,11 +10,15 @@
 #include "backends/simulated/simulator.h"
 #include "cli/duration.h"
 #include "cli/exit_codes.h"
+#include "cli/output_mode.h"
+#include "cli/process_control.h"
 #include "core/build_id.h"
 #include "core/build_session.h"
-#include "platform/signal_watch.h"
+#include "platform/terminal.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/plain_sink.h"
+#include "sinks/trace_sink.h"
+#include "sinks/tty_sink.h"
 
 namespace trtwatch {
 
@@ -42,6 +45,42 @@ int ExitCodeFor(const BuildResult& result, std::optional<ProcessSignal> signal) 
   return exit_code::kFailed;
 }
 
+// Parses an optional duration flag into `*seconds`; false (and `*error`) if malformed.
+bool OptionalDuration(const std::string& flag, const std::string& text, std::optional<double>* seconds,
+                      std::string* error) {
+  if (text.empty()) return true;
+  double value = 0;
+  if (!ParseDuration(text, &value, error)) {
+    *error = flag + ": " + *error;
+    return false;
+  }
+  *seconds = value;
+  return true;
+}
+
+// The sink that shows progress in `mode` (null for quiet); `*view` is set to the live
+// view when there is one, for signal handling.
+std::unique_ptr<Sink> MakeProgressSink(const OutputMode& mode, TtySink** view) {
+  switch (mode.progress) {
+    case ProgressMode::kJson:
+      return std::make_unique<JsonlSink>(stdout);
+    case ProgressMode::kPlain:
+      return std::make_unique<PlainSink>(stderr);
+    case ProgressMode::kTty: {
+      TtyOptions tty;
+      tty.fd = STDERR_FILENO;
+      tty.color = mode.color;
+      tty.unicode = mode.unicode;
+      auto sink = std::make_unique<TtySink>(SteadyClock::Instance(), tty);
+      *view = sink.get();
+      return sink;
+    }
+    case ProgressMode::kQuiet:
+      break;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 int RunBuildCommand(const BuildCommandOptions& options) {
@@ -65,28 +104,43 @@ int RunBuildCommand(const BuildCommandOptions& options) {
   }
 
   SessionOptions session_options;
-  if (!options.timeout.empty()) {
-    double seconds = 0;
-    std::string error;
-    if (!ParseDuration(options.timeout, &seconds, &error)) return UsageError("--timeout: " + error);
-    session_options.watchdog.timeout = seconds;
-    session_options.watchdog.timeout_text = options.timeout;
+  ProcessControlOptions control_options;
+  std::string error;
+  if (!OptionalDuration("--timeout", options.timeout, &session_options.watchdog.timeout, &error) ||
+      !OptionalDuration("--stall-timeout", options.stall_timeout, &session_options.watchdog.stall_after, &error) ||
+      !OptionalDuration("--kill-after", options.kill_after, &control_options.kill_after, &error)) {
+    return UsageError(error);
   }
+  session_options.watchdog.timeout_text = options.timeout;
+  control_options.kill_after_text = options.kill_after;
+  if (options.stall_action != "warn" && options.stall_action != "cancel") {
+    return UsageError("--stall-action must be warn or cancel (got \"" + options.stall_action + "\")");
+  }
+  if (options.stall_action == "cancel" && options.stall_timeout.empty()) {
+    return UsageError("--stall-action cancel needs --stall-timeout DUR (how long a silence may last)");
+  }
+  session_options.watchdog.cancel_on_stall = options.stall_action == "cancel";
 
+  const std::optional<OutputMode> mode = ResolveOutputMode(OutputFlags{options.progress, options.color},
+                                                           ProcessEnvironment(), IsTerminal(STDERR_FILENO), &error);
+  if (!mode) return UsageError(error);
+
+  // Files first: a bad path fails before anything is created or drawn.
   std::vector<std::unique_ptr<Sink>> owned;
-  if (options.progress == "json") {
-    owned.push_back(std::make_unique<JsonlSink>(stdout));
-  } else if (options.progress == "plain" || options.progress == "auto") {
-    owned.push_back(std::make_unique<PlainSink>(stderr));
-  } else if (options.progress != "quiet") {
-    return UsageError("--progress must be one of auto, plain, json, quiet (got \"" + options.progress + "\")");
+  TraceSink* trace = nullptr;
+  if (!options.trace_file.empty()) {
+    std::unique_ptr<TraceSink> sink = TraceSink::Open(options.trace_file, &error);
+    if (!sink) return UsageError("--trace: " + error);
+    trace = sink.get();
+    owned.push_back(std::move(sink));
   }
   if (!options.events_file.empty()) {
-    std::string error;
     std::unique_ptr<JsonlSink> events = JsonlSink::OpenFile(options.events_file, &error);
     if (!events) return UsageError("--events: " + error);
     owned.push_back(std::move(events));
   }
+  TtySink* view = nullptr;
+  if (std::unique_ptr<Sink> progress = MakeProgressSink(*mode, &view)) owned.push_back(std::move(progress));
   std::vector<Sink*> sinks;
   for (auto& sink : owned) sinks.push_back(sink.get());
 
@@ -94,27 +148,18 @@ int RunBuildCommand(const BuildCommandOptions& options) {
   info.build_id = NewBuildId();
   BuildSession session(SteadyClock::Instance(), sinks, session_options);
 
-  // The first terminating signal, as its enum value; -1 for none. Atomic: written by
-  // the signal thread, read here after the build.
-  std::atomic<int> first_signal{-1};
-  SignalWatch signals(
-      [&](ProcessSignal signal) {
-        if (signal != ProcessSignal::kInterrupt && signal != ProcessSignal::kTerminate &&
-            signal != ProcessSignal::kHangup) {
-          return;
-        }
-        int none = -1;
-        if (!first_signal.compare_exchange_strong(none, static_cast<int>(signal))) return;
-        session.monitor().RequestCancel(CancelReason::kSignal,
-                                        signal == ProcessSignal::kInterrupt ? "interrupted (SIGINT)"
-                                        : signal == ProcessSignal::kTerminate ? "terminated (SIGTERM)"
-                                                                              : "hung up (SIGHUP)");
-      },
-      /*watch_terminal_signals=*/false);
-
-  const BuildResult result = session.Run(info, [&](Monitor& monitor) { return backend->Build(monitor); });
-  const int signal = first_signal.load();
-  return ExitCodeFor(result, signal < 0 ? std::nullopt : std::optional(static_cast<ProcessSignal>(signal)));
+  ProcessControl control(session.monitor(), view, control_options);
+  const BuildResult result = session.Run(info, [&](Monitor& monitor) {
+    BuildOutcome outcome = backend->Build(monitor);
+    control.BuildReturned();
+    return outcome;
+  });
+  int code = ExitCodeFor(result, control.first_signal());
+  if (trace != nullptr && !trace->error().empty()) {
+    std::fprintf(stderr, "trtwatch build: %s\n", trace->error().c_str());
+    if (code == exit_code::kSucceeded) code = exit_code::kFailed;
+  }
+  return code;
 }
 
 }  // namespace trtwatch

@@ -12,9 +12,14 @@ struct BuildCommandOptions {
   std::string simulate;  // --simulate PROFILE
   uint64_t seed = 1;
   double speed = 1.0;
-  std::string progress = "auto";
+  std::string progress = "auto";  // auto|tty|plain|json|quiet (cli/output_mode.h)
+  std::string color = "auto";     // auto|always|never
   std::string events_file;
+  std::string trace_file;         // --trace FILE.json (Chrome Trace Event format)
   std::string timeout;
+  std::string kill_after;         // exit 137 this long after a cancel request
+  std::string stall_timeout;
+  std::string stall_action = "warn";  // warn|cancel
 };
 
 // Runs the build and returns the process exit code (cli/exit_codes.h). Progress goes

@@ -23,9 +23,22 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--seed", build.seed, "Seed of the simulated build (same seed, same build)")->default_val(1);
   build_cmd->add_option("--speed", build.speed, "Time scale of the simulated build (2 = twice as fast)")
       ->default_val(1.0);
-  build_cmd->add_option("--progress", build.progress, "auto|plain|json|quiet")->default_val("auto");
+  build_cmd->add_option("--progress", build.progress,
+                        "auto|tty|plain|json|quiet (auto: tty on an interactive terminal, plain otherwise; "
+                        "TRTWATCH_PROGRESS applies while this is auto)")
+      ->default_val("auto");
+  build_cmd->add_option("--color", build.color, "auto|always|never (auto honours NO_COLOR, CLICOLOR_FORCE)")
+      ->default_val("auto");
   build_cmd->add_option("--events", build.events_file, "Also write the event stream (JSON lines) to FILE");
+  build_cmd->add_option("--trace", build.trace_file,
+                        "Write the phase timeline to FILE.json (Chrome Trace Event format: Perfetto, chrome://tracing)");
   build_cmd->add_option("--timeout", build.timeout, "Cancel the build after DUR (90, 45s, 1.5m, 2h): exit 124");
+  build_cmd->add_option("--kill-after", build.kill_after,
+                        "Exit 137 if the builder has not stopped DUR after a cancel request (Ctrl+C, --timeout...)");
+  build_cmd->add_option("--stall-timeout", build.stall_timeout,
+                        "Warn (stall event) when the builder reports nothing for DUR");
+  build_cmd->add_option("--stall-action", build.stall_action, "warn|cancel: what a stall does (cancel: exit 124)")
+      ->default_val("warn");
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,52 @@
+#include "platform/terminal.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace trtwatch {
+
+namespace {
+
+int PositiveEnv(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  return (*end == '\0' && value > 0 && value < 100000) ? static_cast<int>(value) : 0;
+}
+
+}  // namespace
+
+bool IsTerminal(int fd) { return isatty(fd) == 1; }
+
+TerminalSize QueryTerminalSize(int fd) {
+  TerminalSize size;
+  struct winsize ws = {};
+  const bool asked = ioctl(fd, TIOCGWINSZ, &ws) == 0;
+  if (asked && ws.ws_col > 0) size.columns = ws.ws_col;
+  if (asked && ws.ws_row > 0) size.rows = ws.ws_row;
+  if (const int columns = PositiveEnv("COLUMNS")) size.columns = columns;
+  if (const int rows = PositiveEnv("LINES")) size.rows = rows;
+  return size;
+}
+
+bool IsForeground(int fd) {
+  const pid_t group = tcgetpgrp(fd);
+  return group < 0 || group == getpgrp();  // not a terminal: nothing to protect
+}
+
+bool WriteAll(int fd, const char* data, unsigned long size) {
+  while (size > 0) {
+    const ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<unsigned long>(n);
+  }
+  return true;
+}
+
+}  // namespace trtwatch
