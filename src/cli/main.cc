@@ -4,6 +4,7 @@
 
 #include "cli/build_command.h"
 #include "cli/exit_codes.h"
+#include "cli/serve_command.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -27,6 +28,10 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--events", build.events_file, "Also write the event stream (JSON lines) to FILE");
   build_cmd->add_option("--timeout", build.timeout, "Cancel the build after DUR (90, 45s, 1.5m, 2h): exit 124");
 
+  trtwatch::service::ServerOptions serve;
+  std::string on_shutdown;
+  CLI::App* serve_cmd = trtwatch::AddServeCommand(app, &serve, &on_shutdown);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -40,5 +45,6 @@ int main(int argc, char** argv) {
     return trtwatch::exit_code::kUsage;
   }
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
+  if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   return trtwatch::exit_code::kUsage;
 }
