@@ -1,0 +1,235 @@
+"""`trtwatch serve` end to end: lifecycle, SSE, replay, recovery, crashing workers."""
+import os
+import signal
+import time
+
+import pytest
+
+from service_client import Server, SseReader, read_until
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path).start()
+    yield s
+    s.stop()
+
+
+def assert_contiguous(events, first=1):
+    seqs = [e["id"] for e in events]
+    assert seqs == list(range(first, first + len(seqs))), seqs
+    for e in events:
+        assert e["data"]["seq"] == e["id"]
+        assert e["data"]["type"] == e["event"]
+
+
+def test_simulated_build_streams_every_event_and_succeeds(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 4, "seed": 3})
+    assert doc["status"] in ("queued", "running")
+    assert doc["id"].startswith("b_") and len(doc["id"]) == 34
+    reader = SseReader(server.port, doc["events_url"])
+    assert reader.status == 200
+    assert reader.headers["content-type"].startswith("text/event-stream")
+    events = reader.read_all()  # the stream ends after build_finish
+    assert reader.retry is not None
+    assert_contiguous(events)
+    assert events[0]["event"] == "build_start"
+    assert events[0]["data"]["build"] == doc["id"]
+    assert events[-1]["event"] == "build_finish"
+    assert events[-1]["data"]["status"] == "succeeded"
+    record = server.wait_status(doc["id"], ["succeeded"])
+    assert record["events"] == len(events)
+    assert record["phase"]["phases_finished"] == record["phase"]["phases_started"] > 0
+    assert record["started_at"] and record["finished_at"]
+    assert record["exit_code"] == 0
+    # A stream opened after the end replays the whole stored log, identical.
+    again = SseReader(server.port, doc["events_url"]).read_all()
+    assert [e["data"] for e in again] == [e["data"] for e in events]
+
+
+def test_cancel_shows_cancelling_then_cancelled(server):
+    doc = server.submit({"simulate": "large-transformer"})
+    reader = SseReader(server.port, doc["events_url"])
+    read_until(reader, lambda e: e["event"] == "step")
+    status, cancelled, _ = server.request("POST", f"/builds/{doc['id']}/cancel")
+    assert status == 202
+    assert cancelled["status"] == "cancelling"
+    assert cancelled["cancel"]["reason"] == "api"
+    status, again, _ = server.request("POST", f"/builds/{doc['id']}/cancel")  # idempotent
+    assert status == 202 and again["status"] in ("cancelling", "cancelled")
+    rest = reader.read_all()
+    kinds = [e["event"] for e in rest]
+    assert "cancel_requested" in kinds
+    assert kinds[-1] == "build_finish"
+    assert rest[-1]["data"]["status"] == "cancelled"
+    record = server.wait_status(doc["id"], ["cancelled"])
+    assert record["cancel"]["latency"]["to_return"] >= 0
+    assert record["finished_at"]
+    status, body, _ = server.request("POST", f"/builds/{doc['id']}/cancel")
+    assert status == 409 and "already finished" in body["error"]
+    _, metrics, _ = server.request("GET", "/metrics")
+    assert 'trtwatch_builds_finished_total{status="cancelled"} 1' in metrics
+
+
+def test_last_event_id_replays_exactly_the_missed_events(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 2})
+    first = SseReader(server.port, doc["events_url"])
+    seen = [first.next_event() for _ in range(25)]
+    first.close()
+    assert_contiguous(seen)
+    resumed = SseReader(server.port, doc["events_url"], last_event_id=seen[-1]["id"])
+    rest = resumed.read_all()
+    assert rest and rest[0]["id"] == seen[-1]["id"] + 1
+    assert_contiguous(seen + rest)
+    assert rest[-1]["event"] == "build_finish"
+    # Every event, once: the union equals the stored log.
+    full = SseReader(server.port, doc["events_url"]).read_all()
+    assert [e["data"] for e in full] == [e["data"] for e in seen + rest]
+    # Resuming after the last event of a finished build: 204, nothing to replay.
+    done = SseReader(server.port, doc["events_url"], last_event_id=full[-1]["id"])
+    assert done.status == 204
+
+
+def test_queue_beyond_max_concurrent_and_listing(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1").start()
+    try:
+        a = s.submit({"simulate": "large-transformer"})
+        b = s.submit({"simulate": "small-cnn", "speed": 4})
+        assert b["status"] == "queued"
+        _, metrics, _ = s.request("GET", "/metrics")
+        assert "trtwatch_builds_queued 1" in metrics and "trtwatch_builds_running 1" in metrics
+        _, page, _ = s.request("GET", "/builds?limit=1")
+        assert [x["id"] for x in page["builds"]] == [b["id"]]  # newest first
+        _, page2, _ = s.request("GET", f"/builds?limit=1&cursor={page['next_cursor']}")
+        assert [x["id"] for x in page2["builds"]] == [a["id"]]
+        assert page2["next_cursor"] is None
+        _, queued, _ = s.request("GET", "/builds?status=queued")
+        assert [x["id"] for x in queued["builds"]] == [b["id"]]
+        s.request("POST", f"/builds/{a['id']}/cancel")
+        s.wait_status(b["id"], ["succeeded"])
+        _, running, _ = s.request("GET", "/builds?status=running,queued")
+        assert running["builds"] == []
+    finally:
+        s.stop()
+
+
+def test_timeout_ends_timed_out(server):
+    doc = server.submit({"simulate": "large-transformer", "timeout": "1s"})
+    record = server.wait_status(doc["id"], ["timed_out", "failed", "cancelled"])
+    assert record["status"] == "timed_out", record
+
+
+def test_worker_killed_by_signal_fails_and_service_serves_on(server):
+    doc = server.submit({"simulate": "large-transformer"})
+    reader = SseReader(server.port, doc["events_url"])
+    read_until(reader, lambda e: e["event"] == "step")
+    pids = server.worker_pids()
+    assert len(pids) == 1
+    os.kill(pids[0], signal.SIGKILL)
+    rest = reader.read_all()
+    assert rest[-1]["event"] == "build_finish" and rest[-1]["data"]["status"] == "failed"
+    record = server.wait_status(doc["id"], ["failed"])
+    assert "signal 9" in record["error"] and "SIGKILL" in record["error"]
+    assert record["exit_signal"] == 9
+    status, health, _ = server.request("GET", "/healthz")
+    assert status == 200 and health["status"] == "ok"
+    ok = server.submit({"simulate": "small-cnn", "speed": 8})
+    assert server.wait_status(ok["id"], ["succeeded", "failed"])["status"] == "succeeded"
+
+
+def test_restart_keeps_records_interrupts_running_and_runs_queued(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1").start()
+    done = s.submit({"simulate": "small-cnn", "speed": 8})
+    finished = s.wait_status(done["id"], ["succeeded"])
+    running = s.submit({"simulate": "large-transformer"})
+    queued = s.submit({"simulate": "small-cnn", "speed": 8})
+    s.wait_status(running["id"], ["running"])
+    assert s.get(queued["id"])["status"] == "queued"
+    workers = s.worker_pids()
+    s.stop(signal.SIGKILL)  # a crash: no graceful shutdown
+    for pid in workers:  # the orphaned worker would die of SIGPIPE at its next write
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    s2 = Server(tmp_path, "--max-concurrent", "1", name="server2").start()
+    try:
+        assert s2.get(done["id"]) == finished
+        interrupted = s2.get(running["id"])
+        assert interrupted["status"] == "interrupted"
+        assert "interrupted" in interrupted["error"]
+        events = SseReader(s2.port, running["events_url"]).read_all()
+        assert events[-1]["event"] == "build_finish"
+        assert s2.wait_status(queued["id"], ["succeeded", "failed"])["status"] == "succeeded"
+    finally:
+        s2.stop()
+
+
+def test_sigterm_cancels_running_builds_and_keeps_records(tmp_path):
+    s = Server(tmp_path).start()
+    doc = s.submit({"simulate": "large-transformer"})
+    s.wait_status(doc["id"], ["running"])
+    reader = SseReader(s.port, doc["events_url"])
+    read_until(reader, lambda e: e["event"] == "step")
+    assert s.stop(signal.SIGTERM) == 0
+    rest = reader.read_all()
+    assert rest[-1]["event"] == "build_finish" and rest[-1]["data"]["status"] == "cancelled"
+    s2 = Server(tmp_path, name="server2").start()
+    try:
+        record = s2.get(doc["id"])
+        assert record["status"] == "cancelled"
+        assert record["cancel"]["reason"] == "shutdown"
+    finally:
+        s2.stop()
+
+
+def test_on_shutdown_finish_lets_builds_finish(tmp_path):
+    s = Server(tmp_path, "--on-shutdown", "finish").start()
+    doc = s.submit({"simulate": "small-cnn", "speed": 4})
+    s.wait_status(doc["id"], ["running"])
+    assert s.stop(signal.SIGTERM) == 0
+    s2 = Server(tmp_path, name="server2").start()
+    try:
+        assert s2.get(doc["id"])["status"] == "succeeded"
+    finally:
+        s2.stop()
+
+
+def test_real_build_without_tensorrt_fails_with_the_workers_message(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "net.onnx").write_bytes(b"not really onnx")
+    s = Server(tmp_path, "--model-root", str(models)).start()
+    try:
+        doc = s.submit({"model": "net.onnx", "options": {"fp16": True}})
+        assert doc["backend"] == "tensorrt"
+        assert doc["model"] == str(models.resolve() / "net.onnx")
+        record = s.wait_status(doc["id"], ["failed", "succeeded"])
+        if record["status"] == "failed":  # no TensorRT here: the worker's own message
+            assert record["error"]
+        else:
+            assert record["engine"] and os.path.exists(record["engine"])
+        assert not list((tmp_path / "data" / "engines").glob("*.part"))
+    finally:
+        s.stop()
+
+
+def test_metrics_and_openapi(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 8})
+    server.wait_status(doc["id"], ["succeeded"])
+    _, text, hdrs = server.request("GET", "/metrics")
+    assert hdrs["Content-Type"].startswith("text/plain")
+    for name in ["trtwatch_builds_finished_total", "trtwatch_builds_running", "trtwatch_builds_queued",
+                 "trtwatch_build_duration_seconds_bucket", "trtwatch_phase_duration_seconds_count",
+                 "trtwatch_sse_clients", "trtwatch_sse_events_dropped_total"]:
+        assert name in text
+    assert doc["id"] not in text
+    assert 'trtwatch_builds_finished_total{status="succeeded"} 1' in text
+    status, api, _ = server.request("GET", "/openapi.json")
+    assert status == 200 and api["openapi"].startswith("3.1")
+    for path in ["/builds", "/builds/{id}", "/builds/{id}/cancel", "/builds/{id}/events", "/metrics",
+                 "/openapi.json", "/healthz"]:
+        assert path in api["paths"]
+    status, page, hdrs = server.request("GET", "/")
+    assert status == 200 and "EventSource" in page
