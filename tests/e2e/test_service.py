@@ -266,3 +266,21 @@ def test_real_eventsource_client_reconnects_with_last_event_id(server):
     assert summary["requests"][-1] == str(ids[-1])
     assert summary["readyState"] == 2
     assert server.get(doc["id"])["events"] == ids[-1]
+
+
+def test_idle_stream_gets_heartbeats(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1").start()
+    try:
+        blocker = s.submit({"simulate": "large-transformer"})
+        waiting = s.submit({"simulate": "small-cnn"})
+        assert waiting["status"] == "queued"
+        reader = SseReader(s.port, waiting["events_url"], timeout=40)
+        assert reader.status == 200
+        # A queued build sends nothing yet: within 15 s a heartbeat comment must come.
+        while b": heartbeat\n\n" not in reader.buf:
+            assert reader._fill(), "the stream closed without a heartbeat"
+        assert b"id:" not in reader.buf
+        reader.close()
+        s.request("POST", f"/builds/{blocker['id']}/cancel")
+    finally:
+        s.stop()
