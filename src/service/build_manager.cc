@@ -94,6 +94,34 @@ BuildStatus StatusFromState(BuildState state) {
   }
 }
 
+// A worker left behind by a service that died (kill -9, crash) keeps building until
+// its next write hits the closed pipe, which may be minutes in a silent phase. Kill
+// its group, but only if that pid still leads a group running `trtwatch build`.
+void KillOrphanedWorker(int pid) {
+  if (pid <= 0) return;
+  std::FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!stat) return;
+  char buf[512] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, stat);
+  std::fclose(stat);
+  const char* after_name = std::strrchr(buf, ')');
+  int pgrp = 0;
+  char state = 0;
+  int ppid = 0;
+  if (n == 0 || !after_name || std::sscanf(after_name + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pid) {
+    return;
+  }
+  std::FILE* cmd = std::fopen(("/proc/" + std::to_string(pid) + "/cmdline").c_str(), "r");
+  if (!cmd) return;
+  char args[256] = {};
+  const size_t m = std::fread(args, 1, sizeof args - 1, cmd);
+  std::fclose(cmd);
+  const std::string argv0(args);
+  const size_t arg1 = argv0.size() + 1;
+  if (argv0 != "trtwatch" || arg1 >= m || std::string(args + arg1) != "build") return;
+  kill(-pid, SIGKILL);
+}
+
 }  // namespace
 
 struct BuildManager::Active {
@@ -139,6 +167,8 @@ void BuildManager::Recover() {
     if (!RecordFromJson(doc, &r)) continue;
     auto build = std::make_unique<Active>();
     build->record = r;
+    KillOrphanedWorker(r.worker_pid);
+    build->record.worker_pid = 0;
     build->record.last_seq = std::max(r.last_seq, store_.LastSeq(r.id));
     build->started = std::chrono::steady_clock::now();
     AppendSynthesisedFinish(*build, BuildState::kInterrupted,
@@ -369,6 +399,7 @@ void BuildManager::Start(Active& b) {
     return;
   }
   b.pid = pid;
+  b.record.worker_pid = pid;
   b.started = std::chrono::steady_clock::now();
   b.out = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
   b.err = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
@@ -511,6 +542,7 @@ void BuildManager::Finish(Active& b, int wait_status) {
   }
   Flush(b);
   b.pid = -1;
+  b.record.worker_pid = 0;
   if (b.grace) b.grace->cancel();
   --running_;
 

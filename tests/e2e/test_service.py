@@ -152,15 +152,21 @@ def test_restart_keeps_records_interrupts_running_and_runs_queued(tmp_path):
     s.wait_status(running["id"], ["running"])
     assert s.get(queued["id"])["status"] == "queued"
     workers = s.worker_pids()
+    assert s.get(running["id"])["worker_pid"] == workers[0]
+    os.kill(workers[0], signal.SIGSTOP)  # silent, as in a long phase: no SIGPIPE would end it
     s.stop(signal.SIGKILL)  # a crash: no graceful shutdown
-    for pid in workers:  # the orphaned worker would die of SIGPIPE at its next write
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
     s2 = Server(tmp_path, "--max-concurrent", "1", name="server2").start()
     try:
+        # The orphaned worker was killed on recovery (it would hold the GPU otherwise).
+        deadline = time.time() + 10
+        while os.path.exists(f"/proc/{workers[0]}") and time.time() < deadline:
+            with open(f"/proc/{workers[0]}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break  # a zombie waiting for init to reap it: dead
+            time.sleep(0.05)
+        assert not os.path.exists(f"/proc/{workers[0]}") or \
+            open(f"/proc/{workers[0]}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
         assert s2.get(done["id"]) == finished
         interrupted = s2.get(running["id"])
         assert interrupted["status"] == "interrupted"
