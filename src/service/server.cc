@@ -52,6 +52,7 @@ constexpr int kRetryMs = 2000;
 constexpr size_t kSseCoalesceAt = 256;  // queued events before steps coalesce
 constexpr size_t kSseLimit = 4096;      // queued events before a slow client is cut off
 constexpr size_t kWriteBatch = 64 * 1024;
+constexpr int kSseSendBuffer = 64 * 1024;
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "trtwatch serve: %s\n", message.c_str());
@@ -386,6 +387,10 @@ class Server {
     ++sse_clients_;
     metrics_.SseClientOpened();
     boost::system::error_code ec;
+    // A small kernel send buffer: backlog then builds up in the stream's own bounded,
+    // coalescing queue, not as megabytes of stale steps per client in the kernel.
+    stream.socket().set_option(asio::socket_base::send_buffer_size(kSseSendBuffer), ec);
+    ec.clear();
     std::string batch =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
         "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +

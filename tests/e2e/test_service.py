@@ -290,3 +290,44 @@ def test_idle_stream_gets_heartbeats(tmp_path):
         s.request("POST", f"/builds/{blocker['id']}/cancel")
     finally:
         s.stop()
+
+
+def test_a_stalled_client_gets_coalesced_steps_and_slows_nobody(server):
+    """A client that stops reading: its steps coalesce (counted as dropped), structural
+    events all arrive once it reads again, and a reading client still gets everything."""
+    import socket as socketlib
+    doc = server.submit({"simulate": "large-transformer", "speed": 40})
+    slow = socketlib.socket()
+    slow.setsockopt(socketlib.SOL_SOCKET, socketlib.SO_RCVBUF, 4096)  # a tiny window
+    slow.connect(("127.0.0.1", server.port))
+    slow.sendall(f"GET {doc['events_url']} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    fast = SseReader(server.port, doc["events_url"]).read_all()  # reads while `slow` does not
+    assert fast[-1]["event"] == "build_finish"
+    stored = SseReader(server.port, doc["events_url"]).read_all()
+    assert [e["id"] for e in fast] == [e["id"] for e in stored]
+    # Now the stalled client drains what the server kept for it.
+    slow.settimeout(30)
+    data = b""
+    while True:
+        chunk = slow.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    slow.close()
+    ids, kinds = [], []
+    for block in data.split(b"\r\n\r\n", 1)[1].split(b"\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.decode().split("\n") if ": " in line)
+        if "id" in lines:
+            ids.append(int(lines["id"]))
+            kinds.append(lines["event"])
+    assert ids == sorted(set(ids))
+    structural = {"build_start", "phase_start", "phase_finish", "cancel_requested", "build_finish"}
+    assert [e["id"] for e in stored if e["event"] in structural] == \
+        [i for i, k in zip(ids, kinds) if k in structural]
+    _, metrics, _ = server.request("GET", "/metrics")
+    dropped = int(next(line.split()[1] for line in metrics.splitlines()
+                       if line.startswith("trtwatch_sse_events_dropped_total ")))
+    cut = int(next(line.split()[1] for line in metrics.splitlines()
+                   if line.startswith("trtwatch_sse_clients_cut_off_total ")))
+    assert len(ids) + dropped == len(stored) or cut == 1, (len(ids), dropped, len(stored), cut)
+    assert dropped > 0 or cut == 1
