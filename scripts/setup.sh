@@ -22,6 +22,10 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The service's real-client SSE test uses npm's eventsource (tests/node); skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/node/node_modules/eventsource ]; then
+  (cd tests/node && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/node failed; the EventSource test will be skipped" >&2
+fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 cmake --preset release >/dev/null

@@ -4,6 +4,7 @@
 
 #include "cli/build_command.h"
 #include "cli/exit_codes.h"
+#include "cli/serve_command.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -40,6 +41,10 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--stall-action", build.stall_action, "warn|cancel: what a stall does (cancel: exit 124)")
       ->default_val("warn");
 
+  trtwatch::service::ServerOptions serve;
+  std::string on_shutdown;
+  CLI::App* serve_cmd = trtwatch::AddServeCommand(app, &serve, &on_shutdown);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -53,5 +58,6 @@ int main(int argc, char** argv) {
     return trtwatch::exit_code::kUsage;
   }
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
+  if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   return trtwatch::exit_code::kUsage;
 }

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""SSE soak: N concurrent Server-Sent Events clients on one simulated build.
+
+Not a unit test: a measurement. It starts `trtwatch serve` on loopback port 0 with
+--max-concurrent 1, occupies the slot with a blocker build, submits the measured build
+(it waits in the queue), connects N raw-socket SSE clients to it, then cancels the
+blocker so the measured build starts with every client already listening live.
+
+Reports:
+  - delivery latency p50/p99/max: receive time minus (build epoch + event t), where the
+    epoch is fitted as the earliest (receive - t) seen over all clients and events, so
+    0 is the fastest delivery observed (pipe, parse, store, fan-out and client included);
+  - spread p50/p99: per event, each client's receive time minus the first receiver's;
+  - events lost: structural events (must be 0) and coalesced steps, against the stored log;
+  - the server's RSS (VmRSS sampled, VmHWM peak) from /proc/PID/status.
+
+Usage: bench/sse_soak.py [--bin build/trtwatch] [--clients 1000] [--profile small-cnn] [--speed 1]
+"""
+import argparse
+import asyncio
+import json
+import os
+import pathlib
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import multiprocessing
+import urllib.request
+
+STRUCTURAL = {"build_start", "phase_start", "phase_finish", "cancel_requested", "build_finish"}
+
+
+def http(port, method, path, body=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return res.status, json.loads(res.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid):
+    fields = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM"):
+                fields[k] = int(v.split()[0])
+    return fields
+
+
+class Client:
+    def __init__(self):
+        self.events = []  # (seq, type, receive time)
+        self.error = None
+        self.connected = asyncio.Event()
+
+    async def run(self, port, path):
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+            await writer.drain()
+            buf = b""
+            while b"\r\n\r\n" not in buf:
+                chunk = await reader.read(65536)
+                if not chunk:
+                    raise ConnectionError("closed before the headers")
+                buf += chunk
+            head, _, buf = buf.partition(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                raise ConnectionError(head.split(b"\r\n")[0].decode())
+            self.connected.set()
+            while True:
+                now = time.monotonic()
+                frames = buf.split(b"\n\n")
+                buf = frames.pop()
+                for frame in frames:
+                    if not frame.startswith(b"id: "):
+                        continue  # retry field or heartbeat comment
+                    line1, _, rest = frame.partition(b"\n")
+                    line2 = rest.partition(b"\n")[0]
+                    self.events.append((int(line1[4:]), line2[7:].decode(), now))
+                chunk = await reader.read(65536)
+                if not chunk:
+                    break
+                buf += chunk
+            writer.close()
+        except Exception as e:  # noqa: BLE001 - reported, not raised
+            self.error = repr(e)
+            self.connected.set()
+
+
+def client_process(port, path, count, connected_q, results_q):
+    """One process holding `count` raw-socket clients on an epoll loop (asyncio's
+    per-wakeup cost would make Python, not the server, the bottleneck)."""
+    import select
+    import socket
+    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode()
+    ep = select.epoll()
+    socks, bufs, events, headed = {}, {}, {}, {}
+    errors = []
+    for i in range(count):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(request)
+            s.setblocking(False)
+        except OSError as e:
+            errors.append(repr(e))
+            continue
+        fd = s.fileno()
+        socks[fd], bufs[fd], events[fd], headed[fd] = s, b"", [], False
+        ep.register(fd, select.EPOLLIN)
+        if i % 50 == 49:
+            time.sleep(0.005)  # let the accept backlog drain
+    reported = False
+    open_fds = set(socks)
+    while open_fds:
+        if not reported and all(headed[fd] for fd in open_fds):
+            connected_q.put(errors)
+            reported = True
+        for fd, _ in ep.poll(1.0):
+            now = time.monotonic()
+            try:
+                chunk = socks[fd].recv(262144)
+            except BlockingIOError:
+                continue
+            except OSError as e:
+                chunk = b""
+                errors.append(repr(e))
+            if not chunk:
+                ep.unregister(fd)
+                socks[fd].close()
+                open_fds.discard(fd)
+                headed[fd] = True
+                continue
+            buf = bufs[fd] + chunk
+            if not headed[fd]:
+                if b"\r\n\r\n" not in buf:
+                    bufs[fd] = buf
+                    continue
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                if not head.startswith(b"HTTP/1.1 200"):
+                    errors.append(head.split(b"\r\n")[0].decode())
+                headed[fd] = True
+            frames = buf.split(b"\n\n")
+            bufs[fd] = frames.pop()
+            out = events[fd]
+            for frame in frames:
+                if frame.startswith(b"id: "):
+                    nl = frame.index(b"\n")
+                    out.append((int(frame[4:nl]), frame[nl + 8:frame.index(b"\n", nl + 1)].decode(), now))
+    if not reported:
+        connected_q.put(errors)
+    results_q.put(list(events.values()))
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = min(len(values) - 1, max(0, int(round(p / 100 * (len(values) - 1)))))
+    return values[k]
+
+
+async def soak(args):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, max(soft, 4 * args.clients + 256))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))  # inherited by the server too
+    if want < 2 * args.clients + 64:
+        sys.exit(f"sse_soak: the descriptor limit ({hard}) is too low for {args.clients} clients")
+
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="trtwatch_soak_"))
+    log = open(tmp / "server.stderr", "w+")
+    server = subprocess.Popen([args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp / "data"),
+                               "--max-concurrent", "1"], stderr=log, stdout=subprocess.DEVNULL)
+    try:
+        port = None
+        for _ in range(500):
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", (tmp / "server.stderr").read_text())
+            if m:
+                port = int(m.group(1))
+                break
+            time.sleep(0.02)
+        if port is None:
+            sys.exit("sse_soak: the server did not start: " + (tmp / "server.stderr").read_text())
+        rss_idle = rss_kib(server.pid)
+
+        _, blocker = http(port, "POST", "/builds", {"simulate": "large-transformer"})
+        _, build = http(port, "POST", "/builds", {"simulate": args.profile, "speed": args.speed, "seed": 7})
+        assert build["status"] == "queued", build
+        connected_q = multiprocessing.Queue()
+        results_q = multiprocessing.Queue()
+        shares = [args.clients // args.processes + (1 if i < args.clients % args.processes else 0)
+                  for i in range(args.processes)]
+        t0 = time.monotonic()
+        procs = [multiprocessing.Process(target=client_process,
+                                         args=(port, build["events_url"], n, connected_q, results_q))
+                 for n in shares if n]
+        for p in procs:
+            p.start()
+        errors = []
+        for _ in procs:
+            errors += connected_q.get(timeout=120)
+        connect_s = time.monotonic() - t0
+        if errors:
+            print(f"sse_soak: {len(errors)} clients failed to connect, e.g. {errors[0]}", file=sys.stderr)
+        rss_connected = rss_kib(server.pid)
+
+        cpu_before = cpu_seconds(server.pid)
+        http(port, "POST", f"/builds/{blocker['id']}/cancel")
+        peak = 0
+        per_client = []
+        while len(per_client) < args.clients:
+            peak = max(peak, rss_kib(server.pid)["VmRSS"])
+            try:
+                per_client += results_q.get(timeout=0.2)
+            except Exception:  # noqa: BLE001 - queue.Empty: keep sampling
+                pass
+        for p in procs:
+            p.join()
+        cpu_used = cpu_seconds(server.pid) - cpu_before
+        clients = []
+        for events in per_client:
+            c = Client()
+            c.events = events
+            clients.append(c)
+        rss_end = rss_kib(server.pid)
+        _, record = http(port, "GET", f"/builds/{build['id']}")
+        metrics_text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+
+        # The stored log is the truth: every event with its t.
+        log_client = Client()
+        await log_client.run(port, build["events_url"])
+        stored = {seq: kind for seq, kind, _ in log_client.events}
+        import sqlite3
+        db = sqlite3.connect(tmp / "data" / "trtwatch.db")
+        t_of = {seq: json.loads(j)["t"] for seq, j in db.execute(
+            "SELECT seq, json FROM events WHERE build_id = ?", (build["id"],))}
+        db.close()
+
+        offsets = [recv - t_of[seq] for c in clients for seq, _, recv in c.events if seq in t_of]
+        epoch = min(offsets)
+        latencies = [(o - epoch) * 1000 for o in offsets]
+        first = {}
+        for c in clients:
+            for seq, _, recv in c.events:
+                first[seq] = min(first.get(seq, recv), recv)
+        spreads = [(recv - first[seq]) * 1000 for c in clients for seq, _, recv in c.events]
+        structural_lost = 0
+        steps_lost = 0
+        for c in clients:
+            got = {seq for seq, _, _ in c.events}
+            for seq, kind in stored.items():
+                if seq not in got:
+                    if kind in STRUCTURAL:
+                        structural_lost += 1
+                    else:
+                        steps_lost += 1
+        complete = sum(1 for c in clients if c.events and c.events[-1][1] == "build_finish")
+        dropped = re.search(r"^trtwatch_sse_events_dropped_total (\d+)", metrics_text, re.M)
+        cut = re.search(r"^trtwatch_sse_clients_cut_off_total (\d+)", metrics_text, re.M)
+
+        print(f"sse_soak: {args.clients} clients, profile {args.profile} at speed {args.speed}: "
+              f"{len(stored)} events in the log, build {record['status']}")
+        print(f"  connected in {connect_s:.2f} s; {complete}/{args.clients} streams ended with build_finish")
+        print(f"  delivery latency (vs fastest delivery of any event): p50 {percentile(latencies, 50):.2f} ms, "
+              f"p99 {percentile(latencies, 99):.2f} ms, max {max(latencies):.2f} ms over {len(latencies)} deliveries")
+        print(f"  spread behind the first receiver of each event: p50 {percentile(spreads, 50):.2f} ms, "
+              f"p99 {percentile(spreads, 99):.2f} ms")
+        print(f"  structural events lost: {structural_lost}; step/log events not received (coalesced): {steps_lost}; "
+              f"server counted dropped {dropped.group(1) if dropped else '?'}, cut off {cut.group(1) if cut else '?'}")
+        print(f"  server CPU while streaming: {cpu_used:.2f} s (user+system)")
+        print(f"  server RSS: idle {rss_idle['VmRSS'] / 1024:.1f} MiB, {args.clients} clients connected "
+              f"{rss_connected['VmRSS'] / 1024:.1f} MiB, peak sampled {peak / 1024:.1f} MiB, "
+              f"end {rss_end['VmRSS'] / 1024:.1f} MiB, high-water {rss_end['VmHWM'] / 1024:.1f} MiB")
+        return 0 if structural_lost == 0 and complete == args.clients else 1
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    root = pathlib.Path(__file__).resolve().parents[1]
+    parser.add_argument("--bin", default=os.environ.get("TRTWATCH_BIN", str(root / "build" / "trtwatch")))
+    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--profile", default="small-cnn")
+    parser.add_argument("--speed", type=float, default=1.0)
+    parser.add_argument("--processes", type=int, default=2, help="client processes sharing the clients")
+    sys.exit(asyncio.run(soak(parser.parse_args())))
+
+
+if __name__ == "__main__":
+    main()

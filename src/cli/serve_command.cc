@@ -1,0 +1,36 @@
+#include "cli/serve_command.h"
+
+#include <cstdio>
+
+#include "cli/exit_codes.h"
+
+namespace trtwatch {
+
+CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::string* on_shutdown) {
+  CLI::App* cmd = app.add_subcommand("serve", "Run the build service: REST API, live Server-Sent Events, records, metrics");
+  cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0 picks a free one)")
+      ->default_val("127.0.0.1:8470");
+  cmd->add_option("--data-dir", options->data_dir, "Where records (SQLite), event logs and engines are kept")
+      ->default_val("trtwatch-data");
+  cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
+  cmd->add_option("--token-file", options->token_file,
+                  "File holding the bearer token clients must send (required for a non-loopback --listen)");
+  cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
+      ->default_val(2);
+  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
+      ->default_val(100);
+  cmd->add_option("--on-shutdown", *on_shutdown, "On SIGTERM/SIGINT: cancel running builds, or let them finish")
+      ->default_val("cancel");
+  return cmd;
+}
+
+int RunServeCommand(service::ServerOptions options, const std::string& on_shutdown) {
+  if (on_shutdown != "cancel" && on_shutdown != "finish") {
+    std::fprintf(stderr, "trtwatch serve: --on-shutdown must be cancel or finish (got \"%s\")\n", on_shutdown.c_str());
+    return exit_code::kUsage;
+  }
+  options.finish_on_shutdown = on_shutdown == "finish";
+  return service::RunServer(options);
+}
+
+}  // namespace trtwatch

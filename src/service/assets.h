@@ -1,0 +1,12 @@
+// Files embedded in the binary at build time (CMake generates their definitions):
+// docs/openapi.json and the dashboard page. Threading: immutable data.
+#pragma once
+
+#include <string_view>
+
+namespace trtwatch::service {
+
+std::string_view OpenApiDocument();
+std::string_view DashboardPage();
+
+}  // namespace trtwatch::service

@@ -1,0 +1,652 @@
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include "service/build_manager.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "core/build_id.h"
+#include "core/phase_tree.h"
+#include "protocol/event_json.h"
+#include "service/build_request.h"
+#include "service/metrics.h"
+#include "service/record_store.h"
+
+extern char** environ;
+
+namespace trtwatch::service {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kStderrTail = 4096;  // bytes of worker stderr kept for the error text
+
+std::string ErrorJson(const std::string& message) { return json{{"error", message}}.dump(); }
+
+std::string SignalText(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+json SnapshotJson(const PhaseTree& tree) {
+  const std::shared_ptr<const TreeSnapshot> snap = tree.Snapshot();
+  json active = json::array();
+  for (const PhaseNode& p : snap->active) {
+    active.push_back({{"id", p.id},
+                      {"parent", p.parent == kNoPhase ? json(nullptr) : json(p.parent)},
+                      {"phase", p.name},
+                      {"depth", p.depth},
+                      {"done", p.done},
+                      {"total", p.total}});
+  }
+  return {{"t", snap->last_event_t},
+          {"active", active},
+          {"phases_started", snap->phases_started},
+          {"phases_finished", snap->phases_finished},
+          {"stalled_for", snap->stalled_for ? json(*snap->stalled_for) : json(nullptr)},
+          {"last_errors", snap->last_errors}};
+}
+
+BuildState StateFromStatus(BuildStatus status) {
+  switch (status) {
+    case BuildStatus::kSucceeded:
+      return BuildState::kSucceeded;
+    case BuildStatus::kCancelled:
+      return BuildState::kCancelled;
+    case BuildStatus::kTimedOut:
+      return BuildState::kTimedOut;
+    case BuildStatus::kFailed:
+      break;
+  }
+  return BuildState::kFailed;
+}
+
+BuildStatus StatusFromState(BuildState state) {
+  switch (state) {
+    case BuildState::kSucceeded:
+      return BuildStatus::kSucceeded;
+    case BuildState::kCancelled:
+      return BuildStatus::kCancelled;
+    case BuildState::kTimedOut:
+      return BuildStatus::kTimedOut;
+    default:
+      return BuildStatus::kFailed;  // failed, interrupted: the protocol has no other word
+  }
+}
+
+// A worker left behind by a service that died (kill -9, crash) keeps building until
+// its next write hits the closed pipe, which may be minutes in a silent phase. Kill
+// its group, but only if that pid still leads a group running `trtwatch build`.
+void KillOrphanedWorker(int pid) {
+  if (pid <= 0) return;
+  std::FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!stat) return;
+  char buf[512] = {};
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, stat);
+  std::fclose(stat);
+  const char* after_name = std::strrchr(buf, ')');
+  int pgrp = 0;
+  char state = 0;
+  int ppid = 0;
+  if (n == 0 || !after_name || std::sscanf(after_name + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pid) {
+    return;
+  }
+  std::FILE* cmd = std::fopen(("/proc/" + std::to_string(pid) + "/cmdline").c_str(), "r");
+  if (!cmd) return;
+  char args[256] = {};
+  const size_t m = std::fread(args, 1, sizeof args - 1, cmd);
+  std::fclose(cmd);
+  const std::string argv0(args);
+  const size_t arg1 = argv0.size() + 1;
+  if (argv0 != "trtwatch" || arg1 >= m || std::string(args + arg1) != "build") return;
+  kill(-pid, SIGKILL);
+}
+
+}  // namespace
+
+struct BuildManager::Active {
+  BuildRecord record;
+  BuildRequest request;
+  PhaseTree tree;
+  std::vector<EventSubscriber*> subscribers;
+  pid_t pid = -1;  // also the worker's process group
+  std::unique_ptr<asio::posix::stream_descriptor> out;
+  std::unique_ptr<asio::posix::stream_descriptor> err;
+  std::unique_ptr<asio::steady_timer> grace;  // SIGKILL after SIGTERM
+  std::unique_ptr<asio::steady_timer> reap;   // polls waitpid after stdout closed
+  std::array<char, 65536> out_chunk{};
+  std::array<char, 4096> err_chunk{};
+  std::string partial;   // an incomplete stdout line
+  std::string err_tail;  // the end of the worker's stderr
+  std::vector<StoredEvent> pending;  // read, not yet stored
+  bool saw_finish = false;
+  Event finish;
+  bool forced_kill = false;
+  uint64_t bad_lines = 0;
+  std::chrono::steady_clock::time_point started;
+};
+
+BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options)
+    : io_(io), store_(store), metrics_(metrics), options_(std::move(options)) {
+  mkdir(EngineDir().c_str(), 0700);
+}
+
+BuildManager::~BuildManager() {
+  // Workers never outlive the service's event loop unnoticed: kill what still runs.
+  for (auto& [id, build] : active_) {
+    if (build->pid > 0) {
+      kill(-build->pid, SIGKILL);
+      waitpid(build->pid, nullptr, 0);
+    }
+  }
+}
+
+void BuildManager::Recover() {
+  for (const std::string& doc : store_.WithStatus({"running", "cancelling"})) {
+    BuildRecord r;
+    if (!RecordFromJson(doc, &r)) continue;
+    auto build = std::make_unique<Active>();
+    build->record = r;
+    KillOrphanedWorker(r.worker_pid);
+    build->record.worker_pid = 0;
+    build->record.last_seq = std::max(r.last_seq, store_.LastSeq(r.id));
+    build->started = std::chrono::steady_clock::now();
+    AppendSynthesisedFinish(*build, BuildState::kInterrupted,
+                            "interrupted: the service stopped while this build ran; submit it again");
+    build->record.state = BuildState::kInterrupted;
+    build->record.error = "interrupted: the service stopped while this build ran; submit it again";
+    build->record.finished_at = NowUnix();
+    Persist(*build);
+    metrics_.BuildFinished("interrupted", 0);
+  }
+  for (const std::string& doc : store_.WithStatus({"queued"})) {
+    auto build = std::make_unique<Active>();
+    if (!RecordFromJson(doc, &build->record)) continue;
+    std::string error;
+    Active& b = *build;
+    const std::string id = b.record.id;
+    active_[id] = std::move(build);
+    if (!ParseBuildRequest(b.record.request_json, options_.model_roots, &b.request, &error)) {
+      EndWithoutWorker(b, BuildState::kFailed, "cannot run after restart: " + error);
+      continue;
+    }
+    queue_.push_back(id);
+  }
+  MaybeStart();
+}
+
+ApiResult BuildManager::Submit(std::string_view body) {
+  BuildRequest request;
+  std::string error;
+  if (!ParseBuildRequest(body, options_.model_roots, &request, &error)) return {400, ErrorJson(error), ""};
+  if (shutting_down_) return {503, ErrorJson("the service is shutting down; submit again after it restarts"), ""};
+  if (static_cast<int>(queue_.size()) >= options_.queue_limit) {
+    return {429,
+            ErrorJson("the queue is full (" + std::to_string(options_.queue_limit) +
+                      " builds waiting); retry later or raise --queue-limit"),
+            ""};
+  }
+  auto build = std::make_unique<Active>();
+  Active& b = *build;
+  b.request = std::move(request);
+  b.record.id = NewBuildId();
+  b.record.state = BuildState::kQueued;
+  b.record.backend = b.request.simulate.empty() ? "tensorrt" : "simulated";
+  b.record.request_json = b.request.json;
+  b.record.model = b.request.resolved_model;
+  b.record.created_at = NowUnix();
+  if (!store_.Put(b.record.id, "queued", RecordToJson(b.record))) {
+    return {500, ErrorJson("cannot store the record: " + store_.last_error() + "; check --data-dir"), ""};
+  }
+  const std::string id = b.record.id;
+  active_[id] = std::move(build);
+  queue_.push_back(id);
+  MaybeStart();
+  auto it = active_.find(id);
+  if (it != active_.end()) return {201, ActiveRecordJson(*it->second), id};
+  return {201, store_.Get(id).value_or("{}"), id};
+}
+
+ApiResult BuildManager::Get(const std::string& id) {
+  auto it = active_.find(id);
+  if (it != active_.end()) return {200, ActiveRecordJson(*it->second), id};
+  if (std::optional<std::string> doc = store_.Get(id)) return {200, *doc, id};
+  return {404, ErrorJson("no build \"" + id + "\"; list builds with GET /builds"), id};
+}
+
+ApiResult BuildManager::Cancel(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end()) {
+    std::optional<std::string> doc = store_.Get(id);
+    if (!doc) return {404, ErrorJson("no build \"" + id + "\"; list builds with GET /builds"), id};
+    BuildRecord r;
+    RecordFromJson(*doc, &r);
+    return {409,
+            ErrorJson("build " + id + " already finished (" + std::string(BuildStateName(r.state)) +
+                      "); there is nothing to cancel"),
+            id};
+  }
+  Active& b = *it->second;
+  switch (b.record.state) {
+    case BuildState::kQueued: {
+      queue_.erase(std::find(queue_.begin(), queue_.end(), id));
+      b.record.cancel_reason = "api";
+      b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
+      b.record.cancel_requested_at = NowUnix();
+      std::string body = RecordToJson(b.record);
+      EndWithoutWorker(b, BuildState::kCancelled, "cancelled while queued");
+      return {202, store_.Get(id).value_or(body), id};
+    }
+    case BuildState::kRunning:
+      b.record.state = BuildState::kCancelling;
+      if (b.record.cancel_reason.empty()) {
+        b.record.cancel_reason = shutting_down_ ? "shutdown" : "api";
+        b.record.cancel_message = shutting_down_ ? "the service is shutting down"
+                                                 : "cancelled by POST /builds/" + id + "/cancel";
+        b.record.cancel_requested_at = NowUnix();
+      }
+      kill(-b.pid, SIGTERM);
+      b.grace = std::make_unique<asio::steady_timer>(io_);
+      b.grace->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(options_.cancel_grace_seconds)));
+      b.grace->async_wait([this, id](const boost::system::error_code& ec) {
+        if (ec) return;
+        auto found = active_.find(id);
+        if (found == active_.end() || found->second->pid <= 0) return;
+        found->second->forced_kill = true;
+        kill(-found->second->pid, SIGKILL);
+      });
+      Persist(b);
+      return {202, ActiveRecordJson(b), id};
+    default:  // cancelling: asked already; cancel is idempotent
+      return {202, ActiveRecordJson(b), id};
+  }
+}
+
+BuildManager::Subscription BuildManager::Subscribe(const std::string& id, uint64_t after_seq,
+                                                   EventSubscriber* subscriber) {
+  Subscription s;
+  auto it = active_.find(id);
+  if (it == active_.end() && !store_.Get(id)) return s;
+  s.found = true;
+  for (StoredEvent& e : store_.EventsAfter(id, after_seq)) {
+    Event event;
+    std::string error;
+    if (!EventFromJson(e.json, &event, &error)) continue;
+    SseItem item;
+    item.seq = e.seq;
+    item.step = event.type == EventType::kStep;
+    item.phase_id = event.id;
+    item.frame = std::make_shared<const std::string>(SseFrame(e.seq, EventTypeName(event.type), e.json));
+    s.replay.push_back(std::move(item));
+  }
+  if (it != active_.end()) {
+    it->second->subscribers.push_back(subscriber);
+    s.live = true;
+  }
+  return s;
+}
+
+void BuildManager::Unsubscribe(const std::string& id, EventSubscriber* subscriber) {
+  auto it = active_.find(id);
+  if (it == active_.end()) return;
+  auto& subs = it->second->subscribers;
+  subs.erase(std::remove(subs.begin(), subs.end(), subscriber), subs.end());
+}
+
+void BuildManager::Shutdown(bool cancel_running, std::function<void()> done) {
+  shutting_down_ = true;
+  on_idle_ = std::move(done);
+  std::vector<std::string> ids;
+  for (auto& [id, build] : active_) ids.push_back(id);
+  for (const std::string& id : ids) {
+    Active& b = *active_[id];
+    if (b.record.state == BuildState::kQueued) {
+      // Stays queued in the store; its live readers are told the stream is over for now.
+      auto subs = std::move(b.subscribers);
+      for (EventSubscriber* s : subs) s->OnEnd();
+    } else if (cancel_running && b.record.state == BuildState::kRunning) {
+      Cancel(id);
+    }
+  }
+  if (running_ == 0 && on_idle_) std::exchange(on_idle_, nullptr)();
+}
+
+void BuildManager::KillAll() {
+  for (auto& [id, build] : active_) {
+    if (build->pid > 0) {
+      build->forced_kill = true;
+      kill(-build->pid, SIGKILL);
+    }
+  }
+}
+
+void BuildManager::MaybeStart() {
+  while (!shutting_down_ && running_ < options_.max_concurrent && !queue_.empty()) {
+    const std::string id = queue_.front();
+    queue_.pop_front();
+    auto it = active_.find(id);
+    if (it != active_.end()) Start(*it->second);
+  }
+}
+
+void BuildManager::Start(Active& b) {
+  const std::string id = b.record.id;
+  const std::string engine = b.request.simulate.empty() ? EngineDir() + "/" + id + ".engine.part" : "";
+  std::vector<std::string> args = WorkerArguments(b.request, engine);
+  args.insert(args.begin(), "trtwatch");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  int out_pipe[2] = {-1, -1};
+  int err_pipe[2] = {-1, -1};
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+      if (fd >= 0) close(fd);
+    }
+    EndWithoutWorker(b, BuildState::kFailed, "cannot start the worker (pipe: " + why + "); the host is out of descriptors");
+    return;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own group: cancel signals reach every process of the build
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, options_.worker_exe.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (rc != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    EndWithoutWorker(b, BuildState::kFailed,
+                     "cannot start the worker " + options_.worker_exe + ": " + std::strerror(rc));
+    return;
+  }
+  b.pid = pid;
+  b.record.worker_pid = pid;
+  b.started = std::chrono::steady_clock::now();
+  b.out = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
+  b.err = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
+  b.record.state = BuildState::kRunning;
+  b.record.started_at = NowUnix();
+  ++running_;
+  Persist(b);
+  ReadOutput(id);
+  ReadErrors(id);
+}
+
+void BuildManager::ReadOutput(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end()) return;
+  Active& b = *it->second;
+  b.out->async_read_some(asio::buffer(b.out_chunk), [this, id](const boost::system::error_code& ec, size_t n) {
+    auto found = active_.find(id);
+    if (found == active_.end()) return;
+    Active& build = *found->second;
+    if (n > 0) {
+      std::string_view data(build.out_chunk.data(), n);
+      while (!data.empty()) {
+        const size_t nl = data.find('\n');
+        if (nl == std::string_view::npos) {
+          build.partial.append(data);
+          if (build.partial.size() > (1u << 20)) {  // no protocol line is this long
+            build.partial.clear();
+            ++build.bad_lines;
+          }
+          break;
+        }
+        if (build.partial.empty()) {
+          HandleLine(build, data.substr(0, nl));
+        } else {
+          build.partial.append(data.substr(0, nl));
+          std::string line = std::move(build.partial);
+          build.partial.clear();
+          HandleLine(build, line);
+        }
+        data.remove_prefix(nl + 1);
+      }
+      Flush(build);
+    }
+    if (ec) {
+      Reap(id);
+      return;
+    }
+    ReadOutput(id);
+  });
+}
+
+void BuildManager::ReadErrors(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end()) return;
+  Active& b = *it->second;
+  b.err->async_read_some(asio::buffer(b.err_chunk), [this, id](const boost::system::error_code& ec, size_t n) {
+    auto found = active_.find(id);
+    if (found == active_.end()) return;
+    Active& build = *found->second;
+    build.err_tail.append(build.err_chunk.data(), n);
+    if (build.err_tail.size() > kStderrTail) build.err_tail.erase(0, build.err_tail.size() - kStderrTail);
+    if (!ec) ReadErrors(id);
+  });
+}
+
+void BuildManager::HandleLine(Active& b, std::string_view line) {
+  if (line.empty()) return;
+  Event event;
+  std::string error;
+  if (!EventFromJson(line, &event, &error) || event.seq <= b.record.last_seq || b.saw_finish) {
+    ++b.bad_lines;  // not the protocol, out of order, or after the end: not relayed
+    return;
+  }
+  std::string json_line(line);
+  if (event.type == EventType::kBuildStart) {
+    event.build = b.record.id;  // the worker made up its own id; the service's names the build
+    json_line = EventToJson(event);
+  }
+  b.tree.Apply(event);
+  if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.elapsed);
+  if (event.type == EventType::kBuildFinish) {
+    b.saw_finish = true;
+    b.finish = event;
+  }
+  b.record.last_seq = event.seq;
+  b.pending.push_back({event.seq, json_line});
+  Broadcast(b, event.seq, std::string(EventTypeName(event.type)), event.id, json_line);
+}
+
+void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
+                             const std::string& json_line) {
+  if (b.subscribers.empty()) return;
+  SseItem item;
+  item.seq = seq;
+  item.step = type == "step";
+  item.phase_id = phase_id;
+  item.frame = std::make_shared<const std::string>(SseFrame(seq, type, json_line));
+  const std::vector<EventSubscriber*> subs = b.subscribers;  // a subscriber may leave meanwhile
+  for (EventSubscriber* s : subs) s->OnEvent(item);
+}
+
+void BuildManager::Flush(Active& b) {
+  if (b.pending.empty()) return;
+  if (!store_.AppendEvents(b.record.id, b.pending)) {
+    std::fprintf(stderr, "trtwatch serve: cannot store events of %s: %s\n", b.record.id.c_str(),
+                 store_.last_error().c_str());
+  }
+  b.pending.clear();
+}
+
+void BuildManager::Reap(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end()) return;
+  Active& b = *it->second;
+  int status = 0;
+  const pid_t r = waitpid(b.pid, &status, WNOHANG);
+  if (r == 0) {  // stdout closed but the worker has not exited yet: look again shortly
+    if (!b.reap) b.reap = std::make_unique<asio::steady_timer>(io_);
+    b.reap->expires_after(std::chrono::milliseconds(10));
+    b.reap->async_wait([this, id](const boost::system::error_code& ec) {
+      if (!ec) Reap(id);
+    });
+    return;
+  }
+  if (r < 0) status = -1;
+  Finish(b, status);
+}
+
+void BuildManager::Finish(Active& b, int wait_status) {
+  // Whatever stderr still holds, read without waiting (the worker is gone).
+  if (b.err) {
+    b.err->non_blocking(true);
+    boost::system::error_code ec;
+    while (true) {
+      const size_t n = b.err->read_some(asio::buffer(b.err_chunk), ec);
+      if (ec || n == 0) break;
+      b.err_tail.append(b.err_chunk.data(), n);
+    }
+    if (b.err_tail.size() > kStderrTail) b.err_tail.erase(0, b.err_tail.size() - kStderrTail);
+  }
+  Flush(b);
+  b.pid = -1;
+  b.record.worker_pid = 0;
+  if (b.grace) b.grace->cancel();
+  --running_;
+
+  BuildRecord& r = b.record;
+  if (wait_status >= 0 && WIFEXITED(wait_status)) r.exit_code = WEXITSTATUS(wait_status);
+  if (wait_status >= 0 && WIFSIGNALED(wait_status)) r.exit_signal = WTERMSIG(wait_status);
+  const std::string stderr_text = Trim(b.err_tail);
+  if (b.saw_finish) {
+    r.state = StateFromStatus(b.finish.status);
+    r.error = b.finish.error;
+    if (b.finish.cancel_latency) {
+      json latency = {{"to_first_false", b.finish.cancel_latency->to_first_false
+                                             ? json(*b.finish.cancel_latency->to_first_false)
+                                             : json(nullptr)},
+                      {"to_return", b.finish.cancel_latency->to_return}};
+      r.cancel_latency_json = latency.dump();
+    }
+    if (r.state == BuildState::kSucceeded && b.request.simulate.empty()) {  // simulations write no engine
+      const std::string part = EngineDir() + "/" + r.id + ".engine.part";
+      const std::string final_path = EngineDir() + "/" + r.id + ".engine";
+      if (std::rename(part.c_str(), final_path.c_str()) == 0) {
+        r.engine = final_path;
+      } else {
+        r.state = BuildState::kFailed;
+        r.error = "the worker reported success but left no engine at " + part;
+      }
+    }
+  } else {
+    BuildState state = BuildState::kFailed;
+    std::string error;
+    if (b.forced_kill && r.state == BuildState::kCancelling) {
+      state = BuildState::kCancelled;
+      error = "the worker did not stop within the cancel grace period after SIGTERM; it was killed (SIGKILL)";
+    } else if (r.exit_signal) {
+      error = "the worker was killed by signal " + SignalText(*r.exit_signal) + " before the build finished";
+    } else if (r.exit_code) {
+      error = "the worker exited with code " + std::to_string(*r.exit_code) + " before the build finished";
+    } else {
+      error = "the worker's exit status is unknown";
+    }
+    if (!stderr_text.empty()) error += ": " + stderr_text;
+    AppendSynthesisedFinish(b, state, error);
+    r.state = state;
+    r.error = error;
+  }
+  std::remove((EngineDir() + "/" + r.id + ".engine.part").c_str());  // never leave a partial engine
+  r.finished_at = NowUnix();
+  r.phase_json = SnapshotJson(b.tree).dump();
+  Persist(b);
+  metrics_.BuildFinished(BuildStateName(r.state),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count());
+  Close(b);
+  MaybeStart();
+  if (shutting_down_ && running_ == 0 && on_idle_) std::exchange(on_idle_, nullptr)();
+}
+
+void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::string& error) {
+  b.started = std::chrono::steady_clock::now();
+  AppendSynthesisedFinish(b, state, error);
+  b.record.state = state;
+  b.record.error = error;
+  b.record.finished_at = NowUnix();
+  b.record.phase_json = SnapshotJson(b.tree).dump();
+  Persist(b);
+  metrics_.BuildFinished(BuildStateName(state), 0);
+  Close(b);
+}
+
+void BuildManager::AppendSynthesisedFinish(Active& b, BuildState state, const std::string& error) {
+  Event e;
+  e.type = EventType::kBuildFinish;
+  e.seq = b.record.last_seq + 1;
+  e.t = b.pid > 0 || b.record.started_at > 0
+            ? std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count()
+            : 0;
+  e.status = StatusFromState(state);
+  e.error = error;
+  e.elapsed = e.t;
+  const std::string line = EventToJson(e);
+  b.tree.Apply(e);
+  b.record.last_seq = e.seq;
+  b.pending.push_back({e.seq, line});
+  Flush(b);
+  Broadcast(b, e.seq, "build_finish", kNoPhase, line);
+}
+
+void BuildManager::Persist(Active& b) {
+  if (!IsFinal(b.record.state)) b.record.phase_json = SnapshotJson(b.tree).dump();
+  if (!store_.Put(b.record.id, std::string(BuildStateName(b.record.state)), RecordToJson(b.record))) {
+    std::fprintf(stderr, "trtwatch serve: cannot store record %s: %s\n", b.record.id.c_str(),
+                 store_.last_error().c_str());
+  }
+}
+
+void BuildManager::Close(Active& b) {
+  const std::string id = b.record.id;
+  auto subs = std::move(b.subscribers);
+  for (EventSubscriber* s : subs) s->OnEnd();
+  active_.erase(id);  // closes the pipes; pending reads complete with operation_aborted
+}
+
+std::string BuildManager::ActiveRecordJson(Active& b) const {
+  b.record.phase_json = SnapshotJson(b.tree).dump();
+  return RecordToJson(b.record);
+}
+
+}  // namespace trtwatch::service

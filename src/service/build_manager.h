@@ -1,0 +1,125 @@
+// BuildManager: the service's builds, from request to record.
+//
+// Each build runs as its own worker process (`trtwatch build ... --progress json`, in
+// its own process group); the manager reads the worker's event stream on the event
+// loop, keeps the record's phase snapshot, appends the events to the stored log and
+// fans them out to live subscribers (SSE streams). Builds beyond max_concurrent wait
+// in a queue. Cancel sends SIGTERM to the worker's group (it cancels cooperatively),
+// then SIGKILL after a grace period. A worker that dies without finishing ends its
+// build as failed, with the signal or exit code in the error; the service serves on.
+//
+// Threading: everything runs on the one thread that runs the io_context passed in;
+// no method may be called from any other thread. Subscribers are called on it too.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "service/build_record.h"
+#include "service/sse.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace trtwatch::service {
+
+class Metrics;
+class RecordStore;
+
+struct ManagerOptions {
+  std::string data_dir;
+  std::vector<std::string> model_roots;  // canonical
+  int max_concurrent = 2;
+  int queue_limit = 100;
+  double cancel_grace_seconds = 10;
+  std::string worker_exe = "/proc/self/exe";
+};
+
+// A live reader of one build's events (an SSE stream).
+class EventSubscriber {
+ public:
+  virtual void OnEvent(const SseItem& item) = 0;
+  // The build's stream is over (its build_finish was delivered), or the service stops.
+  virtual void OnEnd() = 0;
+
+ protected:
+  ~EventSubscriber() = default;
+};
+
+struct ApiResult {
+  int status = 200;  // HTTP status
+  std::string body;  // JSON: the record, or {"error": ...}
+  std::string id;
+};
+
+class BuildManager {
+ public:
+  BuildManager(boost::asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options);
+  ~BuildManager();
+  BuildManager(const BuildManager&) = delete;
+  BuildManager& operator=(const BuildManager&) = delete;
+
+  // Restart recovery: builds that were running become interrupted; queued ones run.
+  void Recover();
+
+  ApiResult Submit(std::string_view body);
+  ApiResult Get(const std::string& id);
+  ApiResult Cancel(const std::string& id);
+
+  struct Subscription {
+    bool found = false;
+    std::vector<SseItem> replay;  // stored events after the given seq
+    bool live = false;            // subscribed: OnEvent/OnEnd will follow
+  };
+  // Replays the stored events of `id` after `after_seq` and, unless the build is over,
+  // subscribes `subscriber` to what follows. Unsubscribe before `subscriber` dies.
+  Subscription Subscribe(const std::string& id, uint64_t after_seq, EventSubscriber* subscriber);
+  void Unsubscribe(const std::string& id, EventSubscriber* subscriber);
+
+  // Graceful stop: queued builds stay queued (they run after a restart); running ones
+  // are cancelled (cancel_running) or left to finish. `done` runs once none runs.
+  void Shutdown(bool cancel_running, std::function<void()> done);
+  // Second signal: SIGKILL every worker group now.
+  void KillAll();
+
+  int64_t running() const { return running_; }
+  int64_t queued() const { return static_cast<int64_t>(queue_.size()); }
+
+ private:
+  struct Active;
+
+  void MaybeStart();
+  void Start(Active& build);
+  void ReadOutput(const std::string& id);
+  void ReadErrors(const std::string& id);
+  void HandleLine(Active& build, std::string_view line);
+  void Flush(Active& build);
+  void Reap(const std::string& id);
+  void Finish(Active& build, int wait_status);
+  void EndWithoutWorker(Active& build, BuildState state, const std::string& error);
+  void AppendSynthesisedFinish(Active& build, BuildState state, const std::string& error);
+  void Broadcast(Active& build, uint64_t seq, const std::string& type, int64_t phase_id, const std::string& json);
+  void Persist(Active& build);
+  void Close(Active& build);  // removes a finished build from the active set
+  std::string ActiveRecordJson(Active& build) const;
+  std::string EngineDir() const { return options_.data_dir + "/engines"; }
+
+  boost::asio::io_context& io_;
+  RecordStore& store_;
+  Metrics& metrics_;
+  const ManagerOptions options_;
+  std::map<std::string, std::unique_ptr<Active>> active_;  // queued, running, cancelling
+  std::deque<std::string> queue_;                          // ids waiting, oldest first
+  int64_t running_ = 0;
+  bool shutting_down_ = false;
+  std::function<void()> on_idle_;  // Shutdown's `done`
+};
+
+}  // namespace trtwatch::service

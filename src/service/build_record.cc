@@ -1,0 +1,132 @@
+#include "service/build_record.h"
+
+#include <time.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace trtwatch::service {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kStateNames[] = {"queued", "running", "cancelling", "succeeded",
+                                            "failed", "cancelled", "timed_out", "interrupted"};
+
+json Time(double t) { return t > 0 ? json(FormatTime(t)) : json(nullptr); }
+
+double ParseTime(const json& j) {
+  if (!j.is_string()) return 0;
+  struct tm tm {};
+  int ms = 0;
+  if (std::sscanf(j.get<std::string>().c_str(), "%d-%d-%dT%d:%d:%d.%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm)) + ms / 1000.0;
+}
+
+json ParseOr(const std::string& text, json fallback) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
+
+}  // namespace
+
+std::string_view BuildStateName(BuildState state) { return kStateNames[static_cast<size_t>(state)]; }
+
+bool ParseBuildState(std::string_view name, BuildState* state) {
+  for (size_t i = 0; i < std::size(kStateNames); ++i) {
+    if (kStateNames[i] == name) {
+      *state = static_cast<BuildState>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string FormatTime(double unix_seconds) {
+  const time_t whole = static_cast<time_t>(std::floor(unix_seconds));
+  int ms = static_cast<int>(std::lround((unix_seconds - static_cast<double>(whole)) * 1000));
+  if (ms > 999) ms = 999;
+  struct tm tm {};
+  gmtime_r(&whole, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+  return buf;
+}
+
+double NowUnix() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string RecordToJson(const BuildRecord& r) {
+  json j;
+  j["id"] = r.id;
+  j["status"] = BuildStateName(r.state);
+  j["url"] = "/builds/" + r.id;
+  j["events_url"] = "/builds/" + r.id + "/events";
+  j["backend"] = r.backend;
+  j["request"] = ParseOr(r.request_json, json::object());
+  j["model"] = r.model.empty() ? json(nullptr) : json(r.model);
+  j["created_at"] = Time(r.created_at);
+  j["started_at"] = Time(r.started_at);
+  j["finished_at"] = Time(r.finished_at);
+  if (r.cancel_reason.empty()) {
+    j["cancel"] = nullptr;
+  } else {
+    j["cancel"] = {{"reason", r.cancel_reason},
+                   {"message", r.cancel_message},
+                   {"requested_at", Time(r.cancel_requested_at)},
+                   {"latency", ParseOr(r.cancel_latency_json, nullptr)}};
+  }
+  j["phase"] = ParseOr(r.phase_json, nullptr);
+  j["events"] = r.last_seq;
+  j["error"] = r.error.empty() ? json(nullptr) : json(r.error);
+  j["engine"] = r.engine.empty() ? json(nullptr) : json(r.engine);
+  j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
+  j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
+  j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
+  return j.dump();
+}
+
+bool RecordFromJson(std::string_view text, BuildRecord* r) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !j.contains("status") ||
+      !j["status"].is_string() || !ParseBuildState(j["status"].get<std::string>(), &r->state)) {
+    return false;
+  }
+  auto str = [&](const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  r->id = str("id");
+  r->backend = str("backend");
+  r->request_json = j.contains("request") ? j["request"].dump() : "{}";
+  r->model = str("model");
+  r->created_at = ParseTime(j.value("created_at", json()));
+  r->started_at = ParseTime(j.value("started_at", json()));
+  r->finished_at = ParseTime(j.value("finished_at", json()));
+  if (j.contains("cancel") && j["cancel"].is_object()) {
+    const json& c = j["cancel"];
+    r->cancel_reason = c.value("reason", "");
+    r->cancel_message = c.value("message", "");
+    r->cancel_requested_at = ParseTime(c.value("requested_at", json()));
+    r->cancel_latency_json = c.value("latency", json()).dump();
+  }
+  r->phase_json = j.value("phase", json()).dump();
+  r->last_seq = j.value("events", uint64_t{0});
+  r->error = str("error");
+  r->engine = str("engine");
+  if (j.contains("worker_pid") && j["worker_pid"].is_number_integer()) r->worker_pid = j["worker_pid"].get<int>();
+  if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r->exit_code = j["exit_code"].get<int>();
+  if (j.contains("exit_signal") && j["exit_signal"].is_number_integer()) r->exit_signal = j["exit_signal"].get<int>();
+  return true;
+}
+
+}  // namespace trtwatch::service

@@ -1,0 +1,61 @@
+// BuildRecord: what the service keeps about one build, and its JSON document (the
+// body of GET /builds/{id}, also the form stored in the record store).
+//
+// Threading: a value type; the service mutates records on its event-loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trtwatch::service {
+
+enum class BuildState : uint8_t {
+  kQueued,
+  kRunning,
+  kCancelling,
+  kSucceeded,
+  kFailed,
+  kCancelled,
+  kTimedOut,
+  kInterrupted,
+};
+
+std::string_view BuildStateName(BuildState state);
+bool ParseBuildState(std::string_view name, BuildState* state);
+inline bool IsFinal(BuildState s) {
+  return s != BuildState::kQueued && s != BuildState::kRunning && s != BuildState::kCancelling;
+}
+
+struct BuildRecord {
+  std::string id;
+  BuildState state = BuildState::kQueued;
+  std::string backend;       // "simulated" | "tensorrt"
+  std::string request_json;  // the accepted request, normalised (a JSON object)
+  std::string model;         // resolved model path (real builds)
+  double created_at = 0;     // Unix seconds; 0 = not yet
+  double started_at = 0;
+  double finished_at = 0;
+  std::string cancel_reason;  // "api" | "shutdown"; empty = never asked
+  std::string cancel_message;
+  double cancel_requested_at = 0;
+  std::string cancel_latency_json = "null";  // from build_finish: {"to_first_false", "to_return"}
+  std::string phase_json = "null";           // the live phase snapshot (PhaseSnapshotJson)
+  uint64_t last_seq = 0;                     // events in the log
+  std::string error;
+  std::string engine;  // stored engine path (real builds that succeeded)
+  int worker_pid = 0;  // while running: the worker (and its process group)
+  std::optional<int> exit_code;
+  std::optional<int> exit_signal;
+};
+
+std::string RecordToJson(const BuildRecord& record);
+// Parses a stored document back (restart recovery). Returns false if it is not one.
+bool RecordFromJson(std::string_view json, BuildRecord* record);
+
+// RFC 3339 UTC with milliseconds, e.g. "2026-11-30T03:45:12.345Z".
+std::string FormatTime(double unix_seconds);
+double NowUnix();
+
+}  // namespace trtwatch::service

@@ -1,0 +1,36 @@
+// BuildRequest: the body of POST /builds, checked, and the worker command it becomes.
+//
+// Threading: pure functions (the model check reads the file system).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trtwatch::service {
+
+struct BuildRequest {
+  std::string simulate;  // built-in profile name; empty for a real build
+  uint64_t seed = 1;
+  double speed = 1.0;
+  std::string model;           // as the client gave it
+  std::string resolved_model;  // canonical path inside a model root
+  // Options of a real build, as `trtwatch build` flags: {"fp16": true} -> --fp16,
+  // {"workspace": "4G"} -> --workspace 4G. Value empty for a bare flag.
+  std::vector<std::pair<std::string, std::string>> options;
+  std::string timeout;  // as given ("30m"); empty for none
+  std::string json;     // the request, normalised, as stored in the record
+};
+
+// Parses and checks a request body. `model_roots` are canonical. On failure returns
+// false with a message that names the problem and the fix.
+bool ParseBuildRequest(std::string_view body, const std::vector<std::string>& model_roots, BuildRequest* request,
+                       std::string* error);
+
+// The arguments after "trtwatch": `build ... --progress json`. Real builds write
+// their engine to `engine_path`.
+std::vector<std::string> WorkerArguments(const BuildRequest& request, const std::string& engine_path);
+
+}  // namespace trtwatch::service

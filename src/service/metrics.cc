@@ -1,0 +1,88 @@
+#include "service/metrics.h"
+
+#include <cstdio>
+
+namespace trtwatch::service {
+
+namespace {
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void Header(std::string* out, std::string_view name, std::string_view type, std::string_view help) {
+  out->append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out->append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+}  // namespace
+
+Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+
+void Histogram::Observe(double value) {
+  size_t i = 0;
+  while (i < bounds_.size() && value > bounds_[i]) ++i;
+  ++counts_[i];
+  sum_ += value;
+  ++count_;
+}
+
+void Histogram::Render(std::string_view name, std::string* out) const {
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    cumulative += counts_[i];
+    out->append(name).append("_bucket{le=\"").append(Number(bounds_[i])).append("\"} ");
+    out->append(std::to_string(cumulative)).append("\n");
+  }
+  out->append(name).append("_bucket{le=\"+Inf\"} ").append(std::to_string(count_)).append("\n");
+  out->append(name).append("_sum ").append(Number(sum_)).append("\n");
+  out->append(name).append("_count ").append(std::to_string(count_)).append("\n");
+}
+
+Metrics::Metrics()
+    : finished_{{"succeeded", 0}, {"failed", 0}, {"cancelled", 0}, {"timed_out", 0}, {"interrupted", 0}},
+      build_seconds_({1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400}),
+      phase_seconds_({0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600}) {}
+
+void Metrics::BuildFinished(std::string_view status, double seconds) {
+  auto it = finished_.find(status);
+  if (it == finished_.end()) it = finished_.emplace(std::string(status), 0).first;
+  ++it->second;
+  build_seconds_.Observe(seconds);
+}
+
+void Metrics::PhaseFinished(double seconds) { phase_seconds_.Observe(seconds); }
+
+std::string Metrics::Render(int64_t running, int64_t queued) const {
+  std::string out;
+  Header(&out, "trtwatch_builds_finished_total", "counter", "Builds that reached a final state, by that state.");
+  for (const auto& [status, n] : finished_) {
+    out.append("trtwatch_builds_finished_total{status=\"").append(status).append("\"} ");
+    out.append(std::to_string(n)).append("\n");
+  }
+  Header(&out, "trtwatch_builds_running", "gauge", "Builds whose worker process is running (cancelling included).");
+  out.append("trtwatch_builds_running ").append(std::to_string(running)).append("\n");
+  Header(&out, "trtwatch_builds_queued", "gauge", "Builds waiting for a free worker slot.");
+  out.append("trtwatch_builds_queued ").append(std::to_string(queued)).append("\n");
+  Header(&out, "trtwatch_build_duration_seconds", "histogram", "Wall time of finished builds, start to end.");
+  build_seconds_.Render("trtwatch_build_duration_seconds", &out);
+  Header(&out, "trtwatch_phase_duration_seconds", "histogram", "Elapsed time of finished build phases.");
+  phase_seconds_.Render("trtwatch_phase_duration_seconds", &out);
+  Header(&out, "trtwatch_sse_clients", "gauge", "Open Server-Sent Events streams.");
+  out.append("trtwatch_sse_clients ").append(std::to_string(sse_clients_)).append("\n");
+  Header(&out, "trtwatch_sse_events_dropped_total", "counter",
+         "Step events coalesced away for slow SSE clients (structural events are never dropped).");
+  out.append("trtwatch_sse_events_dropped_total ").append(std::to_string(sse_dropped_)).append("\n");
+  Header(&out, "trtwatch_sse_clients_cut_off_total", "counter", "SSE clients disconnected for falling too far behind.");
+  out.append("trtwatch_sse_clients_cut_off_total ").append(std::to_string(sse_cut_off_)).append("\n");
+  Header(&out, "trtwatch_http_responses_total", "counter", "HTTP responses, by status code.");
+  for (const auto& [code, n] : requests_) {
+    out.append("trtwatch_http_responses_total{code=\"").append(std::to_string(code)).append("\"} ");
+    out.append(std::to_string(n)).append("\n");
+  }
+  return out;
+}
+
+}  // namespace trtwatch::service

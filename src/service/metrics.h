@@ -1,0 +1,55 @@
+// The service's Prometheus metrics and their text exposition format.
+//
+// No label ever carries a build id (unbounded cardinality); status labels take the
+// eight record states only. Threading: owned by the service's event loop thread and
+// not synchronised; Render() runs on that thread too.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trtwatch::service {
+
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds);
+  void Observe(double value);
+  // Appends the _bucket/_sum/_count lines of `name`.
+  void Render(std::string_view name, std::string* out) const;
+
+ private:
+  std::vector<double> bounds_;    // upper bounds, increasing; +Inf implied
+  std::vector<uint64_t> counts_;  // per bucket, not cumulative; last is +Inf
+  double sum_ = 0;
+  uint64_t count_ = 0;
+};
+
+class Metrics {
+ public:
+  Metrics();
+
+  void BuildFinished(std::string_view status, double seconds);  // final states only
+  void PhaseFinished(double seconds);
+  void SseClientOpened() { ++sse_clients_; }
+  void SseClientClosed() { --sse_clients_; }
+  void SseEventsDropped(uint64_t n) { sse_dropped_ += n; }
+  void SseClientCutOff() { ++sse_cut_off_; }
+  void Request(int status) { ++requests_[status]; }
+
+  // The exposition text; `running` and `queued` are the gauges' current values.
+  std::string Render(int64_t running, int64_t queued) const;
+
+ private:
+  std::map<std::string, uint64_t, std::less<>> finished_;  // final status -> count
+  Histogram build_seconds_;
+  Histogram phase_seconds_;
+  int64_t sse_clients_ = 0;
+  uint64_t sse_dropped_ = 0;
+  uint64_t sse_cut_off_ = 0;
+  std::map<int, uint64_t> requests_;  // HTTP status -> count
+};
+
+}  // namespace trtwatch::service

@@ -1,0 +1,23 @@
+// Confinement of model paths to the service's --model-root folders.
+//
+// A client names a model; the service only builds files that really live inside one
+// of its roots: no "..", no symlink that leads out, no device or directory.
+// Threading: pure functions over the file system; safe from any thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trtwatch::service {
+
+// Resolves `requested` (absolute, or relative to each root in turn) to a canonical
+// path inside one of `roots` (already canonical, see CanonicalRoots). On failure
+// returns false and says why, naming the fix, in `*error`.
+bool ResolveModelPath(const std::string& requested, const std::vector<std::string>& roots,
+                      std::string* resolved, std::string* error);
+
+// Canonicalises the configured roots (they must exist and be directories).
+bool CanonicalRoots(const std::vector<std::string>& roots, std::vector<std::string>* canonical,
+                    std::string* error);
+
+}  // namespace trtwatch::service

@@ -1,0 +1,191 @@
+#include "service/record_store.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace trtwatch::service {
+
+namespace {
+
+// A prepared statement, finalised on scope exit.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return stmt_ != nullptr; }
+  sqlite3_stmt* get() { return stmt_; }
+  void Text(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  int Step() { return sqlite3_step(stmt_); }
+  std::string ColText(int i) {
+    const unsigned char* p = sqlite3_column_text(stmt_, i);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, i)))
+             : std::string();
+  }
+  int64_t ColInt(int i) { return sqlite3_column_int64(stmt_, i); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string Placeholders(size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += i ? ",?" : "?";
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error) {
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    *error = "cannot create --data-dir \"" + dir + "\": " + std::strerror(errno);
+    return nullptr;
+  }
+  const std::string path = dir + "/trtwatch.db";
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    *error = "cannot open \"" + path + "\": " + (db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return nullptr;
+  }
+  std::unique_ptr<RecordStore> store(new RecordStore(db));
+  sqlite3_busy_timeout(db, 5000);
+  const char* schema =
+      "PRAGMA journal_mode=WAL;"
+      "PRAGMA synchronous=NORMAL;"
+      "CREATE TABLE IF NOT EXISTS builds ("
+      "  ord INTEGER PRIMARY KEY AUTOINCREMENT,"
+      "  id TEXT NOT NULL UNIQUE,"
+      "  status TEXT NOT NULL,"
+      "  doc TEXT NOT NULL);"
+      "CREATE INDEX IF NOT EXISTS builds_status ON builds(status, ord);"
+      "CREATE TABLE IF NOT EXISTS events ("
+      "  build_id TEXT NOT NULL,"
+      "  seq INTEGER NOT NULL,"
+      "  json TEXT NOT NULL,"
+      "  PRIMARY KEY (build_id, seq)) WITHOUT ROWID;";
+  if (!store->Exec(schema)) {
+    *error = "cannot set up \"" + path + "\": " + store->last_error_ +
+             " (is it a trtwatch database? move it away or pick another --data-dir)";
+    return nullptr;
+  }
+  return store;
+}
+
+RecordStore::~RecordStore() { sqlite3_close(db_); }
+
+bool RecordStore::Exec(const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    last_error_ = message ? message : "unknown SQLite error";
+    sqlite3_free(message);
+    return false;
+  }
+  return true;
+}
+
+bool RecordStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
+  Stmt s(db_,
+         "INSERT INTO builds(id, status, doc) VALUES(?, ?, ?) "
+         "ON CONFLICT(id) DO UPDATE SET status = excluded.status, doc = excluded.doc");
+  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  s.Text(1, id);
+  s.Text(2, status);
+  s.Text(3, doc);
+  if (s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
+  return true;
+}
+
+std::optional<std::string> RecordStore::Get(const std::string& id) {
+  Stmt s(db_, "SELECT doc FROM builds WHERE id = ?");
+  if (!s.ok()) return std::nullopt;
+  s.Text(1, id);
+  if (s.Step() != SQLITE_ROW) return std::nullopt;
+  return s.ColText(0);
+}
+
+RecordStore::Page RecordStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor) {
+  std::string sql = "SELECT ord, doc FROM builds WHERE ord < ?";
+  if (!statuses.empty()) sql += " AND status IN (" + Placeholders(statuses.size()) + ")";
+  sql += " ORDER BY ord DESC LIMIT ?";
+  Stmt s(db_, sql.c_str());
+  Page page;
+  if (!s.ok()) return page;
+  int i = 1;
+  s.Int(i++, cursor > 0 ? cursor : INT64_MAX);
+  for (const std::string& status : statuses) s.Text(i++, status);
+  s.Int(i, limit + 1);  // one more tells whether another page follows
+  int64_t last_ord = 0;
+  while (s.Step() == SQLITE_ROW) {
+    if (static_cast<int>(page.docs.size()) == limit) {
+      page.next_cursor = last_ord;
+      break;
+    }
+    last_ord = s.ColInt(0);
+    page.docs.push_back(s.ColText(1));
+  }
+  return page;
+}
+
+std::vector<std::string> RecordStore::WithStatus(const std::vector<std::string>& statuses) {
+  std::vector<std::string> docs;
+  if (statuses.empty()) return docs;
+  const std::string sql = "SELECT doc FROM builds WHERE status IN (" + Placeholders(statuses.size()) + ") ORDER BY ord";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return docs;
+  int i = 1;
+  for (const std::string& status : statuses) s.Text(i++, status);
+  while (s.Step() == SQLITE_ROW) docs.push_back(s.ColText(0));
+  return docs;
+}
+
+bool RecordStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
+  if (events.empty()) return true;
+  if (!Exec("BEGIN")) return false;
+  {
+    Stmt s(db_, "INSERT OR IGNORE INTO events(build_id, seq, json) VALUES(?, ?, ?)");
+    if (!s.ok()) {
+      last_error_ = sqlite3_errmsg(db_);
+      Exec("ROLLBACK");
+      return false;
+    }
+    for (const StoredEvent& e : events) {
+      sqlite3_reset(s.get());
+      s.Text(1, id);
+      s.Int(2, static_cast<int64_t>(e.seq));
+      s.Text(3, e.json);
+      if (s.Step() != SQLITE_DONE) {
+        last_error_ = sqlite3_errmsg(db_);
+        Exec("ROLLBACK");
+        return false;
+      }
+    }
+  }
+  return Exec("COMMIT");
+}
+
+std::vector<StoredEvent> RecordStore::EventsAfter(const std::string& id, uint64_t after) {
+  std::vector<StoredEvent> events;
+  Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? ORDER BY seq");
+  if (!s.ok()) return events;
+  s.Text(1, id);
+  s.Int(2, static_cast<int64_t>(after));
+  while (s.Step() == SQLITE_ROW) events.push_back({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
+  return events;
+}
+
+uint64_t RecordStore::LastSeq(const std::string& id) {
+  Stmt s(db_, "SELECT MAX(seq) FROM events WHERE build_id = ?");
+  if (!s.ok()) return 0;
+  s.Text(1, id);
+  if (s.Step() != SQLITE_ROW) return 0;
+  return static_cast<uint64_t>(s.ColInt(0));
+}
+
+}  // namespace trtwatch::service

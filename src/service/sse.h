@@ -1,0 +1,62 @@
+// Server-Sent Events: the wire framing of one stream (WHATWG HTML) and the bounded,
+// coalescing queue that stands between the build and one slow client.
+//
+// Threading: pure functions; an SseQueue belongs to one thread (the service's event
+// loop) and is not synchronised. Frames are shared, immutable strings, so one event
+// costs one allocation however many clients receive it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trtwatch::service {
+
+// "id: SEQ\nevent: TYPE\ndata: JSON\n\n". `json` is one line (the protocol's lines
+// never contain a newline); a stray newline would be split into several data lines.
+std::string SseFrame(uint64_t seq, std::string_view type, std::string_view json);
+// "retry: MS\n\n": how long a client waits before it reconnects.
+std::string SseRetry(int milliseconds);
+// A comment line; clients ignore it, idle-dropping proxies see traffic.
+inline constexpr std::string_view kSseHeartbeat = ": heartbeat\n\n";
+
+// Parses a Last-Event-ID header value (a decimal seq). Empty or absent means "from the
+// start" (0). Returns false for anything else, so the caller can refuse it.
+bool ParseLastEventId(std::string_view value, uint64_t* seq);
+
+struct SseItem {
+  uint64_t seq = 0;
+  bool step = false;     // a step event: may be coalesced (latest wins) when behind
+  int64_t phase_id = 0;  // the step's phase
+  std::shared_ptr<const std::string> frame;
+};
+
+// Events waiting to be written to one client. Below `coalesce_at` items it keeps every
+// event. From there on a new step replaces the queued step of the same phase (the old
+// one is removed, the new one appended, so ids stay increasing and Last-Event-ID stays
+// exact). If the queue still reaches `limit`, Push reports overflow: the client is too
+// slow and is cut off (it may reconnect and replay from the stored log).
+class SseQueue {
+ public:
+  enum class PushResult { kQueued, kCoalesced, kOverflow };
+
+  SseQueue(size_t coalesce_at, size_t limit) : coalesce_at_(coalesce_at), limit_(limit) {}
+
+  PushResult Push(SseItem item);
+  std::optional<SseItem> Pop();
+  bool empty() const { return items_.empty(); }
+  size_t size() const { return items_.size(); }
+  uint64_t coalesced() const { return coalesced_; }
+
+ private:
+  const size_t coalesce_at_;
+  const size_t limit_;
+  std::deque<SseItem> items_;
+  uint64_t coalesced_ = 0;  // steps replaced by a later step of their phase
+};
+
+}  // namespace trtwatch::service

@@ -1,0 +1,333 @@
+"""`trtwatch serve` end to end: lifecycle, SSE, replay, recovery, crashing workers."""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from service_client import Server, SseReader, read_until
+
+
+@pytest.fixture
+def server(tmp_path):
+    s = Server(tmp_path).start()
+    yield s
+    s.stop()
+
+
+def assert_in_order(events):
+    """ids strictly increasing (the worker's own delivery may coalesce steps, leaving
+    gaps in seq: the stored log, not 1..N, is the reference for completeness)."""
+    seqs = [e["id"] for e in events]
+    assert seqs == sorted(set(seqs)), seqs
+    for e in events:
+        assert e["data"]["seq"] == e["id"]
+        assert e["data"]["type"] == e["event"]
+
+
+def test_simulated_build_streams_every_event_and_succeeds(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 4, "seed": 3})
+    assert doc["status"] in ("queued", "running")
+    assert doc["id"].startswith("b_") and len(doc["id"]) == 34
+    reader = SseReader(server.port, doc["events_url"])
+    assert reader.status == 200
+    assert reader.headers["content-type"].startswith("text/event-stream")
+    events = reader.read_all()  # the stream ends after build_finish
+    assert reader.retry is not None
+    assert_in_order(events)
+    assert events[0]["event"] == "build_start"
+    assert events[0]["data"]["build"] == doc["id"]
+    assert events[-1]["event"] == "build_finish"
+    assert events[-1]["data"]["status"] == "succeeded"
+    record = server.wait_status(doc["id"], ["succeeded"])
+    assert record["events"] == events[-1]["id"]
+    assert record["phase"]["phases_finished"] == record["phase"]["phases_started"] > 0
+    assert record["started_at"] and record["finished_at"]
+    assert record["exit_code"] == 0
+    # A stream opened after the end replays the whole stored log, identical.
+    again = SseReader(server.port, doc["events_url"]).read_all()
+    assert [e["data"] for e in again] == [e["data"] for e in events]
+
+
+def test_cancel_shows_cancelling_then_cancelled(server):
+    doc = server.submit({"simulate": "large-transformer"})
+    reader = SseReader(server.port, doc["events_url"])
+    read_until(reader, lambda e: e["event"] == "step")
+    status, cancelled, _ = server.request("POST", f"/builds/{doc['id']}/cancel")
+    assert status == 202
+    assert cancelled["status"] == "cancelling"
+    assert cancelled["cancel"]["reason"] == "api"
+    status, again, _ = server.request("POST", f"/builds/{doc['id']}/cancel")  # idempotent
+    assert status == 202 and again["status"] in ("cancelling", "cancelled")
+    rest = reader.read_all()
+    kinds = [e["event"] for e in rest]
+    assert "cancel_requested" in kinds
+    assert kinds[-1] == "build_finish"
+    assert rest[-1]["data"]["status"] == "cancelled"
+    record = server.wait_status(doc["id"], ["cancelled"])
+    assert record["cancel"]["latency"]["to_return"] >= 0
+    assert record["finished_at"]
+    status, body, _ = server.request("POST", f"/builds/{doc['id']}/cancel")
+    assert status == 409 and "already finished" in body["error"]
+    _, metrics, _ = server.request("GET", "/metrics")
+    assert 'trtwatch_builds_finished_total{status="cancelled"} 1' in metrics
+
+
+def test_last_event_id_replays_exactly_the_missed_events(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 2})
+    first = SseReader(server.port, doc["events_url"])
+    seen = [first.next_event() for _ in range(25)]
+    first.close()
+    assert_in_order(seen)
+    resumed = SseReader(server.port, doc["events_url"], last_event_id=seen[-1]["id"])
+    rest = resumed.read_all()
+    assert rest and rest[0]["id"] > seen[-1]["id"]
+    assert_in_order(seen + rest)
+    assert rest[-1]["event"] == "build_finish"
+    # Every event, once: the union equals the stored log.
+    full = SseReader(server.port, doc["events_url"]).read_all()
+    assert [e["data"] for e in full] == [e["data"] for e in seen + rest]
+    # Resuming after the last event of a finished build: 204, nothing to replay.
+    done = SseReader(server.port, doc["events_url"], last_event_id=full[-1]["id"])
+    assert done.status == 204
+
+
+def test_queue_beyond_max_concurrent_and_listing(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1").start()
+    try:
+        a = s.submit({"simulate": "large-transformer"})
+        b = s.submit({"simulate": "small-cnn", "speed": 4})
+        assert b["status"] == "queued"
+        _, metrics, _ = s.request("GET", "/metrics")
+        assert "trtwatch_builds_queued 1" in metrics and "trtwatch_builds_running 1" in metrics
+        _, page, _ = s.request("GET", "/builds?limit=1")
+        assert [x["id"] for x in page["builds"]] == [b["id"]]  # newest first
+        _, page2, _ = s.request("GET", f"/builds?limit=1&cursor={page['next_cursor']}")
+        assert [x["id"] for x in page2["builds"]] == [a["id"]]
+        assert page2["next_cursor"] is None
+        _, queued, _ = s.request("GET", "/builds?status=queued")
+        assert [x["id"] for x in queued["builds"]] == [b["id"]]
+        s.request("POST", f"/builds/{a['id']}/cancel")
+        s.wait_status(b["id"], ["succeeded"])
+        _, running, _ = s.request("GET", "/builds?status=running,queued")
+        assert running["builds"] == []
+    finally:
+        s.stop()
+
+
+def test_timeout_ends_timed_out(server):
+    doc = server.submit({"simulate": "large-transformer", "timeout": "1s"})
+    record = server.wait_status(doc["id"], ["timed_out", "failed", "cancelled"])
+    assert record["status"] == "timed_out", record
+
+
+def test_worker_killed_by_signal_fails_and_service_serves_on(server):
+    doc = server.submit({"simulate": "large-transformer"})
+    reader = SseReader(server.port, doc["events_url"])
+    read_until(reader, lambda e: e["event"] == "step")
+    pids = server.worker_pids()
+    assert len(pids) == 1
+    os.kill(pids[0], signal.SIGKILL)
+    rest = reader.read_all()
+    assert rest[-1]["event"] == "build_finish" and rest[-1]["data"]["status"] == "failed"
+    record = server.wait_status(doc["id"], ["failed"])
+    assert "signal 9" in record["error"] and "SIGKILL" in record["error"]
+    assert record["exit_signal"] == 9
+    status, health, _ = server.request("GET", "/healthz")
+    assert status == 200 and health["status"] == "ok"
+    ok = server.submit({"simulate": "small-cnn", "speed": 8})
+    assert server.wait_status(ok["id"], ["succeeded", "failed"])["status"] == "succeeded"
+
+
+def test_restart_keeps_records_interrupts_running_and_runs_queued(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1").start()
+    done = s.submit({"simulate": "small-cnn", "speed": 8})
+    finished = s.wait_status(done["id"], ["succeeded"])
+    running = s.submit({"simulate": "large-transformer"})
+    queued = s.submit({"simulate": "small-cnn", "speed": 8})
+    s.wait_status(running["id"], ["running"])
+    assert s.get(queued["id"])["status"] == "queued"
+    workers = s.worker_pids()
+    assert s.get(running["id"])["worker_pid"] == workers[0]
+    os.kill(workers[0], signal.SIGSTOP)  # silent, as in a long phase: no SIGPIPE would end it
+    s.stop(signal.SIGKILL)  # a crash: no graceful shutdown
+
+    s2 = Server(tmp_path, "--max-concurrent", "1", name="server2").start()
+    try:
+        # The orphaned worker was killed on recovery (it would hold the GPU otherwise).
+        deadline = time.time() + 10
+        while os.path.exists(f"/proc/{workers[0]}") and time.time() < deadline:
+            with open(f"/proc/{workers[0]}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break  # a zombie waiting for init to reap it: dead
+            time.sleep(0.05)
+        assert not os.path.exists(f"/proc/{workers[0]}") or \
+            open(f"/proc/{workers[0]}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+        assert s2.get(done["id"]) == finished
+        interrupted = s2.get(running["id"])
+        assert interrupted["status"] == "interrupted"
+        assert "interrupted" in interrupted["error"]
+        events = SseReader(s2.port, running["events_url"]).read_all()
+        assert events[-1]["event"] == "build_finish"
+        assert s2.wait_status(queued["id"], ["succeeded", "failed"])["status"] == "succeeded"
+    finally:
+        s2.stop()
+
+
+def test_sigterm_cancels_running_builds_and_keeps_records(tmp_path):
+    s = Server(tmp_path).start()
+    doc = s.submit({"simulate": "large-transformer"})
+    s.wait_status(doc["id"], ["running"])
+    reader = SseReader(s.port, doc["events_url"])
+    read_until(reader, lambda e: e["event"] == "step")
+    assert s.stop(signal.SIGTERM) == 0
+    rest = reader.read_all()
+    assert rest[-1]["event"] == "build_finish" and rest[-1]["data"]["status"] == "cancelled"
+    s2 = Server(tmp_path, name="server2").start()
+    try:
+        record = s2.get(doc["id"])
+        assert record["status"] == "cancelled"
+        assert record["cancel"]["reason"] == "shutdown"
+    finally:
+        s2.stop()
+
+
+def test_on_shutdown_finish_lets_builds_finish(tmp_path):
+    s = Server(tmp_path, "--on-shutdown", "finish").start()
+    doc = s.submit({"simulate": "small-cnn", "speed": 4})
+    s.wait_status(doc["id"], ["running"])
+    assert s.stop(signal.SIGTERM) == 0
+    s2 = Server(tmp_path, name="server2").start()
+    try:
+        assert s2.get(doc["id"])["status"] == "succeeded"
+    finally:
+        s2.stop()
+
+
+def test_real_build_without_tensorrt_fails_with_the_workers_message(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "net.onnx").write_bytes(b"not really onnx")
+    s = Server(tmp_path, "--model-root", str(models)).start()
+    try:
+        doc = s.submit({"model": "net.onnx", "options": {"fp16": True}})
+        assert doc["backend"] == "tensorrt"
+        assert doc["model"] == str(models.resolve() / "net.onnx")
+        record = s.wait_status(doc["id"], ["failed", "succeeded"])
+        if record["status"] == "failed":  # no TensorRT here: the worker's own message
+            assert record["error"]
+        else:
+            assert record["engine"] and os.path.exists(record["engine"])
+        assert not list((tmp_path / "data" / "engines").glob("*.part"))
+    finally:
+        s.stop()
+
+
+def test_metrics_and_openapi(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 8})
+    server.wait_status(doc["id"], ["succeeded"])
+    _, text, hdrs = server.request("GET", "/metrics")
+    assert hdrs["Content-Type"].startswith("text/plain")
+    for name in ["trtwatch_builds_finished_total", "trtwatch_builds_running", "trtwatch_builds_queued",
+                 "trtwatch_build_duration_seconds_bucket", "trtwatch_phase_duration_seconds_count",
+                 "trtwatch_sse_clients", "trtwatch_sse_events_dropped_total"]:
+        assert name in text
+    assert doc["id"] not in text
+    assert 'trtwatch_builds_finished_total{status="succeeded"} 1' in text
+    status, api, _ = server.request("GET", "/openapi.json")
+    assert status == 200 and api["openapi"].startswith("3.1")
+    for path in ["/builds", "/builds/{id}", "/builds/{id}/cancel", "/builds/{id}/events", "/metrics",
+                 "/openapi.json", "/healthz"]:
+        assert path in api["paths"]
+    status, page, hdrs = server.request("GET", "/")
+    assert status == 200 and "EventSource" in page
+
+
+NODE_DIR = pathlib.Path(__file__).parents[1] / "node"
+
+
+@pytest.mark.skipif(not shutil.which("node") or not (NODE_DIR / "node_modules" / "eventsource").exists(),
+                    reason="node and tests/node/node_modules (npm ci in tests/node; scripts/setup.sh does it)")
+def test_real_eventsource_client_reconnects_with_last_event_id(server):
+    doc = server.submit({"simulate": "small-cnn", "speed": 2})
+    url = f"http://127.0.0.1:{server.port}{doc['events_url']}"
+    r = subprocess.run(["node", str(NODE_DIR / "sse_reconnect.mjs"), url, "30"], capture_output=True, text=True,
+                       timeout=180)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["cutDone"] and summary["finished"]
+    ids = [e["id"] for e in summary["received"]]
+    stored = [e["id"] for e in SseReader(server.port, doc["events_url"]).read_all()]
+    assert ids == stored  # every stored event once, in order, across the reconnect
+    assert all(e["seq"] == e["id"] and e["dataType"] == e["type"] for e in summary["received"])
+    assert summary["received"][-1]["type"] == "build_finish"
+    # First connection without Last-Event-ID, the reconnect resumed where the cut left
+    # off, and the final reconnect after build_finish got 204 and stopped (CLOSED = 2).
+    assert summary["requests"][0] is None
+    assert int(summary["requests"][1]) >= 30
+    assert summary["requests"][-1] == str(ids[-1])
+    assert summary["readyState"] == 2
+    assert server.get(doc["id"])["events"] == ids[-1]
+
+
+def test_idle_stream_gets_heartbeats(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1").start()
+    try:
+        blocker = s.submit({"simulate": "large-transformer"})
+        waiting = s.submit({"simulate": "small-cnn"})
+        assert waiting["status"] == "queued"
+        reader = SseReader(s.port, waiting["events_url"], timeout=40)
+        assert reader.status == 200
+        # A queued build sends nothing yet: within 15 s a heartbeat comment must come.
+        while b": heartbeat\n\n" not in reader.buf:
+            assert reader._fill(), "the stream closed without a heartbeat"
+        assert b"id:" not in reader.buf
+        reader.close()
+        s.request("POST", f"/builds/{blocker['id']}/cancel")
+    finally:
+        s.stop()
+
+
+def test_a_stalled_client_gets_coalesced_steps_and_slows_nobody(server):
+    """A client that stops reading: its steps coalesce (counted as dropped), structural
+    events all arrive once it reads again, and a reading client still gets everything."""
+    import socket as socketlib
+    doc = server.submit({"simulate": "large-transformer", "speed": 40})
+    slow = socketlib.socket()
+    slow.setsockopt(socketlib.SOL_SOCKET, socketlib.SO_RCVBUF, 4096)  # a tiny window
+    slow.connect(("127.0.0.1", server.port))
+    slow.sendall(f"GET {doc['events_url']} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    fast = SseReader(server.port, doc["events_url"]).read_all()  # reads while `slow` does not
+    assert fast[-1]["event"] == "build_finish"
+    stored = SseReader(server.port, doc["events_url"]).read_all()
+    assert [e["id"] for e in fast] == [e["id"] for e in stored]
+    # Now the stalled client drains what the server kept for it.
+    slow.settimeout(30)
+    data = b""
+    while True:
+        chunk = slow.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    slow.close()
+    ids, kinds = [], []
+    for block in data.split(b"\r\n\r\n", 1)[1].split(b"\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.decode().split("\n") if ": " in line)
+        if "id" in lines:
+            ids.append(int(lines["id"]))
+            kinds.append(lines["event"])
+    assert ids == sorted(set(ids))
+    structural = {"build_start", "phase_start", "phase_finish", "cancel_requested", "build_finish"}
+    assert [e["id"] for e in stored if e["event"] in structural] == \
+        [i for i, k in zip(ids, kinds) if k in structural]
+    _, metrics, _ = server.request("GET", "/metrics")
+    dropped = int(next(line.split()[1] for line in metrics.splitlines()
+                       if line.startswith("trtwatch_sse_events_dropped_total ")))
+    cut = int(next(line.split()[1] for line in metrics.splitlines()
+                   if line.startswith("trtwatch_sse_clients_cut_off_total ")))
+    assert len(ids) + dropped == len(stored) or cut == 1, (len(ids), dropped, len(stored), cut)
+    assert dropped > 0 or cut == 1

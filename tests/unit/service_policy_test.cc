@@ -1,0 +1,147 @@
+// Path confinement, request checks, metrics text and token comparison.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "service/build_request.h"
+#include "service/metrics.h"
+#include "service/model_paths.h"
+#include "service/server.h"
+
+namespace trtwatch::service {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModelPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/trtwatch_paths_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    base_ = fs::path(tmpl);
+    fs::create_directories(base_ / "root" / "sub");
+    fs::create_directories(base_ / "outside");
+    std::ofstream(base_ / "root" / "sub" / "net.onnx") << "x";
+    std::ofstream(base_ / "outside" / "secret.onnx") << "x";
+    fs::create_symlink(base_ / "outside" / "secret.onnx", base_ / "root" / "link.onnx");
+    fs::create_symlink(base_ / "root" / "sub" / "net.onnx", base_ / "root" / "inner.onnx");
+    std::string error;
+    ASSERT_TRUE(CanonicalRoots({(base_ / "root").string()}, &roots_, &error)) << error;
+  }
+  void TearDown() override { fs::remove_all(base_); }
+  bool Resolve(const std::string& p, std::string* error) {
+    std::string resolved;
+    return ResolveModelPath(p, roots_, &resolved, error);
+  }
+  fs::path base_;
+  std::vector<std::string> roots_;
+};
+
+TEST_F(ModelPathTest, AcceptsPathsInsideARoot) {
+  std::string resolved, error;
+  ASSERT_TRUE(ResolveModelPath("sub/net.onnx", roots_, &resolved, &error)) << error;
+  EXPECT_EQ(resolved, fs::canonical(base_ / "root" / "sub" / "net.onnx").string());
+  ASSERT_TRUE(ResolveModelPath((base_ / "root" / "sub" / "net.onnx").string(), roots_, &resolved, &error));
+  ASSERT_TRUE(ResolveModelPath("inner.onnx", roots_, &resolved, &error)) << "a symlink staying inside is fine";
+}
+
+TEST_F(ModelPathTest, RefusesEscapes) {
+  std::string error;
+  EXPECT_FALSE(Resolve("../outside/secret.onnx", &error));
+  EXPECT_NE(error.find(".."), std::string::npos);
+  EXPECT_FALSE(Resolve("sub/../../outside/secret.onnx", &error));
+  EXPECT_FALSE(Resolve((base_ / "outside" / "secret.onnx").string(), &error));
+  EXPECT_NE(error.find("outside every model root"), std::string::npos);
+  EXPECT_FALSE(Resolve("link.onnx", &error));
+  EXPECT_NE(error.find("outside every model root"), std::string::npos);
+  EXPECT_FALSE(Resolve("sub", &error));
+  EXPECT_NE(error.find("regular file"), std::string::npos);
+  EXPECT_FALSE(Resolve("missing.onnx", &error));
+  EXPECT_FALSE(Resolve("", &error));
+  EXPECT_FALSE(Resolve(std::string("a\0b", 3), &error));
+}
+
+TEST_F(ModelPathTest, ARootPrefixIsNotARoot) {
+  fs::create_directories(base_ / "root2");
+  std::ofstream(base_ / "root2" / "m.onnx") << "x";
+  std::string error;
+  EXPECT_FALSE(Resolve((base_ / "root2" / "m.onnx").string(), &error));
+}
+
+TEST(ModelPathNoRootTest, RealBuildsNeedARoot) {
+  std::string resolved, error;
+  EXPECT_FALSE(ResolveModelPath("/etc/hosts", {}, &resolved, &error));
+  EXPECT_NE(error.find("--model-root"), std::string::npos);
+}
+
+TEST(BuildRequestTest, SimulatedRequestBecomesWorkerArguments) {
+  BuildRequest r;
+  std::string error;
+  ASSERT_TRUE(ParseBuildRequest(R"({"simulate":"small-cnn","seed":4,"speed":2.5,"timeout":"30m"})", {}, &r, &error))
+      << error;
+  EXPECT_EQ(WorkerArguments(r, ""),
+            (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "4", "--speed", "2.5",
+                                      "--timeout", "30m", "--progress", "json"}));
+}
+
+TEST(BuildRequestTest, RefusesWhatItCannotRun) {
+  BuildRequest r;
+  std::string error;
+  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"../../etc/passwd"})", {}, &r, &error));
+  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"small-cnn","timeout":"-5s"})", {}, &r, &error));
+  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"small-cnn","speed":1e9})", {}, &r, &error));
+  EXPECT_FALSE(ParseBuildRequest(R"({"model":"x.onnx"})", {}, &r, &error));
+  EXPECT_NE(error.find("--model-root"), std::string::npos);
+  EXPECT_FALSE(ParseBuildRequest("{", {}, &r, &error));
+}
+
+TEST(MetricsTest, RendersPrometheusText) {
+  Metrics m;
+  m.BuildFinished("succeeded", 3);
+  m.BuildFinished("succeeded", 20);
+  m.BuildFinished("cancelled", 0.5);
+  m.PhaseFinished(0.2);
+  m.SseClientOpened();
+  m.SseClientOpened();
+  m.SseClientClosed();
+  m.SseEventsDropped(7);
+  const std::string text = m.Render(/*running=*/2, /*queued=*/5);
+  auto has = [&](const std::string& line) { return text.find(line + "\n") != std::string::npos; };
+  EXPECT_TRUE(has("# TYPE trtwatch_builds_finished_total counter"));
+  EXPECT_TRUE(has("trtwatch_builds_finished_total{status=\"succeeded\"} 2"));
+  EXPECT_TRUE(has("trtwatch_builds_finished_total{status=\"cancelled\"} 1"));
+  EXPECT_TRUE(has("trtwatch_builds_finished_total{status=\"failed\"} 0"));
+  EXPECT_TRUE(has("trtwatch_builds_running 2"));
+  EXPECT_TRUE(has("trtwatch_builds_queued 5"));
+  EXPECT_TRUE(has("# TYPE trtwatch_build_duration_seconds histogram"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"1\"} 1"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"5\"} 2"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"15\"} 2"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"60\"} 3"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"+Inf\"} 3"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_sum 23.5"));
+  EXPECT_TRUE(has("trtwatch_build_duration_seconds_count 3"));
+  EXPECT_TRUE(has("trtwatch_phase_duration_seconds_count 1"));
+  EXPECT_TRUE(has("trtwatch_sse_clients 1"));
+  EXPECT_TRUE(has("trtwatch_sse_events_dropped_total 7"));
+  // Every sample line belongs to a declared metric.
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#", 0) == 0) continue;
+    EXPECT_EQ(line.rfind("trtwatch_", 0), 0u) << line;
+  }
+}
+
+TEST(TokenTest, MatchesOnlyTheExactToken) {
+  EXPECT_TRUE(TokenMatches("0123456789abcdef", "0123456789abcdef"));
+  EXPECT_FALSE(TokenMatches("0123456789abcdeF", "0123456789abcdef"));
+  EXPECT_FALSE(TokenMatches("0123456789abcde", "0123456789abcdef"));
+  EXPECT_FALSE(TokenMatches("0123456789abcdef0", "0123456789abcdef"));
+  EXPECT_FALSE(TokenMatches("", "0123456789abcdef"));
+}
+
+}  // namespace
+}  // namespace trtwatch::service

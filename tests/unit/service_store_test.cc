@@ -1,0 +1,123 @@
+#include "service/record_store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "service/build_record.h"
+
+namespace trtwatch::service {
+namespace {
+
+class RecordStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/trtwatch_store_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::unique_ptr<RecordStore> Open() {
+    std::string error;
+    auto store = RecordStore::Open(dir_, &error);
+    EXPECT_TRUE(store) << error;
+    return store;
+  }
+  std::string dir_;
+};
+
+TEST_F(RecordStoreTest, PutGetAndUpdateKeepCreationOrder) {
+  auto store = Open();
+  ASSERT_TRUE(store->Put("a", "queued", "{\"id\":\"a\"}"));
+  ASSERT_TRUE(store->Put("b", "running", "{\"id\":\"b\"}"));
+  ASSERT_TRUE(store->Put("a", "succeeded", "{\"id\":\"a\",\"v\":2}"));
+  EXPECT_EQ(store->Get("a"), "{\"id\":\"a\",\"v\":2}");
+  EXPECT_FALSE(store->Get("zz"));
+  auto page = store->List({}, 10, 0);
+  ASSERT_EQ(page.docs.size(), 2u);
+  EXPECT_EQ(page.docs[0], "{\"id\":\"b\"}");  // newest first, the update did not reorder
+  EXPECT_FALSE(page.next_cursor);
+}
+
+TEST_F(RecordStoreTest, PaginatesAndFilters) {
+  auto store = Open();
+  for (int i = 0; i < 5; ++i) {
+    store->Put("id" + std::to_string(i), i % 2 ? "failed" : "succeeded", std::to_string(i));
+  }
+  auto first = store->List({}, 2, 0);
+  EXPECT_EQ(first.docs, (std::vector<std::string>{"4", "3"}));
+  ASSERT_TRUE(first.next_cursor);
+  auto second = store->List({}, 2, *first.next_cursor);
+  EXPECT_EQ(second.docs, (std::vector<std::string>{"2", "1"}));
+  auto third = store->List({}, 2, *second.next_cursor);
+  EXPECT_EQ(third.docs, (std::vector<std::string>{"0"}));
+  EXPECT_FALSE(third.next_cursor);
+  EXPECT_EQ(store->List({"failed"}, 10, 0).docs, (std::vector<std::string>{"3", "1"}));
+  EXPECT_EQ(store->WithStatus({"succeeded"}), (std::vector<std::string>{"0", "2", "4"}));
+}
+
+TEST_F(RecordStoreTest, EventLogSurvivesReopenAndReplaysAfterASeq) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->AppendEvents("a", {{1, "e1"}, {2, "e2"}}));
+    ASSERT_TRUE(store->AppendEvents("a", {{3, "e3"}}));
+    ASSERT_TRUE(store->AppendEvents("b", {{1, "other"}}));
+    ASSERT_TRUE(store->Put("a", "running", "{}"));
+  }
+  auto store = Open();
+  EXPECT_EQ(store->LastSeq("a"), 3u);
+  auto after = store->EventsAfter("a", 1);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0].seq, 2u);
+  EXPECT_EQ(after[0].json, "e2");
+  EXPECT_EQ(after[1].json, "e3");
+  EXPECT_TRUE(store->EventsAfter("a", 3).empty());
+  EXPECT_EQ(store->Get("a"), "{}");
+}
+
+TEST_F(RecordStoreTest, RefusesAFileThatIsNotADatabase) {
+  {
+    FILE* f = std::fopen((dir_ + "/trtwatch.db").c_str(), "w");
+    std::fputs("this is not sqlite, just text long enough to have a header.........................", f);
+    std::fclose(f);
+  }
+  std::string error;
+  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_NE(error.find("--data-dir"), std::string::npos) << error;
+}
+
+TEST(BuildRecordTest, JsonRoundTrips) {
+  BuildRecord r;
+  r.id = "b_0123";
+  r.state = BuildState::kCancelled;
+  r.backend = "simulated";
+  r.request_json = R"({"simulate":"small-cnn"})";
+  r.created_at = 1764474312.345;
+  r.started_at = 1764474313.5;
+  r.finished_at = 1764474320.25;
+  r.cancel_reason = "api";
+  r.cancel_message = "by test";
+  r.cancel_requested_at = 1764474315.125;
+  r.cancel_latency_json = R"({"to_first_false":0.1,"to_return":0.2})";
+  r.last_seq = 42;
+  r.error = "terminated";
+  r.exit_code = 143;
+  BuildRecord back;
+  ASSERT_TRUE(RecordFromJson(RecordToJson(r), &back));
+  EXPECT_EQ(RecordToJson(back), RecordToJson(r));
+  EXPECT_EQ(FormatTime(1764474312.345), "2025-11-30T03:45:12.345Z");
+}
+
+TEST(BuildRecordTest, StateNamesRoundTrip) {
+  for (int i = 0; i <= static_cast<int>(BuildState::kInterrupted); ++i) {
+    BuildState s;
+    ASSERT_TRUE(ParseBuildState(BuildStateName(static_cast<BuildState>(i)), &s));
+    EXPECT_EQ(static_cast<int>(s), i);
+  }
+  BuildState s;
+  EXPECT_FALSE(ParseBuildState("done", &s));
+}
+
+}  // namespace
+}  // namespace trtwatch::service
