@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "backends/tensorrt/build_options.h"
+
 namespace trtwatch {
 
 struct BuildCommandOptions {
@@ -15,6 +17,7 @@ struct BuildCommandOptions {
   std::string progress = "auto";
   std::string events_file;
   std::string timeout;
+  trt::RawBuildFlags tensorrt;  // trtexec-style options (cli/tensorrt_flags.cc)
 };
 
 // Runs the build and returns the process exit code (cli/exit_codes.h). Progress goes

@@ -3,7 +3,9 @@
 #include <cstdio>
 
 #include "cli/build_command.h"
+#include "cli/doctor_command.h"
 #include "cli/exit_codes.h"
+#include "cli/tensorrt_flags.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -26,6 +28,12 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--progress", build.progress, "auto|plain|json|quiet")->default_val("auto");
   build_cmd->add_option("--events", build.events_file, "Also write the event stream (JSON lines) to FILE");
   build_cmd->add_option("--timeout", build.timeout, "Cancel the build after DUR (90, 45s, 1.5m, 2h): exit 124");
+  trtwatch::AddTensorRtFlags(build_cmd, &build);
+
+  trtwatch::DoctorOptions doctor;
+  CLI::App* doctor_cmd =
+      app.add_subcommand("doctor", "Show the NVIDIA driver, GPUs, TensorRT and backends this trtwatch can use");
+  doctor_cmd->add_flag("--json", doctor.json, "One JSON object on stdout");
 
   try {
     app.parse(argc, argv);
@@ -40,5 +48,6 @@ int main(int argc, char** argv) {
     return trtwatch::exit_code::kUsage;
   }
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
+  if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   return trtwatch::exit_code::kUsage;
 }
