@@ -214,6 +214,7 @@ nvinfer1::IHostMemory* FakeBuilder::buildSerializedNetwork(nvinfer1::INetworkDef
     logger_.log(nvinfer1::ILogger::Severity::kERROR, "fake: out of device memory while timing tactics");
     return nullptr;
   }
+  if (script.before_return) script.before_return();
   g_record->returned_engine = true;
   return new FakeHostMemory(script.engine);
 }

@@ -43,6 +43,8 @@ struct Script {
   // Called once on worker 0's thread after its step `hook_step` of the first root step.
   int hook_step = -1;
   std::function<void()> hook;
+  // Called after the last callback, just before an engine is returned.
+  std::function<void()> before_return;
 };
 
 struct Record {

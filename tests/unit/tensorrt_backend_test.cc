@@ -241,12 +241,14 @@ TEST_F(TensorRtBackendTest, TimeoutIsTimedOut) {
 TEST_F(TensorRtBackendTest, CancelAfterTheLastStepStillWritesNothing) {
   // The request lands after TensorRT's last callback: the engine exists in memory,
   // but the user asked to stop, so no file appears and the build is cancelled.
-  fake_trt::GetScript().root_steps = 1;
-  fake_trt::GetScript().workers = 1;
-  fake_trt::GetScript().worker_steps = 1;
-  const Run run = Build([](Monitor& m) { m.RequestCancel(CancelReason::kUser, "stop"); }, 0);
+  Monitor* monitor = nullptr;
+  fake_trt::GetScript().before_return = [&] { monitor->RequestCancel(CancelReason::kUser, "stop"); };
+  const Run run = Build([&](Monitor& m) { monitor = &m; }, 0);
+  EXPECT_TRUE(fake_trt::GetRecord().returned_engine);
+  EXPECT_EQ(fake_trt::GetRecord().false_returns.load(), 0);
   EXPECT_EQ(run.result.status, BuildStatus::kCancelled);
   EXPECT_FALSE(Exists(options_.output));
+  EXPECT_EQ(Entries(), std::vector<std::string>{"model.onnx"});
 }
 
 TEST_F(TensorRtBackendTest, FailureCarriesTensorRtsErrors) {

@@ -149,8 +149,10 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
     return outcome;
   };
 
-  // Declared before every TensorRT object so that it outlives them all.
+  // Declared before every TensorRT object so that they outlive them all, as TensorRT
+  // requires of the progress monitor and of a timing cache.
   ProgressAdapter adapter(monitor);
+  TrtPtr<nvinfer1::ITimingCache> cache;
 
   TrtPtr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger_));
   if (!builder) {
@@ -257,7 +259,6 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   }
 
   // Timing cache: load what is there, build with it, save the updated cache.
-  TrtPtr<nvinfer1::ITimingCache> cache;
   if (!options_.timing_cache.empty()) {
     std::string blob;
     std::string read_error;
