@@ -17,7 +17,9 @@ void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
   flag("--bf16", f.bf16, "Allow BF16 kernels (TensorRT 9/10; weakly typed networks)");
   flag("--int8", f.int8, "Allow INT8 kernels (TensorRT 9/10; weakly typed networks)");
   flag("--stronglyTyped", f.strongly_typed, "Strongly typed network: types come from the model");
+  // One value per occurrence, so that a following MODEL is not swallowed.
   build->add_option("--memPoolSize", f.mem_pool_size, "workspace:N[B|K|M|G] (MiB if no unit), e.g. workspace:4G")
+      ->allow_extra_args(false)
       ->group(group);
   add("--workspace", f.workspace, "Workspace size in MiB (older spelling of --memPoolSize=workspace:N)");
   add("--builderOptimizationLevel", f.builder_optimization_level, "0..5: higher tries more tactics, builds longer");

@@ -89,6 +89,8 @@ def test_bad_input_is_refused_before_anything_starts(tmp_path):
         (["build", str(model), "-o", str(tmp_path / "m.engine"), "--minShapes=input:4x3", "--optShapes=input:1x3"],
          "min <= opt <= max"),
         (["build", str(model), "-o", str(tmp_path / "m.engine"), "--memPoolSize=workspace:lots"], "--memPoolSize"),
+        # One value per --memPoolSize: the model after it is still the model.
+        (["build", "--memPoolSize", "workspace:lots", str(model), "-o", str(tmp_path / "m.engine")], "--memPoolSize"),
         (["build", str(model), "-o", str(tmp_path / "m.engine"), "--stronglyTyped", "--fp16"], "--stronglyTyped"),
         (["build", str(model), "-o", str(tmp_path / "m.engine"), "--builderOptimizationLevel=9"], "0 to 5"),
     ]

@@ -137,6 +137,8 @@ TEST(ResolveTest, RejectsContradictionsWithTheFix) {
   add("two pools", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G", "workspace:2G"}; }, "twice");
   add("pool+workspace", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G"}; r.workspace = "10"; }, "not both");
   add("other pool", [](RawBuildFlags& r) { r.mem_pool_size = {"dlaSRAM:1M"}; }, "only the workspace pool");
+  add("listed pool", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G,dlaSRAM:1M"}; }, "dlaSRAM:1M");
+  add("listed twice", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G,workspace:2G"}; }, "twice");
   add("level 6", [](RawBuildFlags& r) { r.builder_optimization_level = "6"; }, "from 0 to 5");
   add("level text", [](RawBuildFlags& r) { r.builder_optimization_level = "max"; }, "--builderOptimizationLevel");
   add("threads 0", [](RawBuildFlags& r) { r.max_threads = "0"; }, "--maxThreads");

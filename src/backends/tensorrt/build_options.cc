@@ -197,7 +197,18 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
     return false;
   }
 
-  for (const std::string& pool : raw.mem_pool_size) {
+  // trtexec takes "workspace:1G,dlaSRAM:1M" as well as repeated options.
+  std::vector<std::string> pools;
+  for (const std::string& entry : raw.mem_pool_size) {
+    size_t begin = 0;
+    while (true) {
+      const size_t comma = entry.find(',', begin);
+      pools.push_back(entry.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+      if (comma == std::string::npos) break;
+      begin = comma + 1;
+    }
+  }
+  for (const std::string& pool : pools) {
     const size_t colon = pool.find(':');
     const std::string name = colon == std::string::npos ? "" : pool.substr(0, colon);
     if (name != "workspace") {
