@@ -65,6 +65,8 @@ class ITimingCache {
   virtual IHostMemory* serialize() const noexcept = 0;
 };
 
+#if NV_TENSORRT_MAJOR >= 10
+// 10.x/11.x: a versioned interface that implements getInterfaceInfo itself.
 namespace v_1_0 {
 class IProgressMonitor : public IVersionedInterface {
  public:
@@ -77,6 +79,17 @@ class IProgressMonitor : public IVersionedInterface {
 };
 }  // namespace v_1_0
 using IProgressMonitor = v_1_0::IProgressMonitor;
+#else
+// 9.x: a plain abstract class.
+class IProgressMonitor {
+ public:
+  IProgressMonitor() = default;
+  virtual ~IProgressMonitor() noexcept = default;
+  virtual void phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept = 0;
+  virtual bool stepComplete(char const* phaseName, int32_t step) noexcept = 0;
+  virtual void phaseFinish(char const* phaseName) noexcept = 0;
+};
+#endif
 
 class IBuilderConfig {
  public:

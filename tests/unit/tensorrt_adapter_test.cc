@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "backends/tensorrt/logger_adapter.h"
 #include "backends/tensorrt/progress_adapter.h"
@@ -57,6 +58,7 @@ TEST(ProgressAdapterTest, ReturnsFalseOnceCancelIsRequested) {
   EXPECT_FALSE(trt.stepComplete("Building engine", 2));
 }
 
+#if NV_TENSORRT_MAJOR >= 10
 TEST(ProgressAdapterTest, KeepsTensorRtsInterfaceInfo) {
   FakeClock clock;
   Monitor monitor(clock);
@@ -65,6 +67,12 @@ TEST(ProgressAdapterTest, KeepsTensorRtsInterfaceInfo) {
   EXPECT_STREQ(info.kind, "IProgressMonitor");
   EXPECT_EQ(info.major, 1);
 }
+#else
+TEST(ProgressAdapterTest, IsAPlainInterfaceOnTensorRt9) {
+  static_assert(!std::is_base_of_v<nvinfer1::IVersionedInterface, nvinfer1::IProgressMonitor>);
+  EXPECT_EQ(NV_TENSORRT_MAJOR, 9);
+}
+#endif
 
 std::vector<Event> Logs(Monitor& monitor) {
   std::vector<Event> logs;
