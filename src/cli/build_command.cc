@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/simulated/simulator.h"
+#include "backends/tensorrt/factory.h"
 #include "cli/duration.h"
 #include "cli/exit_codes.h"
 #include "cli/output_mode.h"
@@ -95,12 +96,16 @@ int RunBuildCommand(const BuildCommandOptions& options) {
     std::optional<sim::Profile> profile = sim::LoadProfile(options.simulate, &error);
     if (!profile) return UsageError(error);
     backend = std::make_unique<sim::SimulatedBackend>(*profile, sim::SimulationOptions{options.seed, options.speed});
-  } else if (options.model.empty()) {
-    return UsageError("nothing to build: give MODEL.onnx -o ENGINE, or --simulate PROFILE (try --simulate small-cnn)");
   } else {
-    return UsageError("this trtwatch was built without TensorRT, so it cannot build \"" + options.model +
-                      "\". Install TensorRT and rebuild (docs/tensorrt.md), or try a simulated build with "
-                      "--simulate small-cnn");
+    // Input first (exit 2 with the fix), then whether this binary can build at all.
+    trt::BuildOptions trt_options;
+    std::string error;
+    if (!trt::ResolveBuildOptions(options.model, options.output, options.tensorrt, &trt_options, &error) ||
+        !trt::CheckBuildPaths(trt_options, &error)) {
+      return UsageError(error);
+    }
+    backend = trt::MakeTensorRtBackend(trt_options, &error);
+    if (!backend) return UsageError(error);
   }
 
   SessionOptions session_options;

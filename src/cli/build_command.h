@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "backends/tensorrt/build_options.h"
+
 namespace trtwatch {
 
 struct BuildCommandOptions {
@@ -20,6 +22,7 @@ struct BuildCommandOptions {
   std::string kill_after;         // exit 137 this long after a cancel request
   std::string stall_timeout;
   std::string stall_action = "warn";  // warn|cancel
+  trt::RawBuildFlags tensorrt;  // trtexec-style options (cli/tensorrt_flags.cc)
 };
 
 // Runs the build and returns the process exit code (cli/exit_codes.h). Progress goes

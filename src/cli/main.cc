@@ -3,8 +3,10 @@
 #include <cstdio>
 
 #include "cli/build_command.h"
+#include "cli/doctor_command.h"
 #include "cli/exit_codes.h"
 #include "cli/serve_command.h"
+#include "cli/tensorrt_flags.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -41,6 +43,13 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--stall-action", build.stall_action, "warn|cancel: what a stall does (cancel: exit 124)")
       ->default_val("warn");
 
+  trtwatch::AddTensorRtFlags(build_cmd, &build);
+
+  trtwatch::DoctorOptions doctor;
+  CLI::App* doctor_cmd =
+      app.add_subcommand("doctor", "Show the NVIDIA driver, GPUs, TensorRT and backends this trtwatch can use");
+  doctor_cmd->add_flag("--json", doctor.json, "One JSON object on stdout");
+
   trtwatch::service::ServerOptions serve;
   std::string on_shutdown;
   CLI::App* serve_cmd = trtwatch::AddServeCommand(app, &serve, &on_shutdown);
@@ -59,5 +68,6 @@ int main(int argc, char** argv) {
   }
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
+  if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   return trtwatch::exit_code::kUsage;
 }

@@ -1,0 +1,378 @@
+#include "backends/tensorrt/build_options.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+namespace trtwatch::trt {
+
+namespace {
+
+bool ParseInt(const std::string& text, const char* flag, int32_t low, int32_t high, std::optional<int32_t>* out,
+              std::string* error) {
+  if (text.empty()) return true;
+  int32_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < low || value > high) {
+    *error = std::string(flag) + ": \"" + text + "\" is not a whole number from " + std::to_string(low) + " to " +
+             std::to_string(high);
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+bool ParseDim(std::string_view text, int64_t* value) {
+  if (text.empty()) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return ec == std::errc() && ptr == text.data() + text.size() && *value >= 0;
+}
+
+std::string Folder(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool CheckOutputFolder(const std::string& path, const char* what, const char* flag, std::string* error) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = std::string(flag) + ": \"" + path + "\" is a folder; give the " + what + "'s file name, e.g. \"" +
+             path + (path.back() == '/' ? "" : "/") + "model." + (std::string(what) == "engine" ? "engine" : "cache") +
+             "\"";
+    return false;
+  }
+  const std::string folder = Folder(path);
+  if (::stat(folder.c_str(), &st) != 0) {
+    *error = std::string(flag) + ": the folder \"" + folder + "\" for the " + what +
+             " does not exist; create it first (mkdir -p " + folder + ") or write elsewhere";
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *error = std::string(flag) + ": \"" + folder + "\" is not a folder; fix the " + what + "'s path";
+    return false;
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    *error = std::string(flag) + ": cannot write in \"" + folder + "\" (" + std::strerror(errno) +
+             "); choose a folder you can write to";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseShapeList(const std::string& text, const char* flag, std::vector<std::pair<std::string, Shape>>* out,
+                    std::string* error) {
+  out->clear();
+  if (text.empty()) return true;
+  const std::string example = " (expected NAME:DIMxDIM..., e.g. input:1x3x224x224,mask:1x128)";
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    std::string name;
+    size_t colon;
+    // trtexec lets a name that holds ':' or ',' be quoted: 'input:0':1x3.
+    if (pos < text.size() && text[pos] == '\'') {
+      const size_t close = text.find('\'', pos + 1);
+      if (close == std::string::npos) {
+        *error = std::string(flag) + ": unmatched quote in \"" + text + "\"" + example;
+        return false;
+      }
+      name = text.substr(pos + 1, close - pos - 1);
+      colon = close + 1;
+      if (colon >= text.size() || text[colon] != ':') {
+        *error = std::string(flag) + ": expected ':' after the quoted name '" + name + "'" + example;
+        return false;
+      }
+    } else {
+      const size_t comma = text.find(',', pos);
+      const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      const size_t last = item.find_last_of(':');
+      if (last == std::string::npos) {
+        *error = std::string(flag) + ": \"" + item + "\" has no input name" + example;
+        return false;
+      }
+      name = item.substr(0, last);
+      colon = pos + last;
+    }
+    if (name.empty()) {
+      *error = std::string(flag) + ": an entry has an empty input name" + example;
+      return false;
+    }
+    const size_t dims_begin = colon + 1;
+    size_t dims_end = text.find(',', dims_begin);
+    if (dims_end == std::string::npos) dims_end = text.size();
+    const std::string dims = text.substr(dims_begin, dims_end - dims_begin);
+    Shape shape;
+    size_t d = 0;
+    while (true) {
+      const size_t x = dims.find('x', d);
+      const std::string_view piece =
+          std::string_view(dims).substr(d, x == std::string::npos ? std::string::npos : x - d);
+      int64_t value = 0;
+      if (!ParseDim(piece, &value)) {
+        *error = std::string(flag) + ": \"" + dims + "\" for input \"" + name +
+                 "\" is not a shape of non-negative whole numbers joined by 'x'" + example;
+        return false;
+      }
+      shape.push_back(value);
+      if (x == std::string::npos) break;
+      d = x + 1;
+    }
+    if (shape.size() > 8) {
+      *error = std::string(flag) + ": input \"" + name + "\" has " + std::to_string(shape.size()) +
+               " dimensions; TensorRT allows at most 8";
+      return false;
+    }
+    for (const auto& [seen, unused] : *out) {
+      if (seen == name) {
+        *error = std::string(flag) + ": input \"" + name + "\" is given twice";
+        return false;
+      }
+    }
+    out->emplace_back(std::move(name), std::move(shape));
+    if (dims_end == text.size()) break;
+    pos = dims_end + 1;
+    if (pos == text.size()) {
+      *error = std::string(flag) + ": trailing ',' in \"" + text + "\"" + example;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseMemorySize(const std::string& text, const char* flag, uint64_t* bytes, std::string* error) {
+  const std::string hint = " (a size such as 4096, 512M or 4G; no unit means MiB)";
+  if (text.empty()) {
+    *error = std::string(flag) + ": empty size" + hint;
+    return false;
+  }
+  double scale = 1024.0 * 1024.0;
+  std::string number = text;
+  switch (text.back()) {
+    case 'B': case 'b': scale = 1; number.pop_back(); break;
+    case 'K': case 'k': scale = 1024.0; number.pop_back(); break;
+    case 'M': case 'm': scale = 1024.0 * 1024.0; number.pop_back(); break;
+    case 'G': case 'g': scale = 1024.0 * 1024.0 * 1024.0; number.pop_back(); break;
+    default: break;
+  }
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || !(value > 0) ||
+      !std::isfinite(value) || value * scale > 1.8e19) {
+    *error = std::string(flag) + ": \"" + text + "\" is not a positive size" + hint;
+    return false;
+  }
+  *bytes = static_cast<uint64_t>(value * scale);
+  return true;
+}
+
+bool ResolveBuildOptions(const std::string& model, const std::string& output, const RawBuildFlags& raw,
+                         BuildOptions* options, std::string* error) {
+  BuildOptions o;
+  o.model = model;
+  o.output = output;
+  if (model.empty()) {
+    *error = "nothing to build: give MODEL.onnx -o ENGINE, or --simulate PROFILE (try --simulate small-cnn)";
+    return false;
+  }
+  if (output.empty()) {
+    *error = "no engine file given: add -o ENGINE (e.g. -o model.engine)";
+    return false;
+  }
+  o.fp16 = raw.fp16;
+  o.bf16 = raw.bf16;
+  o.int8 = raw.int8;
+  o.strongly_typed = raw.strongly_typed;
+  if (o.strongly_typed && (o.fp16 || o.bf16 || o.int8)) {
+    *error = "--stronglyTyped takes the types from the model; drop --fp16/--bf16/--int8, or drop --stronglyTyped";
+    return false;
+  }
+
+  // trtexec takes "workspace:1G,dlaSRAM:1M" as well as repeated options.
+  std::vector<std::string> pools;
+  for (const std::string& entry : raw.mem_pool_size) {
+    size_t begin = 0;
+    while (true) {
+      const size_t comma = entry.find(',', begin);
+      pools.push_back(entry.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+      if (comma == std::string::npos) break;
+      begin = comma + 1;
+    }
+  }
+  for (const std::string& pool : pools) {
+    const size_t colon = pool.find(':');
+    const std::string name = colon == std::string::npos ? "" : pool.substr(0, colon);
+    if (name != "workspace") {
+      *error = "--memPoolSize: \"" + pool + "\": only the workspace pool is supported (--memPoolSize=workspace:4G)";
+      return false;
+    }
+    if (o.workspace_bytes) {
+      *error = "--memPoolSize: the workspace size is given twice";
+      return false;
+    }
+    uint64_t bytes = 0;
+    if (!ParseMemorySize(pool.substr(colon + 1), "--memPoolSize", &bytes, error)) return false;
+    o.workspace_bytes = bytes;
+  }
+  if (!raw.workspace.empty()) {
+    if (o.workspace_bytes) {
+      *error = "give the workspace size once: --memPoolSize=workspace:N or --workspace=N, not both";
+      return false;
+    }
+    uint64_t bytes = 0;
+    if (!ParseMemorySize(raw.workspace, "--workspace", &bytes, error)) return false;
+    o.workspace_bytes = bytes;
+  }
+  if (!ParseInt(raw.builder_optimization_level, "--builderOptimizationLevel", 0, 5, &o.optimization_level, error) ||
+      !ParseInt(raw.max_aux_streams, "--maxAuxStreams", 0, 1024, &o.max_aux_streams, error) ||
+      !ParseInt(raw.max_threads, "--maxThreads", 1, 4096, &o.max_threads, error)) {
+    return false;
+  }
+
+  // Shapes: one optimization profile. As in trtexec, a missing min or max is the opt.
+  std::vector<std::pair<std::string, Shape>> mins, opts, maxs;
+  if (!ParseShapeList(raw.min_shapes, "--minShapes", &mins, error) ||
+      !ParseShapeList(raw.opt_shapes, "--optShapes", &opts, error) ||
+      !ParseShapeList(raw.max_shapes, "--maxShapes", &maxs, error)) {
+    return false;
+  }
+  auto find = [](const std::vector<std::pair<std::string, Shape>>& list, const std::string& name) -> const Shape* {
+    for (const auto& [n, s] : list) {
+      if (n == name) return &s;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> names;
+  for (const auto* list : {&opts, &mins, &maxs}) {
+    for (const auto& [n, s] : *list) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  }
+  for (const std::string& name : names) {
+    const Shape* opt = find(opts, name);
+    if (opt == nullptr) {
+      *error = "input \"" + name + "\" has --minShapes/--maxShapes but no --optShapes; add --optShapes=" + name +
+               ":DIMS (the shape to tune for)";
+      return false;
+    }
+    ShapeRange range;
+    range.input = name;
+    range.opt = *opt;
+    range.min = find(mins, name) ? *find(mins, name) : *opt;
+    range.max = find(maxs, name) ? *find(maxs, name) : *opt;
+    if (range.min.size() != range.opt.size() || range.max.size() != range.opt.size()) {
+      *error = "input \"" + name + "\": min " + FormatShape(range.min) + ", opt " + FormatShape(range.opt) +
+               " and max " + FormatShape(range.max) + " must have the same number of dimensions";
+      return false;
+    }
+    for (size_t i = 0; i < range.opt.size(); ++i) {
+      if (range.min[i] > range.opt[i] || range.opt[i] > range.max[i]) {
+        *error = "input \"" + name + "\": dimension " + std::to_string(i) + " needs min <= opt <= max (got " +
+                 FormatShape(range.min) + ", " + FormatShape(range.opt) + ", " + FormatShape(range.max) + ")";
+        return false;
+      }
+    }
+    o.shapes.push_back(std::move(range));
+  }
+
+  o.verbose = raw.verbose;
+  o.timing_cache = raw.timing_cache;
+  o.timing_cache_ignore_mismatch = raw.timing_cache_ignore_mismatch;
+  o.no_builder_cache = raw.no_builder_cache;
+  o.error_on_timing_cache_miss = raw.error_on_timing_cache_miss;
+  if (o.timing_cache_ignore_mismatch && o.timing_cache.empty()) {
+    *error = "--timing-cache-ignore-mismatch needs --timing-cache FILE";
+    return false;
+  }
+  if (o.error_on_timing_cache_miss && o.timing_cache.empty()) {
+    *error = "--errorOnTimingCacheMiss needs --timing-cache FILE (a cache to miss)";
+    return false;
+  }
+  if (!o.timing_cache.empty() && (o.timing_cache == o.output || o.timing_cache == o.model)) {
+    *error = "--timing-cache: \"" + o.timing_cache + "\" is also the model or the engine; give the cache its own file";
+    return false;
+  }
+  if (o.model == o.output) {
+    *error = "-o: the engine would overwrite the model \"" + o.model + "\"; give the engine another name";
+    return false;
+  }
+  *options = std::move(o);
+  return true;
+}
+
+bool CheckBuildPaths(const BuildOptions& options, std::string* error) {
+  struct stat st {};
+  if (::stat(options.model.c_str(), &st) != 0) {
+    const int err = errno;
+    *error = "model \"" + options.model + "\": " + std::strerror(err) +
+             (err == ENOENT ? "; check the path (give an .onnx file)" : "");
+    return false;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    *error = "model \"" + options.model + "\" is a folder; give the .onnx file inside it";
+    return false;
+  }
+  if (::access(options.model.c_str(), R_OK) != 0) {
+    *error = "model \"" + options.model + "\" cannot be read (" + std::strerror(errno) + "); check its permissions";
+    return false;
+  }
+  if (!CheckOutputFolder(options.output, "engine", "-o", error)) return false;
+  if (!options.timing_cache.empty()) {
+    if (::stat(options.timing_cache.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      *error = "--timing-cache: \"" + options.timing_cache + "\" is not a regular file; give a file path";
+      return false;
+    }
+    if (!CheckOutputFolder(options.timing_cache, "timing cache", "--timing-cache", error)) return false;
+  }
+  return true;
+}
+
+bool CheckForTensorRtMajor(const BuildOptions& options, int major, std::string* error) {
+  if (major < 9) {
+    *error = "TensorRT " + std::to_string(major) +
+             " has no progress monitor (it came in TensorRT 9.0); install TensorRT 9, 10 or 11";
+    return false;
+  }
+  if (major >= 11 && (options.fp16 || options.bf16 || options.int8)) {
+    *error = "TensorRT " + std::to_string(major) +
+             " builds strongly typed networks only: the types come from the model. Drop --fp16/--bf16/--int8 and "
+             "export the model in the precision you want (or quantize it with Q/DQ nodes)";
+    return false;
+  }
+  return true;
+}
+
+std::string FormatTensorRtVersion(int32_t version) {
+  if (version <= 0) return "unknown";
+  int32_t major, minor, patch;
+  if (version >= 100000) {  // 10.x on: major*10000 + minor*100 + patch
+    major = version / 10000;
+    minor = (version / 100) % 100;
+    patch = version % 100;
+  } else {  // up to 9.x: major*1000 + minor*100 + patch
+    major = version / 1000;
+    minor = (version / 100) % 10;
+    patch = version % 100;
+  }
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+std::string FormatShape(const Shape& shape) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += 'x';
+    text += std::to_string(shape[i]);
+  }
+  return text;
+}
+
+}  // namespace trtwatch::trt

@@ -1,0 +1,30 @@
+// The TensorRT backend as the rest of trtwatch sees it, without TensorRT's headers.
+//
+// CMake compiles tensorrt_backend.cc (TensorRT found, or the tests' double) or
+// unavailable.cc (no TensorRT) behind these declarations; nothing else changes.
+// Thread-compatible.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/tensorrt/build_options.h"
+
+namespace trtwatch::trt {
+
+// What this trtwatch binary was built with.
+struct CompiledTensorRt {
+  bool built = false;          // the TensorRT backend is part of this binary
+  std::string header_version;  // NV_TENSORRT_MAJOR.MINOR.PATCH of the headers compiled against
+  std::string root;            // where CMake found TensorRT
+  bool test_double = false;    // built against tests/tensorrt_double (tests only)
+};
+CompiledTensorRt CompiledWith();
+
+// A backend for `options` (already through ResolveBuildOptions and CheckBuildPaths).
+// Null, with the reason and its fix in `*error`, when this binary has no TensorRT or
+// the options ask for what this TensorRT cannot do.
+std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, std::string* error);
+
+}  // namespace trtwatch::trt

@@ -1,0 +1,56 @@
+// AtomicFile: a file that appears at its final path complete or not at all.
+//
+// The bytes go to a temporary file in the target's own folder (so the final rename
+// stays on one file system and is atomic); Commit() flushes them to disk, renames the
+// temporary file over the target and flushes the folder. Anything short of a
+// successful Commit() (an error, a full disk, a cancelled build, an exception, the
+// object going away) removes the temporary file and leaves the target untouched.
+// A process killed outright (SIGKILL, power loss) can leave a temporary file named
+// ".NAME.trtwatch-XXXXXX" behind, never a partial NAME.
+//
+// Threading: one AtomicFile is used by one thread at a time; distinct objects are
+// independent. Platform implementation: platform/posix/atomic_file.cc.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace trtwatch {
+
+class AtomicFile {
+ public:
+  // Creates the temporary file next to `target`. On failure returns null and says why
+  // in `*error`, naming the folder.
+  static std::unique_ptr<AtomicFile> Create(const std::string& target, std::string* error);
+  ~AtomicFile();  // removes the temporary file unless committed
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  // Appends `size` bytes. After a failure the file is unusable; the destructor cleans up.
+  bool Write(const void* data, size_t size, std::string* error);
+  // fsync, close, rename over the target, fsync the folder. Once only.
+  bool Commit(std::string* error);
+
+  const std::string& target() const { return target_; }
+  const std::string& temp_path() const { return temp_path_; }
+
+ private:
+  AtomicFile(std::string target, std::string temp_path, int fd);
+  void Discard() noexcept;
+
+  const std::string target_;
+  const std::string temp_path_;
+  int fd_;
+  bool committed_ = false;
+};
+
+// Writes `data` to `target` through an AtomicFile.
+bool WriteFileAtomically(const std::string& target, std::string_view data, std::string* error);
+
+// Reads a whole file. Returns false with the reason in `*error`, and the errno value
+// in `*error_number` if given (ENOENT: no such file).
+bool ReadWholeFile(const std::string& path, std::string* data, std::string* error, int* error_number = nullptr);
+
+}  // namespace trtwatch

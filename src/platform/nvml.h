@@ -1,0 +1,42 @@
+// NVIDIA driver facts through NVML (libnvidia-ml.so.1, shipped with the driver),
+// loaded at run time so that trtwatch runs, and says so plainly, without a driver.
+//
+// Threading: QueryNvml() may be called from any thread; each call loads, initialises,
+// reads and shuts NVML down again (NVML reference-counts init/shutdown).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trtwatch {
+
+struct GpuInfo {
+  unsigned index = 0;
+  std::string name;
+  int cc_major = 0;  // CUDA compute capability
+  int cc_minor = 0;
+  uint64_t memory_total_bytes = 0;
+  std::string uuid;
+};
+
+struct NvmlReport {
+  bool loaded = false;       // the library was found and initialised
+  std::string library;       // what was loaded (path when known)
+  std::string error;         // why not, or a partial failure
+  std::string driver_version;
+  int cuda_driver_version = 0;  // e.g. 12040 for CUDA 12.4; 0 if unknown
+  std::vector<GpuInfo> gpus;
+};
+
+// The standard library name; tests pass a stand-in's path.
+inline constexpr const char* kNvmlLibrary = "libnvidia-ml.so.1";
+
+NvmlReport QueryNvml(const std::string& library = kNvmlLibrary);
+
+// "12.4" from 12040.
+std::string FormatCudaVersion(int version);
+// "80.0 GiB".
+std::string FormatGpuMemory(uint64_t bytes);
+
+}  // namespace trtwatch

@@ -1,0 +1,172 @@
+#include "platform/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+namespace trtwatch {
+
+namespace {
+
+std::string FolderOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string BaseOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Errno(int err) { return std::strerror(err); }
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::string target, std::string temp_path, int fd)
+    : target_(std::move(target)), temp_path_(std::move(temp_path)), fd_(fd) {}
+
+std::unique_ptr<AtomicFile> AtomicFile::Create(const std::string& target, std::string* error) {
+  const std::string base = BaseOf(target);
+  if (base.empty() || base == "." || base == "..") {
+    *error = "\"" + target + "\" names a folder, not a file: give a file name";
+    return nullptr;
+  }
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    *error = "\"" + target + "\" is a folder: give a file name inside it";
+    return nullptr;
+  }
+  const std::string folder = FolderOf(target);
+  const std::string prefix = (folder == "." && target.find('/') == std::string::npos ? "" : folder + "/") + "." +
+                             base + ".trtwatch-";
+  // O_EXCL with a random suffix rather than mkstemp: mkstemp's 0600 would survive the
+  // rename, while an engine should get the usual 0666 minus the umask.
+  std::random_device random;
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string temp = prefix;
+    for (int i = 0; i < 8; ++i) temp += kAlphabet[random() % (sizeof kAlphabet - 1)];
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return std::unique_ptr<AtomicFile>(new AtomicFile(target, std::move(temp), fd));
+    if (errno == EEXIST) continue;
+    const int err = errno;
+    *error = "cannot create a file in folder \"" + folder + "\": " + Errno(err);
+    if (err == ENOENT) *error += " (create the folder first)";
+    if (err == EACCES || err == EROFS) *error += " (choose a folder you can write to)";
+    return nullptr;
+  }
+  *error = "cannot create a temporary file in folder \"" + folder + "\": too many name collisions";
+  return nullptr;
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_) Discard();
+}
+
+void AtomicFile::Discard() noexcept {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  ::unlink(temp_path_.c_str());
+}
+
+bool AtomicFile::Write(const void* data, size_t size, std::string* error) {
+  if (fd_ < 0 || committed_) {
+    *error = "write to \"" + target_ + "\" after it was closed";
+    return false;
+  }
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      *error = "cannot write \"" + target_ + "\": " + Errno(err);
+      if (err == ENOSPC || err == EDQUOT) *error += " (free some space in its folder or write elsewhere)";
+      Discard();
+      return false;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool AtomicFile::Commit(std::string* error) {
+  if (fd_ < 0 || committed_) {
+    *error = "\"" + target_ + "\" was already closed";
+    return false;
+  }
+  // Data first, then the name: after a crash either the old target or the whole new one.
+  if (::fsync(fd_) != 0) {
+    const int err = errno;
+    *error = "cannot flush \"" + target_ + "\" to disk: " + Errno(err);
+    Discard();
+    return false;
+  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    const int err = errno;
+    *error = "cannot close \"" + target_ + "\": " + Errno(err);
+    Discard();
+    return false;
+  }
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
+    const int err = errno;
+    *error = "cannot move the finished file into place at \"" + target_ + "\": " + Errno(err);
+    Discard();
+    return false;
+  }
+  committed_ = true;
+  // Make the rename itself durable. Failure here cannot undo it; the file is in place.
+  const int dir = ::open(FolderOf(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+  return true;
+}
+
+bool WriteFileAtomically(const std::string& target, std::string_view data, std::string* error) {
+  std::unique_ptr<AtomicFile> file = AtomicFile::Create(target, error);
+  if (!file) return false;
+  if (!file->Write(data.data(), data.size(), error)) return false;
+  return file->Commit(error);
+}
+
+bool ReadWholeFile(const std::string& path, std::string* data, std::string* error, int* error_number) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (error_number != nullptr) *error_number = err;
+    *error = "cannot open \"" + path + "\": " + Errno(err);
+    return false;
+  }
+  data->clear();
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      if (error_number != nullptr) *error_number = err;
+      *error = "cannot read \"" + path + "\": " + Errno(err);
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    data->append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace trtwatch

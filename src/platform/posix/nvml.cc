@@ -1,0 +1,118 @@
+#include "platform/nvml.h"
+
+#include <cstdio>
+
+#include "platform/shared_library.h"
+
+namespace trtwatch {
+
+namespace {
+
+// NVML's C API, as its documentation declares it. Only what trtwatch reads.
+using nvmlReturn_t = int;  // an enum; 0 is NVML_SUCCESS
+using nvmlDevice_t = struct nvmlDevice_st*;
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr unsigned kNameLength = 96;      // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+constexpr unsigned kVersionLength = 80;   // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+constexpr unsigned kUuidLength = 96;      // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+
+using InitFn = nvmlReturn_t (*)();
+using ShutdownFn = nvmlReturn_t (*)();
+using ErrorStringFn = const char* (*)(nvmlReturn_t);
+using DriverVersionFn = nvmlReturn_t (*)(char*, unsigned);
+using CudaDriverVersionFn = nvmlReturn_t (*)(int*);
+using CountFn = nvmlReturn_t (*)(unsigned*);
+using HandleFn = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
+using NameFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
+using CapabilityFn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
+using MemoryFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
+
+}  // namespace
+
+NvmlReport QueryNvml(const std::string& library) {
+  NvmlReport report;
+  std::string error;
+  std::unique_ptr<SharedLibrary> lib = SharedLibrary::Open(library, &error);
+  if (!lib) {
+    report.error = "NVML (" + library + ") could not be loaded: " + error;
+    return report;
+  }
+  report.library = lib->Path();
+  auto init = lib->Function<InitFn>("nvmlInit_v2");
+  auto shutdown = lib->Function<ShutdownFn>("nvmlShutdown");
+  auto error_string = lib->Function<ErrorStringFn>("nvmlErrorString");
+  auto describe = [&](nvmlReturn_t rc) {
+    const char* text = error_string != nullptr ? error_string(rc) : nullptr;
+    return text != nullptr ? std::string(text) : "NVML error " + std::to_string(rc);
+  };
+  if (init == nullptr || shutdown == nullptr) {
+    report.error = report.library + " does not export nvmlInit_v2/nvmlShutdown: not a usable NVML";
+    return report;
+  }
+  if (const nvmlReturn_t rc = init(); rc != kNvmlSuccess) {
+    report.error = "NVML could not initialise: " + describe(rc) + " (is the NVIDIA driver loaded?)";
+    return report;
+  }
+  report.loaded = true;
+
+  if (auto fn = lib->Function<DriverVersionFn>("nvmlSystemGetDriverVersion")) {
+    char version[kVersionLength] = {};
+    if (fn(version, kVersionLength) == kNvmlSuccess) report.driver_version = version;
+  }
+  auto cuda_version = lib->Function<CudaDriverVersionFn>("nvmlSystemGetCudaDriverVersion_v2");
+  if (cuda_version == nullptr) cuda_version = lib->Function<CudaDriverVersionFn>("nvmlSystemGetCudaDriverVersion");
+  if (cuda_version != nullptr) {
+    int version = 0;
+    if (cuda_version(&version) == kNvmlSuccess) report.cuda_driver_version = version;
+  }
+
+  auto count_fn = lib->Function<CountFn>("nvmlDeviceGetCount_v2");
+  auto handle_fn = lib->Function<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
+  auto name_fn = lib->Function<NameFn>("nvmlDeviceGetName");
+  auto uuid_fn = lib->Function<NameFn>("nvmlDeviceGetUUID");
+  auto cc_fn = lib->Function<CapabilityFn>("nvmlDeviceGetCudaComputeCapability");
+  auto memory_fn = lib->Function<MemoryFn>("nvmlDeviceGetMemoryInfo");
+  unsigned count = 0;
+  if (count_fn == nullptr || handle_fn == nullptr) {
+    report.error = "NVML lacks nvmlDeviceGetCount_v2/nvmlDeviceGetHandleByIndex_v2: GPUs not listed";
+  } else if (const nvmlReturn_t rc = count_fn(&count); rc != kNvmlSuccess) {
+    report.error = "NVML could not count GPUs: " + describe(rc);
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    nvmlDevice_t device = nullptr;
+    if (const nvmlReturn_t rc = handle_fn(i, &device); rc != kNvmlSuccess) {
+      report.error = "NVML could not open GPU " + std::to_string(i) + ": " + describe(rc);
+      continue;
+    }
+    GpuInfo gpu;
+    gpu.index = i;
+    char text[kNameLength] = {};
+    if (name_fn != nullptr && name_fn(device, text, kNameLength) == kNvmlSuccess) gpu.name = text;
+    char uuid[kUuidLength] = {};
+    if (uuid_fn != nullptr && uuid_fn(device, uuid, kUuidLength) == kNvmlSuccess) gpu.uuid = uuid;
+    if (cc_fn != nullptr) cc_fn(device, &gpu.cc_major, &gpu.cc_minor);
+    nvmlMemory_t memory{};
+    if (memory_fn != nullptr && memory_fn(device, &memory) == kNvmlSuccess) gpu.memory_total_bytes = memory.total;
+    report.gpus.push_back(std::move(gpu));
+  }
+  shutdown();
+  return report;
+}
+
+std::string FormatCudaVersion(int version) {
+  if (version <= 0) return "";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string FormatGpuMemory(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+}  // namespace trtwatch

@@ -1,0 +1,149 @@
+#include "platform/atomic_file.h"
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace trtwatch {
+namespace {
+
+class AtomicFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/trtwatch-atomic-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    for (const std::string& name : Entries()) ::unlink((dir_ + "/" + name).c_str());
+    ::rmdir(dir_.c_str());
+  }
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir_.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") names.push_back(name);
+      }
+      ::closedir(d);
+    }
+    return names;
+  }
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::string dir_;
+};
+
+TEST_F(AtomicFileTest, WritesTheWholeFileAndLeavesNoTemporary) {
+  std::string error;
+  const std::string target = dir_ + "/model.engine";
+  const std::string data(3 * 65536 + 17, 'x');
+  ASSERT_TRUE(WriteFileAtomically(target, data, &error)) << error;
+  EXPECT_EQ(Read(target), data);
+  EXPECT_EQ(Entries(), std::vector<std::string>{"model.engine"});
+}
+
+TEST_F(AtomicFileTest, TargetKeepsItsOldContentUntilCommit) {
+  const std::string target = dir_ + "/model.engine";
+  std::string error;
+  ASSERT_TRUE(WriteFileAtomically(target, "old", &error)) << error;
+  auto file = AtomicFile::Create(target, &error);
+  ASSERT_NE(file, nullptr) << error;
+  ASSERT_TRUE(file->Write("new engine", 10, &error)) << error;
+  EXPECT_EQ(Read(target), "old");
+  EXPECT_EQ(file->temp_path().rfind(dir_ + "/.model.engine.trtwatch-", 0), 0u) << file->temp_path();
+  ASSERT_TRUE(file->Commit(&error)) << error;
+  EXPECT_EQ(Read(target), "new engine");
+  EXPECT_EQ(Entries().size(), 1u);
+}
+
+TEST_F(AtomicFileTest, AbandonedFileRemovesItsTemporaryAndKeepsTheTarget) {
+  const std::string target = dir_ + "/model.engine";
+  std::string error;
+  ASSERT_TRUE(WriteFileAtomically(target, "old", &error)) << error;
+  {
+    auto file = AtomicFile::Create(target, &error);
+    ASSERT_NE(file, nullptr) << error;
+    ASSERT_TRUE(file->Write("half an eng", 11, &error));
+    EXPECT_EQ(Entries().size(), 2u);
+  }  // cancelled build: never committed
+  EXPECT_EQ(Read(target), "old");
+  EXPECT_EQ(Entries(), std::vector<std::string>{"model.engine"});
+}
+
+TEST_F(AtomicFileTest, NewFileGetsUmaskPermissionsNotPrivateOnes) {
+  const mode_t old_mask = ::umask(022);
+  std::string error;
+  const std::string target = dir_ + "/model.engine";
+  ASSERT_TRUE(WriteFileAtomically(target, "x", &error)) << error;
+  ::umask(old_mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+TEST_F(AtomicFileTest, MissingFolderIsNamedWithTheFix) {
+  std::string error;
+  EXPECT_FALSE(WriteFileAtomically(dir_ + "/no/such/model.engine", "x", &error));
+  EXPECT_NE(error.find(dir_ + "/no/such"), std::string::npos) << error;
+  EXPECT_NE(error.find("create the folder"), std::string::npos) << error;
+}
+
+TEST_F(AtomicFileTest, FolderAsTargetIsRefused) {
+  std::string error;
+  EXPECT_FALSE(WriteFileAtomically(dir_, "x", &error));
+  EXPECT_NE(error.find("is a folder"), std::string::npos) << error;
+  EXPECT_TRUE(Entries().empty());
+}
+
+TEST_F(AtomicFileTest, WriteFailureMidFileLeavesNothingBehind) {
+  // A full disk, reproduced with a file size limit (EFBIG instead of ENOSPC: the
+  // same path through the code) in a child process, so the limit stays there.
+  const std::string target = dir_ + "/model.engine";
+  std::string error;
+  ASSERT_TRUE(WriteFileAtomically(target, "old", &error)) << error;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::string message;
+    const bool ok = WriteFileAtomically(target, std::string(100000, 'e'), &message);
+    const bool named = message.find("cannot write \"" + target + "\"") != std::string::npos;
+    std::_Exit(!ok && named ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(Read(target), "old");
+  EXPECT_EQ(Entries(), std::vector<std::string>{"model.engine"});
+}
+
+TEST_F(AtomicFileTest, ReadWholeFileReportsMissingFiles) {
+  std::string data, error;
+  int err = 0;
+  EXPECT_FALSE(ReadWholeFile(dir_ + "/missing.cache", &data, &error, &err));
+  EXPECT_EQ(err, ENOENT);
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/c", std::string("a\0b", 3), &error));
+  ASSERT_TRUE(ReadWholeFile(dir_ + "/c", &data, &error)) << error;
+  EXPECT_EQ(data, std::string("a\0b", 3));
+}
+
+}  // namespace
+}  // namespace trtwatch

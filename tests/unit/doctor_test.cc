@@ -1,0 +1,91 @@
+#include "cli/doctor_command.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace trtwatch {
+namespace {
+
+DoctorReport NoDriver() {
+  DoctorReport r;
+  r.version = "1.2.3";
+  r.compiler = "g++ 12";
+  r.build_type = "Release";
+  r.nvml.error = "NVML (libnvidia-ml.so.1) could not be loaded: no such file";
+  r.runtime.tried = {"libnvinfer.so.10"};
+  r.runtime.error = "libnvinfer.so.10: cannot open shared object file";
+  return r;
+}
+
+DoctorReport ReadyMachine() {
+  DoctorReport r = NoDriver();
+  r.compiled.built = true;
+  r.compiled.header_version = "10.16.0";
+  r.compiled.root = "/opt/tensorrt";
+  r.nvml.loaded = true;
+  r.nvml.error.clear();
+  r.nvml.library = "/usr/lib/libnvidia-ml.so.1";
+  r.nvml.driver_version = "580.65";
+  r.nvml.cuda_driver_version = 13000;
+  GpuInfo gpu;
+  gpu.name = "NVIDIA H200";
+  gpu.cc_major = 9;
+  gpu.memory_total_bytes = 141ULL << 30;
+  r.nvml.gpus.push_back(gpu);
+  r.runtime.found = true;
+  r.runtime.library = "libnvinfer.so.10";
+  r.runtime.path = "/opt/tensorrt/lib/libnvinfer.so.10";
+  r.runtime.version = "10.16.0";
+  r.runtime.error.clear();
+  return r;
+}
+
+TEST(DoctorTest, TextSaysWhatIsMissingAndHowToGetIt) {
+  const std::string text = FormatDoctorText(NoDriver());
+  EXPECT_NE(text.find("trtwatch 1.2.3"), std::string::npos) << text;
+  EXPECT_NE(text.find("NVIDIA driver: not found"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPUs: none visible"), std::string::npos) << text;
+  EXPECT_NE(text.find("TensorRT at run time: not found (tried libnvinfer.so.10)"), std::string::npos) << text;
+  EXPECT_NE(text.find("TensorRT_ROOT"), std::string::npos) << text;
+  EXPECT_NE(text.find("--simulate"), std::string::npos) << text;
+}
+
+TEST(DoctorTest, TextListsGpusAndReadiness) {
+  const std::string text = FormatDoctorText(ReadyMachine());
+  EXPECT_NE(text.find("NVIDIA driver: 580.65 (CUDA 13.0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("0: NVIDIA H200, compute capability 9.0, 141.0 GiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("TensorRT at run time: 10.16.0, /opt/tensorrt/lib/libnvinfer.so.10"), std::string::npos);
+  EXPECT_NE(text.find("tensorrt   ready"), std::string::npos) << text;
+}
+
+TEST(DoctorTest, JsonIsOneObjectWithStableFields) {
+  const auto none = nlohmann::json::parse(FormatDoctorJson(NoDriver()));
+  EXPECT_EQ(none["trtwatch"]["version"], "1.2.3");
+  EXPECT_EQ(none["driver"]["nvml"], false);
+  EXPECT_TRUE(none["driver"]["version"].is_null());
+  EXPECT_TRUE(none["gpus"].empty());
+  EXPECT_EQ(none["tensorrt_runtime"]["found"], false);
+  EXPECT_TRUE(none["trtwatch"]["tensorrt_headers"].is_null());
+  ASSERT_EQ(none["backends"].size(), 2u);
+  EXPECT_EQ(none["backends"][1]["name"], "tensorrt");
+  EXPECT_EQ(none["backends"][1]["built"], false);
+  EXPECT_EQ(none["backends"][1]["ready"], false);
+
+  const auto ready = nlohmann::json::parse(FormatDoctorJson(ReadyMachine()));
+  EXPECT_EQ(ready["gpus"][0]["compute_capability"], "9.0");
+  EXPECT_EQ(ready["gpus"][0]["memory_bytes"], 141ULL << 30);
+  EXPECT_EQ(ready["driver"]["cuda_version"], "13.0");
+  EXPECT_EQ(ready["tensorrt_runtime"]["version"], "10.16.0");
+  EXPECT_EQ(ready["backends"][1]["ready"], true);
+}
+
+TEST(DoctorTest, DoubleBuiltBinaryIsNeverReady) {
+  DoctorReport r = ReadyMachine();
+  r.compiled.test_double = true;
+  const auto json = nlohmann::json::parse(FormatDoctorJson(r));
+  EXPECT_EQ(json["backends"][1]["ready"], false);
+}
+
+}  // namespace
+}  // namespace trtwatch
