@@ -14,39 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir_test.h"
+
 namespace trtwatch {
 namespace {
 
-class AtomicFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/trtwatch-atomic-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    for (const std::string& name : Entries()) ::unlink((dir_ + "/" + name).c_str());
-    ::rmdir(dir_.c_str());
-  }
-  std::vector<std::string> Entries() const {
-    std::vector<std::string> names;
-    if (DIR* d = ::opendir(dir_.c_str())) {
-      while (dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") names.push_back(name);
-      }
-      ::closedir(d);
-    }
-    return names;
-  }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  std::string dir_;
-};
+class AtomicFileTest : public testing::TempDirTest {};
 
 TEST_F(AtomicFileTest, WritesTheWholeFileAndLeavesNoTemporary) {
   std::string error;

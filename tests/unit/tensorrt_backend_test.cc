@@ -15,45 +15,25 @@
 #include "fake_tensorrt.h"
 #include "support/recording_sink.h"
 #include "support/stream_checks.h"
+#include "support/temp_dir_test.h"
 
 namespace trtwatch::trt {
 namespace {
 
 using trtwatch::testing::RecordingSink;
 
-class TensorRtBackendTest : public ::testing::Test {
+class TensorRtBackendTest : public trtwatch::testing::TempDirTest {
  protected:
   void SetUp() override {
     fake_trt::Reset();
-    char pattern[] = "/tmp/trtwatch-trt-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    TempDirTest::SetUp();
     std::ofstream(dir_ + "/model.onnx") << "onnx bytes";
     options_.model = dir_ + "/model.onnx";
     options_.output = dir_ + "/model.engine";
   }
   void TearDown() override {
-    for (const std::string& name : Entries()) ::unlink((dir_ + "/" + name).c_str());
-    ::rmdir(dir_.c_str());
+    TempDirTest::TearDown();
     fake_trt::Reset();
-  }
-  std::vector<std::string> Entries() const {
-    std::vector<std::string> names;
-    if (DIR* d = ::opendir(dir_.c_str())) {
-      while (dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") names.push_back(name);
-      }
-      ::closedir(d);
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
   }
   bool Exists(const std::string& path) const { return ::access(path.c_str(), F_OK) == 0; }
 
@@ -91,7 +71,6 @@ class TensorRtBackendTest : public ::testing::Test {
     return messages;
   }
 
-  std::string dir_;
   BuildOptions options_;
 };
 
