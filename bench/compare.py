@@ -12,8 +12,12 @@ binary = sys.argv[1] if len(sys.argv) > 1 else "build/bench/trtwatch_bench"
 out = subprocess.run([binary, "--benchmark_format=json", *sys.argv[2:]], check=True, capture_output=True, text=True)
 results = {}
 for b in json.loads(out.stdout)["benchmarks"]:
-    name, threads = b["run_name"].split("/")[0], b["threads"]
-    results[(name, threads)] = b["real_time"]  # ns per stepComplete, per thread
+    # With --benchmark_repetitions, keep the median; without, the single run.
+    if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+        continue
+    key = (b["run_name"].split("/")[0], b["threads"])
+    if b.get("run_type") == "aggregate" or key not in results:
+        results[key] = b["real_time"]  # ns per stepComplete, per thread
 
 print(f"{'threads':>7} {'trtwatch':>10} {'naive':>12} {'naive/trtwatch':>15} {'trtwatch slow':>14} {'slow/fast':>9} {'naive slow':>12}")
 for threads in (1, 4, 16):
