@@ -553,6 +553,9 @@ void BuildManager::Finish(Active& b, int wait_status) {
   if (b.saw_finish) {
     r.state = StateFromStatus(b.finish.status);
     r.error = b.finish.error;
+    // The worker only saw the SIGTERM that carried the service's cancel; the record
+    // keeps the reason the client gave.
+    if (r.state == BuildState::kCancelled && !r.cancel_message.empty()) r.error = r.cancel_message;
     if (b.finish.cancel_latency) {
       json latency = {{"to_first_false", b.finish.cancel_latency->to_first_false
                                              ? json(*b.finish.cancel_latency->to_first_false)

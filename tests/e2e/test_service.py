@@ -69,6 +69,7 @@ def test_cancel_shows_cancelling_then_cancelled(server):
     assert kinds[-1] == "build_finish"
     assert rest[-1]["data"]["status"] == "cancelled"
     record = server.wait_status(doc["id"], ["cancelled"])
+    assert record["error"].startswith("cancelled by POST /builds/"), record["error"]
     assert record["cancel"]["latency"]["to_return"] >= 0
     assert record["finished_at"]
     status, body, _ = server.request("POST", f"/builds/{doc['id']}/cancel")
