@@ -2,42 +2,23 @@
 
 #include <gtest/gtest.h>
 
+#include "support/event_builders.h"
+
 namespace trtwatch {
 namespace {
 
-Event Start(int64_t id, int64_t parent, const std::string& name, int32_t total) {
-  Event e;
-  e.type = EventType::kPhaseStart;
-  e.id = id;
-  e.parent = parent;
-  e.phase = name;
-  e.total = total;
-  return e;
-}
-
-Event Step(int64_t id, int32_t step) {
-  Event e;
-  e.type = EventType::kStep;
-  e.id = id;
-  e.step = step;
-  return e;
-}
-
-Event Finish(int64_t id) {
-  Event e;
-  e.type = EventType::kPhaseFinish;
-  e.id = id;
-  return e;
-}
+using testing::PhaseFinish;
+using testing::PhaseStart;
+using testing::PhaseStep;
 
 TEST(PhaseTreeTest, SnapshotIsDepthFirstWithDepthsAndCounts) {
   PhaseTree tree;
-  tree.Apply(Start(1, kNoPhase, "Building engine", 6));
-  tree.Apply(Start(2, 1, "Building engine from subgraph", 1));
-  tree.Apply(Start(3, 2, "Computing profile costs", 8));
-  tree.Apply(Start(4, kNoPhase, "another root", 2));
-  tree.Apply(Start(5, 3, "Timing tactics", 3));
-  tree.Apply(Step(3, 4));
+  tree.Apply(PhaseStart(0, 1, kNoPhase, "Building engine", 6));
+  tree.Apply(PhaseStart(0, 2, 1, "Building engine from subgraph", 1));
+  tree.Apply(PhaseStart(0, 3, 2, "Computing profile costs", 8));
+  tree.Apply(PhaseStart(0, 4, kNoPhase, "another root", 2));
+  tree.Apply(PhaseStart(0, 5, 3, "Timing tactics", 3));
+  tree.Apply(PhaseStep(0, 3, 4));
   auto snap = tree.Snapshot();
   ASSERT_EQ(snap->active.size(), 5u);
   const std::vector<int64_t> order = {1, 2, 3, 5, 4};
@@ -48,8 +29,8 @@ TEST(PhaseTreeTest, SnapshotIsDepthFirstWithDepthsAndCounts) {
   }
   EXPECT_EQ(snap->active[2].done, 5);  // step 4 means 5 done
 
-  tree.Apply(Finish(5));
-  tree.Apply(Finish(3));
+  tree.Apply(PhaseFinish(0, 5));
+  tree.Apply(PhaseFinish(0, 3));
   auto later = tree.Snapshot();
   EXPECT_EQ(later->active.size(), 3u);
   EXPECT_EQ(later->phases_finished, 2);
@@ -58,13 +39,13 @@ TEST(PhaseTreeTest, SnapshotIsDepthFirstWithDepthsAndCounts) {
 
 TEST(PhaseTreeTest, CancelStallAndFinishAreReflected) {
   PhaseTree tree;
-  tree.Apply(Start(1, kNoPhase, "root", 2));
+  tree.Apply(PhaseStart(0, 1, kNoPhase, "root", 2));
   Event stall;
   stall.type = EventType::kStall;
   stall.silent_for = 30;
   tree.Apply(stall);
   EXPECT_TRUE(tree.current().stalled_for.has_value());
-  tree.Apply(Step(1, 0));
+  tree.Apply(PhaseStep(0, 1, 0));
   EXPECT_FALSE(tree.current().stalled_for.has_value());
   Event cancel;
   cancel.type = EventType::kCancelRequested;

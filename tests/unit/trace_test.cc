@@ -13,32 +13,14 @@
 #include <random>
 #include <sstream>
 
+#include "support/event_builders.h"
+
 namespace trtwatch {
 namespace {
 
 using nlohmann::json;
-
-Event Start(double t, int64_t id, int64_t parent, const std::string& name, int32_t total = 4) {
-  Event e;
-  e.type = EventType::kPhaseStart;
-  e.t = t;
-  e.id = id;
-  e.parent = parent;
-  e.phase = name;
-  e.total = total;
-  return e;
-}
-
-Event Finish(double t, int64_t id, int32_t completed = 4, int32_t total = 4) {
-  Event e;
-  e.type = EventType::kPhaseFinish;
-  e.t = t;
-  e.id = id;
-  e.completed = completed;
-  e.total = total;
-  e.early = completed < total;
-  return e;
-}
+using testing::PhaseFinish;
+using testing::PhaseStart;
 
 // Checks the format's rule: per tid, complete events nest (or are disjoint).
 void ExpectNestedPerTid(const json& doc) {
@@ -86,20 +68,20 @@ TEST(TraceBuilderTest, DocumentHasMetadataAndNestedCompleteEvents) {
   start.backend = "simulated";
   start.facts = {{"profile", "small-cnn"}, {"seed", "1"}, {"speed", "1"}};
   trace.Apply(start);
-  trace.Apply(Start(0.0, 1, kNoPhase, "Building engine", 2));
-  trace.Apply(Start(0.1, 2, 1, "Timing graph nodes", 8));
-  trace.Apply(Start(0.2, 3, 2, "node A"));
-  trace.Apply(Start(0.25, 4, 2, "node B"));
-  trace.Apply(Finish(0.3, 3));
-  trace.Apply(Finish(0.4, 4, 2, 4));
-  trace.Apply(Finish(0.5, 2, 8, 8));
+  trace.Apply(PhaseStart(0.0, 1, kNoPhase, "Building engine", 2));
+  trace.Apply(PhaseStart(0.1, 2, 1, "Timing graph nodes", 8));
+  trace.Apply(PhaseStart(0.2, 3, 2, "node A"));
+  trace.Apply(PhaseStart(0.25, 4, 2, "node B"));
+  trace.Apply(PhaseFinish(0.3, 3));
+  trace.Apply(PhaseFinish(0.4, 4, 2, 4));
+  trace.Apply(PhaseFinish(0.5, 2, 8, 8));
   Event cancel;
   cancel.type = EventType::kCancelRequested;
   cancel.t = 0.55;
   cancel.reason = CancelReason::kSignal;
   cancel.message = "interrupted (SIGINT)";
   trace.Apply(cancel);
-  trace.Apply(Finish(0.6, 1, 1, 2));
+  trace.Apply(PhaseFinish(0.6, 1, 1, 2));
   Event finish;
   finish.type = EventType::kBuildFinish;
   finish.t = 0.6;
@@ -146,7 +128,7 @@ TEST(TraceBuilderTest, RandomConcurrentTreesNestPerTid) {
       if (start) {
         const int64_t parent = open.empty() || random() % 5 == 0 ? kNoPhase : open[random() % open.size()];
         const int64_t id = next_id++;
-        trace.Apply(Start(t, id, parent, "p" + std::to_string(id)));
+        trace.Apply(PhaseStart(t, id, parent, "p" + std::to_string(id)));
         open.push_back(id);
         parent_of[id] = parent;
         ++children[parent];
@@ -158,7 +140,7 @@ TEST(TraceBuilderTest, RandomConcurrentTreesNestPerTid) {
         }
         const bool odd = random() % 10 == 0 || leaves.empty();
         const int64_t id = odd ? open[random() % open.size()] : leaves[random() % leaves.size()];
-        trace.Apply(Finish(t, id));
+        trace.Apply(PhaseFinish(t, id));
         open.erase(std::find(open.begin(), open.end(), id));
         --children[parent_of[id]];
       }
@@ -179,8 +161,8 @@ TEST(TraceSinkTest, WritesAtomicallyAtCloseAndRejectsBadPaths) {
   std::string error;
   auto sink = TraceSink::Open(path, &error);
   ASSERT_TRUE(sink) << error;
-  sink->OnEvent(Start(0, 1, kNoPhase, "Building engine"));
-  sink->OnEvent(Finish(1, 1));
+  sink->OnEvent(PhaseStart(0, 1, kNoPhase, "Building engine"));
+  sink->OnEvent(PhaseFinish(1, 1));
   EXPECT_FALSE(std::filesystem::exists(path));  // nothing before Close
   sink->Close();
   EXPECT_TRUE(sink->error().empty()) << sink->error();
