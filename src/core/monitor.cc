@@ -12,14 +12,14 @@ Monitor::Monitor(const Clock& clock)
 
 Monitor::ActivePhase* Monitor::FindActive(char const* name) {
   // The most recent active phase of that name wins. When builder threads run phases
-  // of the same name at once, the one this thread started is preferred, so that each
-  // thread's steps land on its own instance. The active set is a chain of at most ~8
-  // levels per building thread, so a backwards scan beats any index.
-  const std::thread::id self = std::this_thread::get_id();
+  // of the same name at once (name_shared), the one this thread started is preferred,
+  // so that each thread's steps land on its own instance. The active set is a chain of
+  // at most ~8 levels per building thread, so a backwards scan beats any index; a
+  // phase whose name no other active phase has ends it at once.
   ActivePhase* latest = nullptr;
   for (auto it = active_.rbegin(); it != active_.rend(); ++it) {
     if (std::strcmp(it->name.c_str(), name) != 0) continue;
-    if (it->thread == self) return &*it;
+    if (!it->name_shared || it->thread == std::this_thread::get_id()) return &*it;
     if (latest == nullptr) latest = &*it;
   }
   return latest;
@@ -65,6 +65,10 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
     phase.total = std::max<int32_t>(nbSteps, 0);
     phase.start_ns = now;
     phase.thread = std::this_thread::get_id();
+    if (ActivePhase* same = FindActive(phaseName)) {
+      same->name_shared = true;
+      phase.name_shared = true;
+    }
 
     Event e;
     e.type = EventType::kPhaseStart;

@@ -79,6 +79,7 @@ class Monitor {
     int32_t last_step = -1;
     int64_t start_ns = 0;
     std::thread::id thread;  // the thread that started it
+    bool name_shared = false;  // another phase of this name was active alongside it
     // Where this phase's step event sits in the pending batch, if it is there.
     uint64_t pending_batch = UINT64_MAX;
     size_t pending_index = 0;
