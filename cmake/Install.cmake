@@ -23,7 +23,9 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/trtwatchConfigVersion.cmake
 install(FILES ${CMAKE_BINARY_DIR}/trtwatchConfig.cmake ${CMAKE_BINARY_DIR}/trtwatchConfigVersion.cmake
   DESTINATION ${config_dir})
 
-# pkg-config reads the prefix from the file; cpack installs under /usr.
+# The prefix is found from the .pc file's own place, so an install moved elsewhere
+# (or unpacked from the .deb) still works.
+file(RELATIVE_PATH pc_prefix_from_pcfiledir /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/trtwatch.pc.in ${CMAKE_BINARY_DIR}/trtwatch.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/trtwatch.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

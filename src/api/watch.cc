@@ -107,9 +107,10 @@ void Watch::Start() {
 BuildResult Watch::Finish(bool engine_built, std::string error) {
   if (!state_->runner->started()) throw std::logic_error("trtwatch::Watch::Finish: call Start first");
   if (state_->runner->finished()) throw std::logic_error("trtwatch::Watch::Finish: the build already finished");
-  if (!engine_built && error.empty()) {
+  // A cancelled build's message is the cancel's; a failed one's, TensorRT's last words.
+  if (!engine_built && error.empty() && !cancel_requested()) {
     error = state_->RecentErrors();
-    if (error.empty()) error = "the build call returned no engine";
+    if (error.empty()) error = "the build call returned no engine, and TensorRT logged no error";
   }
   return state_->runner->Finish(BuildOutcome{engine_built, std::move(error)});
 }
