@@ -91,7 +91,8 @@ def test_installed_package_holds_headers_library_config_and_no_source_paths(inst
 
 def test_example_builds_with_nested_progress_from_several_threads(installed, schema, tmp_path):
     engine = tmp_path / "model.engine"
-    proc = example(installed, "build_engine", engine, "--progress", "json")
+    # Steps that take a few ms, as real ones do, so the builder threads overlap.
+    proc = example(installed, "build_engine", engine, "--progress", "json", step_ms=5)
     assert proc.returncode == 0, proc.stderr
     assert engine.read_bytes().startswith(b"FAKE-ENGINE")
     events = events_of(proc.stdout, schema)
