@@ -15,9 +15,9 @@ record() {  # name, expected exit code, trtwatch build arguments...
   [ "$rc" -eq "$want" ] || { echo "record_streams: $name exited $rc, expected $want" >&2; exit 1; }
 }
 
-record small-cnn 0 --simulate small-cnn --seed 1
+record small-cnn 0 --simulate small-cnn --seed 1 --speed 4
 record large-transformer 0 --simulate large-transformer --seed 1 --speed 1000
-record failing 1 --simulate failing --seed 1
+record failing 1 --simulate failing --seed 1 --speed 4
 record timed-out 124 --simulate large-transformer --seed 1 --speed 4 --timeout 1s
 
 # Cancelled: SIGINT (what the extension's Stop sends) a second into the build.

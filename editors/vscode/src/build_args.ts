@@ -73,3 +73,13 @@ export function taskArgs(def: TrtwatchTaskDefinition, s: BuildSettings): string[
   if (def.model) return [def.model, '-o', def.output ?? enginePathFor(def.model), ...s.buildOptions, ...options, ...commonArgs(s)];
   return 'a trtwatch task needs "model" (an .onnx file) or "simulate" (a profile)';
 }
+
+// A task's exit code for a build's end: the CLI's own codes (README "Exit codes").
+export function exitCodeFor(state: string): number {
+  switch (state) {
+    case 'succeeded': return 0;
+    case 'timed_out': return 124;
+    case 'cancelled': return 130;
+    default: return 1;
+  }
+}

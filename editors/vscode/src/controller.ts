@@ -47,6 +47,7 @@ export class BuildController implements vscode.Disposable {
   private current: RunningBuild | undefined;
   private renderTimer: ReturnType<typeof setTimeout> | undefined;
   private tickTimer: ReturnType<typeof setInterval> | undefined;
+  private echo: ((line: string) => void) | undefined;
 
   constructor(private readonly clock: () => number = () => performance.now() / 1000) {
     this.output = vscode.window.createOutputChannel('TensorRT builds');
@@ -59,16 +60,19 @@ export class BuildController implements vscode.Disposable {
     return this.current !== undefined;
   }
 
-  // Runs the build to its end; resolves with what the user was told.
-  async run(title: string, source: BuildSource, commandLine?: string): Promise<BuildOutcome> {
+  // Runs the build to its end; resolves with what the user was told. `echo` gets every
+  // line of the log as well (a task's terminal).
+  async run(title: string, source: BuildSource, commandLine?: string, echo?: (line: string) => void): Promise<BuildOutcome> {
     if (this.current) {
-      void vscode.window.showWarningMessage('A TensorRT build is already running; stop it first (TensorRT: Cancel build).');
-      return { state: 'failed', summary: 'another build is running', unavailable: true };
+      const summary = 'A TensorRT build is already running; stop it first (TensorRT: Cancel build).';
+      void vscode.window.showWarningMessage(summary);
+      return { state: 'failed', summary, unavailable: true };
     }
     const build = new RunningBuild(title, source, this.clock());
     this.current = build;
-    this.output.appendLine(`=== ${title}`);
-    if (commandLine) this.output.appendLine(`$ ${commandLine}`);
+    this.echo = echo;
+    this.log(`=== ${title}`);
+    if (commandLine) this.log(`$ ${commandLine}`);
     void vscode.commands.executeCommand('setContext', BUILDING_CONTEXT, true);
     this.tickTimer = setInterval(() => this.render(build), 1000);
     this.render(build);
@@ -82,7 +86,7 @@ export class BuildController implements vscode.Disposable {
         token.onCancellationRequested(() => this.cancel());
         end = await source.run({
           onEvent: (e) => this.onEvent(build, e),
-          onLog: (line) => this.output.appendLine(line),
+          onLog: (line) => this.log(line),
         });
       });
     return this.finish(build, end);
@@ -102,7 +106,7 @@ export class BuildController implements vscode.Disposable {
       return;
     }
     build.cancelRequested = true;
-    this.output.appendLine(`[trtwatch] stop requested: ${CANCELLING_MESSAGE}`);
+    this.log(`[trtwatch] stop requested: ${CANCELLING_MESSAGE}`);
     build.source.cancel(false);
     this.render(build);
   }
@@ -111,7 +115,7 @@ export class BuildController implements vscode.Disposable {
     build.view.apply(e);
     build.anchor = { wall: this.clock(), t: e.t };
     const line = logLine(e);
-    if (line) this.output.appendLine(line);
+    if (line) this.log(line);
     // Structural changes and the end show at once; step updates at most every 100 ms.
     if (e.type === 'step') {
       this.renderTimer ??= setTimeout(() => {
@@ -180,7 +184,7 @@ export class BuildController implements vscode.Disposable {
     const unavailable = !finish && end.unavailable === true;
     let summary: string;
     if (finish) {
-      for (const line of view.summaryLines(10)) this.output.appendLine(line);
+      for (const line of view.summaryLines(10)) this.log(line);
       summary = `${statusTitle(state)} after ${formatSeconds(finish.elapsed)}`;
       if (finish.error) summary += `: ${finish.error}`;
       if (state === 'cancelled' && finish.cancel_latency) {
@@ -188,9 +192,10 @@ export class BuildController implements vscode.Disposable {
       }
     } else {
       summary = `${statusTitle(state)}: ${end.message ?? 'trtwatch ended without a result'}`;
-      this.output.appendLine(summary);
+      this.log(summary);
     }
-    if (finish && end.message && end.status !== finish.status) this.output.appendLine(`[trtwatch] ${end.message}`);
+    if (finish && end.message && end.status !== finish.status) this.log(`[trtwatch] ${end.message}`);
+    this.echo = undefined;
 
     this.statusItem.text = `${stateIcon(state)} TensorRT ${statusTitle(state).replace(/^Build /, '')}`;
     this.statusItem.tooltip = summary;
@@ -212,6 +217,11 @@ export class BuildController implements vscode.Disposable {
   private followUp(choice: string | undefined): void {
     if (choice === 'Show Log') this.showLog();
     if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'trtwatch');
+  }
+
+  private log(line: string): void {
+    this.output.appendLine(line);
+    this.echo?.(line);
   }
 
   showLog(): void {

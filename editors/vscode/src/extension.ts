@@ -37,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('trtwatch.watchRemote', (id?: string) => watchRemote(controller, id)),
     vscode.commands.registerCommand('trtwatch.cancel', () => controller.cancel()),
     vscode.commands.registerCommand('trtwatch.showLog', () => controller.showLog()),
-    vscode.tasks.registerTaskProvider(TrtwatchTaskProvider.type, new TrtwatchTaskProvider(readSettings)),
+    vscode.tasks.registerTaskProvider(TrtwatchTaskProvider.type, new TrtwatchTaskProvider(controller, readSettings)),
   );
 }
 

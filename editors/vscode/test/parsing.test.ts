@@ -1,8 +1,10 @@
 // Untrusted input: event lines, byte streams split anywhere, SSE framing, settings.
 
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_SETTINGS, enginePathFor, modelArgs, pickedArgs, simulateArgs, taskArgs } from '../src/build_args';
+import { DEFAULT_SETTINGS, enginePathFor, exitCodeFor, modelArgs, pickedArgs, simulateArgs, taskArgs } from '../src/build_args';
 import { describeExit } from '../src/cli_source';
 import { LineSplitter, parseEvent } from '../src/events';
 import { optionsForService } from '../src/remote_source';
@@ -94,4 +96,16 @@ test('options for the service are flags without dashes', () => {
   assert.deepEqual(optionsForService(['--fp16', '--memPoolSize=workspace:4G', '--builderOptimizationLevel', '3']),
                    { fp16: true, memPoolSize: 'workspace:4G', builderOptimizationLevel: '3' });
   assert.throws(() => optionsForService(['fp16']), /does not start with --/);
+});
+
+test('a task\'s failure line is what the $trtwatch problem matcher reads', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const matcher = manifest.contributes.problemMatchers.find((m: { name: string }) => m.name === 'trtwatch');
+  const re = new RegExp(matcher.pattern.regexp);
+  const m = re.exec('models/resnet 50.onnx: error: Build failed after 2.3 s: Error Code 10: Internal Error (x: y)');
+  assert.ok(m);
+  assert.equal(m[matcher.pattern.file], 'models/resnet 50.onnx');
+  assert.equal(m[matcher.pattern.severity], 'error');
+  assert.equal(m[matcher.pattern.message], 'Build failed after 2.3 s: Error Code 10: Internal Error (x: y)');
+  assert.deepEqual(['succeeded', 'failed', 'timed_out', 'cancelled'].map(exitCodeFor), [0, 1, 124, 130]);
 });
