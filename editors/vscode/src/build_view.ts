@@ -236,6 +236,13 @@ export function statusTitle(state: BuildState): string {
   }
 }
 
+// Text from the builder or a service made safe for VS Code's notifications, which render
+// Markdown links (command: links included): control characters become '?', and "](" is
+// split so that no link can form. The output channel and tree view show text as is.
+export function notificationText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').replace(/\]\(/g, '] (');
+}
+
 // "0.4 s", "12.3 s", "4m 05s", "1h 02m" — the terminal view's style.
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s) || s < 0) s = 0;

@@ -6,7 +6,7 @@
 
 import * as vscode from 'vscode';
 import { BuildSource, SourceEnd } from './build_source';
-import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, statusTitle } from './build_view';
+import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, notificationText, statusTitle } from './build_view';
 import { TrtEvent } from './events';
 import { PhaseTreeProvider } from './phase_tree';
 
@@ -33,9 +33,9 @@ class RunningBuild {
   progress: Progress | undefined;
   reportedPercent = 0;
   lastMessage = '';
-  anchor = { wall: 0, t: 0 }; // maps the wall clock onto build time
-  constructor(readonly title: string, readonly source: BuildSource, readonly startedWall: number) {
-    this.anchor.wall = startedWall;
+  anchor: { wall: number; t: number }; // maps the wall clock onto build time (the newest event)
+  constructor(readonly title: string, readonly source: BuildSource, startedWall: number) {
+    this.anchor = { wall: startedWall, t: 0 };
   }
 }
 
@@ -149,7 +149,8 @@ export class BuildController implements vscode.Disposable {
     const target = Math.max(build.reportedPercent, view.percent);
     const increment = target - build.reportedPercent;
     if (build.progress && (message !== build.lastMessage || increment >= 0.5)) {
-      build.progress.report(increment > 0 ? { message, increment } : { message });
+      const shown = notificationText(message);
+      build.progress.report(increment > 0 ? { message: shown, increment } : { message: shown });
       build.reportedPercent = target;
       build.lastMessage = message;
     }
@@ -202,14 +203,15 @@ export class BuildController implements vscode.Disposable {
     this.treeView.description = statusTitle(state);
     this.treeView.message = summary;
 
+    const text = notificationText(summary);
     if (unavailable) {
-      void vscode.window.showErrorMessage(summary, 'Open Settings', 'Show Log').then((choice) => this.followUp(choice));
+      void vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log').then((choice) => this.followUp(choice));
     } else if (state === 'succeeded') {
-      void vscode.window.showInformationMessage(`${build.title}: ${summary}`, 'Show Log').then((choice) => this.followUp(choice));
+      void vscode.window.showInformationMessage(`${build.title}: ${text}`, 'Show Log').then((choice) => this.followUp(choice));
     } else if (state === 'cancelled' || state === 'timed_out') {
-      void vscode.window.showWarningMessage(`${build.title}: ${summary}`, 'Show Log').then((choice) => this.followUp(choice));
+      void vscode.window.showWarningMessage(`${build.title}: ${text}`, 'Show Log').then((choice) => this.followUp(choice));
     } else {
-      void vscode.window.showErrorMessage(`${build.title}: ${summary}`, 'Show Log').then((choice) => this.followUp(choice));
+      void vscode.window.showErrorMessage(`${build.title}: ${text}`, 'Show Log').then((choice) => this.followUp(choice));
     }
     return { state, summary, unavailable };
   }

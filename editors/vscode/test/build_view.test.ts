@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { BuildView, PATH_SEPARATOR, PhaseNode, formatSeconds } from '../src/build_view';
+import { BuildView, PATH_SEPARATOR, PhaseNode, formatSeconds, notificationText } from '../src/build_view';
 import { PhaseStartEvent, TrtEvent, parseEvent } from '../src/events';
 
 const RECORDINGS = process.env.TRTWATCH_RECORDINGS ?? '';
@@ -154,4 +154,10 @@ test('formatSeconds matches the terminal view\'s style', () => {
   assert.equal(formatSeconds(245), '4m 05s');
   assert.equal(formatSeconds(3720), '1h 02m');
   assert.equal(formatSeconds(-1), '0.0 s');
+});
+
+test('text for notifications cannot form a (command) link or carry control characters', () => {
+  assert.equal(notificationText('Error [run](command:workbench.action.terminal.sendSequence) \u001b[2J\tx'),
+               'Error [run] (command:workbench.action.terminal.sendSequence) ?[2J?x');
+  assert.equal(notificationText('Building engine 2/6 \u203a Timing'), 'Building engine 2/6 \u203a Timing');
 });
