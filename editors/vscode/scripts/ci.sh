@@ -5,7 +5,7 @@
 #   3. the controller's integration test: the real binary (and `trtwatch serve`) driven
 #      through a recording test double of the vscode API;
 #   4. `vsce package`: editors/vscode/trtwatch-vscode.vsix.
-# About 60 s on 2 cores (half of it vsce). Usage: editors/vscode/scripts/ci.sh path/to/trtwatch
+# About 50 s on 2 shared cores (15 s of CPU): compile ~25 s, recordings ~6 s, tests ~11 s, vsce ~6 s. Usage: editors/vscode/scripts/ci.sh path/to/trtwatch
 set -euo pipefail
 bin=$(realpath "${1:?usage: editors/vscode/scripts/ci.sh path/to/trtwatch}")
 cd "$(dirname "$0")/.."
@@ -15,16 +15,21 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$major" -ge 20 ] || { echo "vscode ci: node $(node --version) is too old; @vscode/vsce needs node 20 or newer" >&2; exit 1; }
 [ -x node_modules/.bin/tsc ] || npm ci --no-audit --no-fund --silent
 
+start=$SECONDS
 rm -rf out
 node_modules/.bin/tsc -p . --strict
+echo "vscode ci: compiled ($((SECONDS - start)) s)"
 
 recordings=$(mktemp -d)
 trap 'rm -rf "$recordings"' EXIT
 TRTWATCH_BIN=$bin scripts/record_streams.sh "$recordings"
+echo "vscode ci: recorded the streams ($((SECONDS - start)) s)"
 TRTWATCH_RECORDINGS=$recordings node --test --test-reporter=spec out/test/build_view.test.js out/test/parsing.test.js
 TRTWATCH_BIN=$bin node --test --test-reporter=spec out/test/controller.integration.test.js
+echo "vscode ci: tests passed ($((SECONDS - start)) s)"
 
 rm -f trtwatch-vscode.vsix
+# The compile above is what goes into the package (no vscode:prepublish step).
 node_modules/.bin/vsce package --no-dependencies --allow-missing-repository --skip-license --out trtwatch-vscode.vsix
 /usr/bin/python3 - <<'PY'
 import zipfile
@@ -35,3 +40,4 @@ assert not missing, f"the .vsix lacks {sorted(missing)}"
 assert not any(n.startswith("extension/out/test/") for n in names), "tests leaked into the .vsix"
 print(f"vscode ci: trtwatch-vscode.vsix holds {len(names)} files")
 PY
+echo "vscode ci: done ($((SECONDS - start)) s)"
