@@ -33,9 +33,13 @@ export function simulateArgs(profile: string, s: BuildSettings): string[] {
   return [...args, ...commonArgs(s)];
 }
 
-// The engine goes next to the model: model.onnx -> model.engine.
+// model.onnx -> model: engines and timing caches go next to the model.
+function modelStem(model: string): string {
+  return model.replace(/\.onnx$/i, '');
+}
+
 export function enginePathFor(model: string): string {
-  return model.replace(/\.onnx$/i, '') + '.engine';
+  return modelStem(model) + '.engine';
 }
 
 export function modelArgs(model: string, engine: string, options: readonly string[], s: BuildSettings): string[] {
@@ -53,7 +57,7 @@ export const QUICK_OPTIONS: readonly { flag: string; detail: string }[] = [
 
 // The picked flags as arguments; --timing-cache gets its file next to the model.
 export function pickedArgs(picked: readonly string[], model: string): string[] {
-  return picked.flatMap((flag) => (flag === '--timing-cache' ? [flag, model.replace(/\.onnx$/i, '') + '.cache'] : [flag]));
+  return picked.flatMap((flag) => (flag === '--timing-cache' ? [flag, modelStem(model) + '.cache'] : [flag]));
 }
 
 // A `"type": "trtwatch"` task of tasks.json (package.json taskDefinitions).

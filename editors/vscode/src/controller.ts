@@ -74,7 +74,7 @@ export class BuildController implements vscode.Disposable {
     this.log(`=== ${title}`);
     if (commandLine) this.log(`$ ${commandLine}`);
     void vscode.commands.executeCommand('setContext', BUILDING_CONTEXT, true);
-    this.tickTimer = setInterval(() => this.render(build), 1000);
+    this.tickTimer = setInterval(() => this.refresh(), 1000);
     this.render(build);
     this.statusItem.show();
 
@@ -109,6 +109,11 @@ export class BuildController implements vscode.Disposable {
     this.log(`[trtwatch] stop requested: ${CANCELLING_MESSAGE}`);
     build.source.cancel(false);
     this.render(build);
+  }
+
+  // Redraws what time changes (elapsed, "last activity"); a 1 s timer calls it.
+  refresh(): void {
+    if (this.current) this.render(this.current);
   }
 
   private onEvent(build: RunningBuild, e: TrtEvent): void {
