@@ -25,7 +25,7 @@ trap 'rm -rf "$recordings"' EXIT
 TRTWATCH_BIN=$bin scripts/record_streams.sh "$recordings"
 echo "vscode ci: recorded the streams ($((SECONDS - start)) s)"
 TRTWATCH_RECORDINGS=$recordings node --test --test-reporter=spec out/test/build_view.test.js out/test/parsing.test.js out/test/controller.test.js
-TRTWATCH_BIN=$bin node --test --test-reporter=spec out/test/controller.integration.test.js
+TRTWATCH_BIN=$bin node --test --test-reporter=spec out/test/controller.integration.test.js out/test/extension.integration.test.js
 echo "vscode ci: tests passed ($((SECONDS - start)) s)"
 
 rm -f trtwatch-vscode.vsix

@@ -19,6 +19,7 @@ function record(call: string, ...args: unknown[]): void {
 
 export function reset(): void {
   calls.length = 0;
+  settings.clear();
   notifications.length = 0;
   messages.length = 0;
   outputLines.length = 0;
@@ -155,10 +156,57 @@ export const window = {
 
 export const context: Record<string, unknown> = {};
 
-export const commands = {
+export const commands: Record<string, (...args: any[]) => unknown> = {
   executeCommand(command: string, ...args: unknown[]): Promise<unknown> {
     record('commands.executeCommand', command, ...args);
     if (command === 'setContext') context[String(args[0])] = args[1];
     return Promise.resolve(undefined);
   },
 };
+
+// --- what activate() and the task provider use ---
+
+export const registeredCommands = new Map<string, (...args: any[]) => unknown>();
+export const taskProviders = new Map<string, any>();
+// Settings the "user" has set, by full key ("trtwatch.binaryPath"); others read as defaults.
+export const settings = new Map<string, unknown>();
+
+commands.registerCommand = (id: string, fn: (...args: any[]) => unknown) => {
+  record('commands.registerCommand', id);
+  registeredCommands.set(id, fn);
+  return { dispose: () => registeredCommands.delete(id) };
+};
+
+export const tasks = {
+  registerTaskProvider(type: string, provider: unknown) {
+    record('tasks.registerTaskProvider', type);
+    taskProviders.set(type, provider);
+    return { dispose: () => taskProviders.delete(type) };
+  },
+};
+
+export const workspace = {
+  workspaceFolders: undefined as { uri: { fsPath: string } }[] | undefined,
+  getConfiguration(section: string) {
+    return {
+      get<T>(key: string, fallback: T): T {
+        const full = `${section}.${key}`;
+        return settings.has(full) ? (settings.get(full) as T) : fallback;
+      },
+    };
+  },
+  getWorkspaceFolder() { return undefined; },
+};
+
+export enum TaskScope { Global = 1, Workspace = 2 }
+export const TaskGroup = { Build: { id: 'build' } };
+
+export class CustomExecution {
+  constructor(readonly callback: (resolved: unknown) => Promise<any>) {}
+}
+
+export class Task {
+  group?: unknown;
+  constructor(readonly definition: Record<string, unknown>, readonly scope: unknown, readonly name: string,
+              readonly source: string, readonly execution?: CustomExecution, readonly problemMatchers?: string | string[]) {}
+}
