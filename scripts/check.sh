@@ -18,7 +18,7 @@ for preset in release asan tsan; do
   ctest --preset "$preset" -j "$jobs"
   if [ "$preset" = release ]; then
     # The VS Code extension against the release binary: strict compile, unit and
-    # integration tests, the .vsix (about 50 s; editors/vscode/scripts/ci.sh).
+    # integration tests, the .vsix (50-80 s; editors/vscode/scripts/ci.sh).
     echo "=== release: VS Code extension" >&2
     editors/vscode/scripts/ci.sh build/trtwatch
   fi

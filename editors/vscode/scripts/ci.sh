@@ -2,12 +2,15 @@
 # The VS Code extension's checks, run by scripts/check.sh after the release tests:
 #   1. tsc --strict against the real VS Code API types (@types/vscode);
 #   2. unit tests of the event -> view mapping on streams recorded here from the real CLI;
-#   3. the controller's integration test: the real binary (and `trtwatch serve`) driven
-#      through a recording test double of the vscode API;
+#   3. integration tests of the controller, activate() and tasks: the real binary (and
+#      `trtwatch serve`) driven through a recording test double of the vscode API;
 #   4. `vsce package`: editors/vscode/trtwatch-vscode.vsix.
-# About 50 s on 2 shared cores (15 s of CPU): compile ~25 s, recordings ~6 s, tests ~11 s, vsce ~6 s. Usage: editors/vscode/scripts/ci.sh path/to/trtwatch
+# Usage: editors/vscode/scripts/ci.sh path/to/trtwatch
+# 50-80 s wall on 2 busy shared cores (~15 s of CPU): compile 25-40 s, recordings ~6 s,
+# tests ~12-24 s (builds in real time), vsce ~6 s.
 set -euo pipefail
 bin=$(realpath "${1:?usage: editors/vscode/scripts/ci.sh path/to/trtwatch}")
+[ -x "$bin" ] || { echo "vscode ci: $bin is not an executable trtwatch; build it first (cmake --build --preset release)" >&2; exit 1; }
 cd "$(dirname "$0")/.."
 
 command -v node >/dev/null || { echo "vscode ci: node is missing (scripts/setup.sh installs it)" >&2; exit 1; }
