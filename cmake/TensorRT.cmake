@@ -59,9 +59,9 @@ if(TRTWATCH_HAVE_TENSORRT)
   add_library(trtwatch_tensorrt STATIC ${TRTWATCH_TENSORRT_BACKEND_SOURCES})
   target_include_directories(trtwatch_tensorrt SYSTEM PUBLIC ${TensorRT_INCLUDE_DIR} ${TensorRT_CUDA_INCLUDE_DIR})
   target_compile_definitions(trtwatch_tensorrt PRIVATE TRTWATCH_TENSORRT_ROOT="${trt_root}")
-  target_link_libraries(trtwatch_tensorrt PUBLIC trtwatch_core trtwatch_tensorrt_options trtwatch_platform
+  target_link_libraries(trtwatch_tensorrt PUBLIC trtwatch_lib trtwatch_tensorrt_options
     ${TensorRT_nvinfer_LIBRARY} ${TensorRT_nvonnxparser_LIBRARY} PRIVATE trtwatch_flags)
 else()
   add_library(trtwatch_tensorrt STATIC src/backends/tensorrt/unavailable.cc)
-  target_link_libraries(trtwatch_tensorrt PUBLIC trtwatch_core trtwatch_tensorrt_options PRIVATE trtwatch_flags)
+  target_link_libraries(trtwatch_tensorrt PUBLIC trtwatch_lib trtwatch_tensorrt_options PRIVATE trtwatch_flags)
 endif()

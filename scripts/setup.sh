@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
+  pkg-config file dpkg-dev
 )
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
 # enough where the machine has none of its own.

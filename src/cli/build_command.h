@@ -25,8 +25,9 @@ struct BuildCommandOptions {
   trt::RawBuildFlags tensorrt;  // trtexec-style options (cli/tensorrt_flags.cc)
 };
 
-// Runs the build and returns the process exit code (cli/exit_codes.h). Progress goes
-// to stderr; stdout carries only the JSON stream in json mode.
+// Turns the flags into a backend and RunOptions, runs them through the shared runner
+// (runner/runner.h) and returns the process exit code (trtwatch::exit_code).
+// Progress goes to stderr; stdout carries only the JSON stream in json mode.
 int RunBuildCommand(const BuildCommandOptions& options);
 
 }  // namespace trtwatch

@@ -4,7 +4,7 @@
 
 #include "cli/build_command.h"
 #include "cli/doctor_command.h"
-#include "cli/exit_codes.h"
+#include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cli/exit_codes.h"
+#include <trtwatch/result.h>
 
 namespace trtwatch {
 

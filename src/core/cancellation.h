@@ -12,13 +12,9 @@
 #include <string>
 #include <string_view>
 
+#include <trtwatch/result.h>
+
 namespace trtwatch {
-
-enum class CancelReason : uint8_t { kUser, kSignal, kTimeout, kStall, kApi, kBudget };
-
-std::string_view CancelReasonName(CancelReason reason);
-// Parses a protocol name ("user", "signal", ...). Returns false if unknown.
-bool ParseCancelReason(std::string_view name, CancelReason* reason);
 
 class CancellationSource {
  public:

@@ -47,8 +47,7 @@ void Watchdog::Run() {
     }
     if (options_.timeout && monitor_.SecondsSinceStart() >= *options_.timeout) {
       monitor_.RequestCancel(CancelReason::kTimeout,
-                             "the build exceeded its time budget (--timeout " +
-                                 options_.timeout_text + ")");
+                             "the build exceeded its time budget (" + options_.timeout_text + ")");
     }
     if (options_.stall_after && !monitor_.IsCancelRequested()) CheckStall();
   }

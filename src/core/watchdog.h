@@ -19,7 +19,7 @@ namespace trtwatch {
 
 struct WatchdogOptions {
   std::optional<double> timeout;      // seconds
-  std::string timeout_text;           // as the user wrote it, for the message
+  std::string timeout_text;           // how the user set it, for the message: "--timeout 2h"
   std::optional<double> stall_after;  // seconds
   bool cancel_on_stall = false;
   std::chrono::milliseconds poll{50};

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "backends/simulated/builtin_profiles.h"
-#include "cli/duration.h"
+#include "runner/duration.h"
 #include "service/model_paths.h"
 
 namespace trtwatch::service {

@@ -5,6 +5,7 @@
 #include <NvOnnxParser.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 namespace fake_trt {
@@ -189,6 +190,7 @@ nvinfer1::IHostMemory* FakeBuilder::buildSerializedNetwork(nvinfer1::INetworkDef
         const std::string name = "Timing tactics " + std::to_string(w);
         monitor->phaseStart(name.c_str(), root, script.worker_steps);
         for (int k = 0; k < script.worker_steps && !stop.load(); ++k) {
+          if (script.step_time.count() > 0) std::this_thread::sleep_for(script.step_time);
           const bool go_on = monitor->stepComplete(name.c_str(), k);
           g_record->steps_reported.fetch_add(1);
           if (w == 0 && s == 0 && k == script.hook_step && script.hook) script.hook();
@@ -261,6 +263,11 @@ class FakeParser final : public nvonnxparser::IParser {
 };
 
 }  // namespace
+
+std::chrono::milliseconds StepTimeFromEnvironment() {
+  const char* text = std::getenv("FAKE_TENSORRT_STEP_MS");
+  return std::chrono::milliseconds(text != nullptr ? std::atoi(text) : 0);
+}
 
 Script& GetScript() { return *g_script; }
 Record& GetRecord() { return *g_record; }

@@ -14,6 +14,7 @@
 #include <NvInfer.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -30,6 +31,11 @@ struct FakeInput {
   std::vector<int64_t> dims;  // -1: dynamic
 };
 
+// FAKE_TENSORRT_STEP_MS, when set to a number: how long each worker step takes, so
+// that a program linked against the double as its TensorRT (examples/cpp in CI) builds
+// for a while and can be timed out or interrupted.
+std::chrono::milliseconds StepTimeFromEnvironment();
+
 struct Script {
   int32_t lib_version = 109900;  // what getInferLibVersion() returns (10.99.0)
   bool builder_fails = false;    // createInferBuilder returns null
@@ -38,6 +44,7 @@ struct Script {
   int workers = 4;   // threads calling the monitor at once, per root step
   int root_steps = 3;
   int worker_steps = 25;
+  std::chrono::milliseconds step_time = StepTimeFromEnvironment();
   bool build_fails = false;  // logs an error, returns no engine
   std::string engine = "FAKE-ENGINE:0123456789";
   // Called once on worker 0's thread after its step `hook_step` of the first root step.

@@ -1,4 +1,4 @@
-#include "cli/duration.h"
+#include "runner/duration.h"
 
 #include <gtest/gtest.h>
 
@@ -26,6 +26,18 @@ TEST(DurationTest, RejectsWithAMessageNamingTheProblem) {
     EXPECT_FALSE(ParseDuration(text, &seconds, &error)) << text;
     EXPECT_NE(error.find(problem), std::string::npos) << error;
     EXPECT_NE(error.find("1.5m"), std::string::npos) << "shows valid forms: " << error;
+  }
+}
+
+TEST(DurationTest, FormatsInTheLargestExactUnitAndReadsBack) {
+  const std::pair<double, const char*> cases[] = {{7200, "2h"}, {90, "90s"}, {0.5, "500ms"}, {86400, "1d"},
+                                                  {120, "2m"},  {1.25, "1250ms"}, {5400, "90m"}};
+  for (const auto& [seconds, expected] : cases) {
+    EXPECT_EQ(DurationText(seconds), expected) << seconds;
+    double back = 0;
+    std::string error;
+    ASSERT_TRUE(ParseDuration(DurationText(seconds), &back, &error)) << error;
+    EXPECT_DOUBLE_EQ(back, seconds);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "cli/output_mode.h"
+#include "runner/output_mode.h"
 
 #include <gtest/gtest.h>
 

@@ -21,7 +21,7 @@ TEST(WatchdogTest, TimeoutRequestsCancelWithReasonTimeoutAtTheDeadline) {
   Monitor monitor(clock);
   WatchdogOptions options;
   options.timeout = 10;
-  options.timeout_text = "10s";
+  options.timeout_text = "--timeout 10s";
   options.poll = std::chrono::milliseconds(1);
   Watchdog watchdog(monitor, options);
   clock.AdvanceSeconds(9.9);

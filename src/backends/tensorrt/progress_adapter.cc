@@ -24,14 +24,4 @@ static_assert(std::is_polymorphic_v<nvinfer1::IProgressMonitor> &&
 // inherited from TensorRT's own IProgressMonitor.
 static_assert(!std::is_abstract_v<ProgressAdapter>);
 
-void ProgressAdapter::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
-  monitor_.phaseStart(phaseName, parentPhase, nbSteps);
-}
-
-bool ProgressAdapter::stepComplete(char const* phaseName, int32_t step) noexcept {
-  return monitor_.stepComplete(phaseName, step);
-}
-
-void ProgressAdapter::phaseFinish(char const* phaseName) noexcept { monitor_.phaseFinish(phaseName); }
-
 }  // namespace trtwatch::trt

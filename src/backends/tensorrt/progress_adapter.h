@@ -1,11 +1,8 @@
-// ProgressAdapter: TensorRT's nvinfer1::IProgressMonitor, forwarding each callback to
-// the core Monitor, which has the same three methods with the same signatures.
-//
-// TensorRT 9.x declares IProgressMonitor as a plain abstract class; 10.x and 11.x
-// declare it in nvinfer1::v_1_0, deriving from IVersionedInterface, and implement
-// getInterfaceInfo() themselves (applications must not override it). The adapter
-// uses the unversioned name and overrides only the three callbacks, so one source
-// fits both shapes; progress_adapter.cc checks the shape against NV_TENSORRT_MAJOR.
+// ProgressAdapter: TensorRT's nvinfer1::IProgressMonitor forwarding each callback to
+// the core Monitor, which has the same three methods with the same signatures. It is
+// the public header-only adapter (<trtwatch/tensorrt.h>) aimed at the Monitor instead
+// of a Watch, so the backend and users attach trtwatch with the same code, and the
+// backend's tests (9.x and 10.x shapes of the double) test the public adapter too.
 //
 // Threading: TensorRT calls the adapter from several internal threads at once; the
 // Monitor is thread-safe, and the adapter holds nothing but a reference to it. The
@@ -14,27 +11,12 @@
 // With logger_adapter.* and tensorrt_backend.*, the only code that includes TensorRT.
 #pragma once
 
-#include <NvInfer.h>
-
-#include <cstdint>
+#include <trtwatch/tensorrt.h>
 
 #include "core/monitor.h"
 
 namespace trtwatch::trt {
 
-class ProgressAdapter final : public nvinfer1::IProgressMonitor {
- public:
-  explicit ProgressAdapter(Monitor& monitor) noexcept : monitor_(monitor) {}
-  ~ProgressAdapter() noexcept override = default;
-  ProgressAdapter(const ProgressAdapter&) = delete;
-  ProgressAdapter& operator=(const ProgressAdapter&) = delete;
-
-  void phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept override;
-  bool stepComplete(char const* phaseName, int32_t step) noexcept override;
-  void phaseFinish(char const* phaseName) noexcept override;
-
- private:
-  Monitor& monitor_;
-};
+using ProgressAdapter = tensorrt::BasicProgressMonitor<Monitor>;
 
 }  // namespace trtwatch::trt

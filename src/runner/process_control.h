@@ -9,6 +9,8 @@
 //  - --kill-after DUR: when a cancel request (any reason) is DUR old and the builder
 //    has not returned, restore the terminal and exit 137 with a message.
 //
+// Signals are watched only with `watch_signals` (the library makes it opt-in).
+//
 // Threading: signal handlers only write to SignalWatch's pipe; everything here runs on
 // the SignalWatch thread or this object's timer thread. A forced exit calls _Exit
 // after restoring the terminal: the builder may be stuck inside a step, so nothing
@@ -30,8 +32,9 @@
 namespace trtwatch {
 
 struct ProcessControlOptions {
+  bool watch_signals = true;         // Ctrl+C, SIGTERM, SIGHUP (and terminal signals with a view)
   std::optional<double> kill_after;  // seconds
-  std::string kill_after_text;       // as the user wrote it
+  std::string kill_after_text;       // how the user set it, for the message: "--kill-after 5s"
 };
 
 class ProcessControl {

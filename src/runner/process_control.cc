@@ -1,18 +1,20 @@
-#include "cli/process_control.h"
+#include "runner/process_control.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
-#include "cli/exit_codes.h"
+#include <trtwatch/result.h>
 
 namespace trtwatch {
 
 ProcessControl::ProcessControl(Monitor& monitor, TtySink* view, ProcessControlOptions options)
     : monitor_(monitor), view_(view), options_(std::move(options)) {
   if (options_.kill_after) kill_timer_ = std::thread([this] { RunKillTimer(); });
-  signals_ = std::make_unique<SignalWatch>([this](ProcessSignal signal) { OnSignal(signal); },
-                                           /*watch_terminal_signals=*/view_ != nullptr);
+  if (options_.watch_signals) {
+    signals_ = std::make_unique<SignalWatch>([this](ProcessSignal signal) { OnSignal(signal); },
+                                             /*watch_terminal_signals=*/view_ != nullptr);
+  }
 }
 
 ProcessControl::~ProcessControl() {
@@ -91,7 +93,7 @@ void ProcessControl::RunKillTimer() {
       const int64_t waited_ns = monitor_.clock().NowNs() - monitor_.cancellation().requested_at_ns();
       const int64_t left_ns = static_cast<int64_t>(limit * 1e9) - waited_ns;
       if (left_ns <= 0) {
-        ForceExit(exit_code::kKilled, "the builder did not stop within --kill-after " + options_.kill_after_text +
+        ForceExit(exit_code::kKilled, "the builder did not stop within " + options_.kill_after_text +
                                           " of the cancel request (" + monitor_.cancellation().message() +
                                           "); exiting without waiting for it (exit 137)");
       }

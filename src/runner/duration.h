@@ -11,4 +11,8 @@ namespace trtwatch {
 // `*error` to a message that names the problem and shows valid forms.
 bool ParseDuration(std::string_view text, double* seconds, std::string* error);
 
+// A duration as a user writes it: the shortest form ParseDuration reads back to `seconds`, in the largest unit that
+// keeps it exact to a millisecond: 7200 -> "2h", 90 -> "90s", 0.5 -> "500ms".
+std::string DurationText(double seconds);
+
 }  // namespace trtwatch

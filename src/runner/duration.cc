@@ -1,4 +1,4 @@
-#include "cli/duration.h"
+#include "runner/duration.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -33,6 +33,20 @@ bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
   if (!std::isfinite(value) || value <= 0) return fail("it must be greater than zero");
   *seconds = value * scale;
   return true;
+}
+
+std::string DurationText(double seconds) {
+  const double ms = std::round(seconds * 1000);
+  struct Unit {
+    double ms;
+    const char* suffix;
+  };
+  for (const Unit unit : {Unit{86400e3, "d"}, Unit{3600e3, "h"}, Unit{60e3, "m"}, Unit{1e3, "s"}}) {
+    if (ms >= unit.ms && std::fmod(ms, unit.ms) == 0) {
+      return std::to_string(static_cast<long long>(ms / unit.ms)) + unit.suffix;
+    }
+  }
+  return std::to_string(static_cast<long long>(ms)) + "ms";
 }
 
 }  // namespace trtwatch

@@ -1,0 +1,92 @@
+// How a build ended: its status, why it was cancelled, how fast the cancel took
+// effect, where the time went, and what `trtwatch build` would exit with.
+//
+// Plain values: copy them freely, read them from any thread. Names returned by the
+// *Name functions are the protocol's (docs/events.md) and stable across versions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trtwatch {
+
+enum class BuildStatus : uint8_t { kSucceeded, kFailed, kCancelled, kTimedOut };
+
+// "succeeded", "failed", "cancelled", "timed_out".
+std::string_view BuildStatusName(BuildStatus status);
+bool ParseBuildStatus(std::string_view name, BuildStatus* status);
+
+// Why a cancel was requested: a person (kUser), a process signal (kSignal: Ctrl+C,
+// SIGTERM), the build's time budget (kTimeout), a silence longer than the stall
+// timeout (kStall), a program through an API (kApi), a caller's budget (kBudget).
+enum class CancelReason : uint8_t { kUser, kSignal, kTimeout, kStall, kApi, kBudget };
+
+// "user", "signal", "timeout", "stall", "api", "budget".
+std::string_view CancelReasonName(CancelReason reason);
+bool ParseCancelReason(std::string_view name, CancelReason* reason);
+
+// Ordered key/value facts about the backend (TensorRT version, GPU, "simulated").
+using Facts = std::vector<std::pair<std::string, std::string>>;
+
+// Time spent in every phase of one name, over all its instances.
+struct PhaseSummary {
+  std::string phase;
+  int64_t count = 0;
+  int64_t early = 0;  // instances finished before their last step
+  double seconds = 0;
+};
+
+// Callback sequences TensorRT's contract rules out. Counted, never fatal.
+struct Anomalies {
+  int64_t null_name = 0;             // a callback with a null phase name
+  int64_t bad_step_count = 0;        // phaseStart with nbSteps <= 0
+  int64_t unknown_parent = 0;        // parent not active; phase attached at the root
+  int64_t step_unknown_phase = 0;    // stepComplete for no active phase of that name
+  int64_t step_out_of_range = 0;     // step outside [0, nbSteps)
+  int64_t finish_unknown_phase = 0;  // phaseFinish for no active phase of that name
+  int64_t unfinished_phases = 0;     // still active when the build returned
+  int64_t after_build = 0;           // callbacks after the build returned
+
+  int64_t Total() const {
+    return null_name + bad_step_count + unknown_parent + step_unknown_phase + step_out_of_range +
+           finish_unknown_phase + unfinished_phases + after_build;
+  }
+};
+
+// Cancel latency, in seconds from the request.
+struct CancelLatency {
+  std::optional<double> to_first_false;  // until stepComplete first returned false
+  double to_return = 0;                  // until the build call returned
+};
+
+// Exit codes of `trtwatch build`, which BuildResult::exit_code follows, so that a
+// program embedding trtwatch can exit the way the command line tool does.
+namespace exit_code {
+inline constexpr int kSucceeded = 0;
+inline constexpr int kFailed = 1;
+inline constexpr int kUsage = 2;          // bad arguments or input: nothing was built
+inline constexpr int kTimedOut = 124;     // the time budget, or a stall with the cancel action
+inline constexpr int kInterrupted = 130;  // cancelled by SIGINT (Ctrl+C)
+inline constexpr int kKilled = 137;       // kill-after gave up waiting for the builder
+inline constexpr int kTerminated = 143;   // cancelled by SIGTERM or SIGHUP
+}  // namespace exit_code
+
+struct BuildResult {
+  BuildStatus status = BuildStatus::kFailed;
+  std::string error;  // why it failed, or the cancel's message
+  double elapsed = 0;  // seconds
+  std::optional<CancelReason> cancel_reason;
+  std::optional<CancelLatency> cancel_latency;
+  std::vector<PhaseSummary> phases;  // most time first
+  Anomalies anomalies;
+  uint64_t events_dropped = 0;  // over all sinks (coalesced steps are not drops)
+  int exit_code = exit_code::kFailed;  // what `trtwatch build` exits with for this result
+
+  bool succeeded() const { return status == BuildStatus::kSucceeded; }
+};
+
+}  // namespace trtwatch

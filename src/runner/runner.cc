@@ -1,0 +1,198 @@
+#include "runner/runner.h"
+
+#include <atomic>
+#include <cstdio>
+#include <utility>
+
+#include "core/build_id.h"
+#include "platform/terminal.h"
+#include "runner/duration.h"
+#include "runner/process_control.h"
+#include "sinks/jsonl_sink.h"
+#include "sinks/plain_sink.h"
+#include "sinks/trace_sink.h"
+#include "sinks/tty_sink.h"
+
+namespace trtwatch {
+
+namespace {
+
+// SignalWatch allows one watcher per process: the runner that holds it.
+std::atomic<bool> g_signals_taken{false};
+
+// The sink that shows progress in `mode` (null for quiet); `*view` is set to the live
+// view when there is one, for signal handling.
+std::unique_ptr<Sink> MakeProgressSink(const OutputMode& mode, const Clock& clock, TtySink** view) {
+  switch (mode.progress) {
+    case ProgressMode::kJson:
+      return std::make_unique<JsonlSink>(stdout);
+    case ProgressMode::kPlain:
+      return std::make_unique<PlainSink>(stderr);
+    case ProgressMode::kTty: {
+      TtyOptions tty;
+      tty.fd = 2;
+      tty.color = mode.color;
+      tty.unicode = mode.unicode;
+      auto sink = std::make_unique<TtySink>(clock, tty);
+      *view = sink.get();
+      return sink;
+    }
+    case ProgressMode::kQuiet:
+      break;
+  }
+  return nullptr;
+}
+
+bool Positive(const std::optional<double>& seconds) { return !seconds || *seconds > 0; }
+
+}  // namespace
+
+struct Runner::Parts {
+  RunOptions options;
+  const Clock* clock = nullptr;
+  std::vector<std::unique_ptr<Sink>> owned;
+  TtySink* view = nullptr;
+  TraceSink* trace = nullptr;
+  std::unique_ptr<BuildSession> session;
+  std::unique_ptr<ProcessControl> control;  // while the build runs
+  bool holds_signals = false;
+
+  ~Parts() {
+    control.reset();
+    if (holds_signals) g_signals_taken.store(false);
+  }
+};
+
+std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
+  auto parts = std::make_unique<Parts>();
+  parts->clock = options.clock != nullptr ? options.clock : &SteadyClock::Instance();
+  if (!options.env) options.env = ProcessEnvironment();
+  const bool terminal = options.stderr_is_terminal.value_or(IsTerminal(2));
+
+  if (!Positive(options.timeout) || !Positive(options.stall_timeout) || !Positive(options.kill_after)) {
+    *error = "timeout, stall timeout and kill-after must be greater than zero";
+    return nullptr;
+  }
+  if (options.cancel_on_stall && !options.stall_timeout) {
+    *error = "--stall-action cancel needs --stall-timeout DUR (how long a silence may last)";
+    return nullptr;
+  }
+  const std::optional<OutputMode> mode = ResolveOutputMode(options.output, options.env, terminal, error);
+  if (!mode) return nullptr;
+
+  // Files first: a bad path fails before anything is created or drawn.
+  if (!options.trace_file.empty()) {
+    std::unique_ptr<TraceSink> sink = TraceSink::Open(options.trace_file, error);
+    if (!sink) {
+      *error = "--trace: " + *error;
+      return nullptr;
+    }
+    parts->trace = sink.get();
+    parts->owned.push_back(std::move(sink));
+  }
+  if (!options.events_file.empty()) {
+    std::unique_ptr<JsonlSink> events = JsonlSink::OpenFile(options.events_file, error);
+    if (!events) {
+      *error = "--events: " + *error;
+      return nullptr;
+    }
+    parts->owned.push_back(std::move(events));
+  }
+  if (options.handle_signals) {
+    if (g_signals_taken.exchange(true)) {
+      *error = "another build in this process already handles Ctrl+C and SIGTERM; only one can: "
+               "turn signal handling off for this one";
+      return nullptr;
+    }
+    parts->holds_signals = true;
+  }
+  if (std::unique_ptr<Sink> progress = MakeProgressSink(*mode, *parts->clock, &parts->view)) {
+    parts->owned.push_back(std::move(progress));
+  }
+
+  std::vector<Sink*> sinks;
+  for (auto& sink : parts->owned) sinks.push_back(sink.get());
+  sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
+  SessionOptions session;
+  session.watchdog.timeout = options.timeout;
+  if (options.timeout) session.watchdog.timeout_text = "--timeout " + DurationText(*options.timeout);
+  session.watchdog.stall_after = options.stall_timeout;
+  session.watchdog.cancel_on_stall = options.cancel_on_stall;
+  parts->session = std::make_unique<BuildSession>(*parts->clock, sinks, session);
+  parts->options = std::move(options);
+  return std::unique_ptr<Runner>(new Runner(std::move(parts)));
+}
+
+Runner::Runner(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+Runner::~Runner() {
+  // A build that started must conclude, so that every sink closes (the terminal is
+  // restored, files are complete) even when the caller never called Finish.
+  if (started_ && !finished_) Finish(BuildOutcome{false, "the build was abandoned before it returned"});
+}
+
+Monitor& Runner::monitor() { return parts_->session->monitor(); }
+
+void Runner::Start(BuildInfo info) {
+  started_ = true;
+  if (info.build_id.empty()) info.build_id = NewBuildId();
+  const RunOptions& options = parts_->options;
+  if (options.handle_signals || options.kill_after) {
+    ProcessControlOptions control;
+    control.watch_signals = options.handle_signals;
+    control.kill_after = options.kill_after;
+    if (options.kill_after) control.kill_after_text = "--kill-after " + DurationText(*options.kill_after);
+    parts_->control = std::make_unique<ProcessControl>(monitor(), parts_->view, control);
+  }
+  parts_->session->Start(info);
+}
+
+BuildResult Runner::Finish(const BuildOutcome& outcome) {
+  finished_ = true;
+  if (parts_->control) parts_->control->BuildReturned();
+  BuildResult result = parts_->session->Finish(outcome);
+  bool terminated = false;
+  if (parts_->control) {
+    const std::optional<ProcessSignal> signal = parts_->control->first_signal();
+    terminated = signal && *signal != ProcessSignal::kInterrupt;
+  }
+  parts_->control.reset();
+  result.exit_code = ExitCodeFor(result, terminated);
+  if (parts_->trace != nullptr && !parts_->trace->error().empty()) {
+    std::fprintf(stderr, "%s: %s\n", parts_->options.program.c_str(), parts_->trace->error().c_str());
+    if (result.exit_code == exit_code::kSucceeded) result.exit_code = exit_code::kFailed;
+  }
+  return result;
+}
+
+BuildResult Runner::Run(BuildInfo info, const BuildFunction& build) {
+  Start(std::move(info));
+  return Finish(CallBuild([&] { return build(monitor()); }));
+}
+
+int ExitCodeFor(const BuildResult& result, bool terminated_by_signal) {
+  switch (result.status) {
+    case BuildStatus::kSucceeded:
+      return exit_code::kSucceeded;
+    case BuildStatus::kFailed:
+      return exit_code::kFailed;
+    case BuildStatus::kTimedOut:
+      return exit_code::kTimedOut;
+    case BuildStatus::kCancelled:
+      break;
+  }
+  switch (result.cancel_reason.value_or(CancelReason::kUser)) {
+    case CancelReason::kTimeout:
+    case CancelReason::kStall:
+    case CancelReason::kBudget:
+      return exit_code::kTimedOut;
+    case CancelReason::kSignal:
+      return terminated_by_signal ? exit_code::kTerminated : exit_code::kInterrupted;
+    case CancelReason::kUser:
+    case CancelReason::kApi:
+      return exit_code::kInterrupted;
+  }
+  return exit_code::kFailed;
+}
+
+}  // namespace trtwatch

@@ -1,0 +1,92 @@
+// Runner: the one build path. `trtwatch build` (and so the service's worker
+// processes, which are `trtwatch build --progress json`), the public Watch API, the
+// Python module and the MCP server all hand it options and a build function, and get
+// a result with its exit code back. No front end assembles a build its own way.
+//
+// What it assembles: the progress view the output mode picks (tty, plain, json,
+// quiet), the event and trace files, the caller's own sinks, the watchdog (timeout,
+// stall), signal handling (Ctrl+C / SIGTERM -> cooperative cancel, a second Ctrl+C
+// forces) and --kill-after.
+//
+// Threading: Create, Start, Finish and Run belong to one thread; monitor() is
+// thread-safe (cancel from anywhere, TensorRT's callbacks from its threads).
+// Lifecycle: Create -> Start -> (the build) -> Finish, once; Run does all three.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/build_result.h"
+#include "core/build_session.h"
+#include "core/clock.h"
+#include "core/monitor.h"
+#include "core/sink.h"
+#include "runner/output_mode.h"
+
+namespace trtwatch {
+
+struct RunOptions {
+  OutputFlags output;  // --progress / --color, as the user wrote them
+  std::string events_file;  // the event stream as JSON lines, in any mode
+  std::string trace_file;   // the phase timeline (Chrome Trace Event format)
+  std::optional<double> timeout;        // seconds: cancel (reason timeout) after this
+  std::optional<double> stall_timeout;  // seconds of silence before a stall event
+  bool cancel_on_stall = false;         // a stall also cancels (reason stall)
+  std::optional<double> kill_after;     // seconds after a cancel request: exit 137
+  // Ctrl+C, SIGTERM and SIGHUP cancel cooperatively; a second Ctrl+C exits 130. Only
+  // one runner in a process may watch signals at a time.
+  bool handle_signals = true;
+  std::vector<Sink*> sinks;  // further consumers, owned by the caller; outlive the runner
+  // How messages name the program and options: "trtwatch build" with flag names, or
+  // a library's own wording.
+  std::string program = "trtwatch build";
+
+  // The outside world, replaceable in tests.
+  const Clock* clock = nullptr;  // default: SteadyClock
+  EnvLookup env;                 // default: the process environment
+  std::optional<bool> stderr_is_terminal;  // default: isatty(2)
+};
+
+class Runner {
+ public:
+  // Checks everything the options ask for before anything starts: the output mode,
+  // durations, that the files can be written. On bad input returns null and sets
+  // `*error` to a message naming the problem and its fix.
+  static std::unique_ptr<Runner> Create(RunOptions options, std::string* error);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Thread-safe: the callbacks, Log, RequestCancel.
+  Monitor& monitor();
+
+  // Emits build_start (a build id is drawn when `info` has none), starts the watchdog
+  // and, when asked for, signal handling.
+  void Start(BuildInfo info);
+  // The build call returned: concludes the result, delivers build_finish to every sink,
+  // prints the summary, and maps the result to an exit code.
+  BuildResult Finish(const BuildOutcome& outcome);
+  // Start, `build` on this thread (an exception ends it failed), Finish.
+  BuildResult Run(BuildInfo info, const BuildFunction& build);
+
+  bool started() const { return started_; }
+  bool finished() const { return finished_; }
+
+ private:
+  struct Parts;
+  explicit Runner(std::unique_ptr<Parts> parts);
+
+  std::unique_ptr<Parts> parts_;
+  bool started_ = false;
+  bool finished_ = false;
+};
+
+// The exit code of `trtwatch build` for a result: 0 succeeded, 1 failed, 124 timed
+// out (timeout, stall, budget), 130 cancelled by Ctrl+C or on request (user, api),
+// 143 cancelled by SIGTERM/SIGHUP. `terminated_by_signal` says a SIGTERM/SIGHUP
+// (rather than Ctrl+C) made a signal cancel.
+int ExitCodeFor(const BuildResult& result, bool terminated_by_signal);
+
+}  // namespace trtwatch
