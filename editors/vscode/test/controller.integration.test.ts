@@ -155,10 +155,10 @@ test('an input error (exit 2) shows the CLI\'s own message', { timeout: 60000 },
   assert.match(outcome.summary, /nothing was built/);
 });
 
-// Remote mode: the same views from a real `trtwatch serve`.
-test('remote: a service build is watched over SSE and Stop is POST /cancel', { timeout: 60000 }, async (t) => {
+// Starts a real `trtwatch serve` on a free loopback port; stopped when the test ends.
+async function startService(t: { after(fn: () => void): void }, extraArgs: string[] = []): Promise<string> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trtwatch-vscode-'));
-  const serve = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', '--data-dir', dataDir, ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
   t.after(() => {
     serve.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -166,7 +166,12 @@ test('remote: a service build is watched over SSE and Stop is POST /cancel', { t
   let stderr = '';
   serve.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
   await until('the service to listen', () => /listening on (http:\/\/\S+)/.test(stderr));
-  const url = /listening on (http:\/\/\S+)/.exec(stderr)![1];
+  return /listening on (http:\/\/\S+)/.exec(stderr)![1];
+}
+
+// Remote mode: the same views from a real `trtwatch serve`.
+test('remote: a service build is watched over SSE and Stop is POST /cancel', { timeout: 60000 }, async (t) => {
+  const url = await startService(t);
 
   const ok = await controller.run('Remote small-cnn', new RemoteSource({ url }, { simulate: 'small-cnn', speed: 4 }));
   assert.equal(ok.state, 'succeeded');
@@ -189,4 +194,20 @@ test('remote: a service build is watched over SSE and Stop is POST /cancel', { t
   const refused = await controller.run('Remote', new RemoteSource({ url }, { simulate: 'no-such-profile' }));
   assert.equal(refused.unavailable, true);
   assert.match(refused.summary, /refused the build: 400/);
+});
+
+test('remote: the token setting is sent as the bearer token', { timeout: 60000 }, async (t) => {
+  const token = 'vscode-test-token-0123456789abcdef';
+  const tokenFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trtwatch-token-')), 'token');
+  fs.writeFileSync(tokenFile, `${token}\n`);
+  t.after(() => fs.rmSync(path.dirname(tokenFile), { recursive: true, force: true }));
+  const url = await startService(t, ['--token-file', tokenFile]);
+
+  const refused = await controller.run('Remote', new RemoteSource({ url }, { simulate: 'small-cnn', speed: 4 }));
+  assert.equal(refused.unavailable, true);
+  assert.match(refused.summary, /refused the build: 401/);
+
+  vscode.reset();
+  const ok = await controller.run('Remote', new RemoteSource({ url, token }, { simulate: 'small-cnn', speed: 4 }));
+  assert.equal(ok.state, 'succeeded');
 });
