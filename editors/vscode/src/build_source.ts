@@ -25,6 +25,9 @@ export interface BuildSource {
   // The cooperative cancel (SIGINT to the CLI, POST /cancel to the service).
   // `force`: the second request, for a builder that does not reach a step boundary.
   cancel(force: boolean): void;
+  // The editor is going away: a local build is cancelled (it would be orphaned), a build
+  // on a service goes on and is only no longer watched.
+  detach(): void;
   // What to tell the user while cancelling: how force works for this source.
   readonly forceHint: string;
 }

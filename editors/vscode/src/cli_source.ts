@@ -87,6 +87,10 @@ export class CliSource implements BuildSource {
     });
   }
 
+  detach(): void {
+    this.cancel(false);
+  }
+
   cancel(force: boolean): void {
     // The first SIGINT cancels cooperatively; the CLI takes a second one as "force".
     if (!this.child || this.child.exitCode !== null) return;

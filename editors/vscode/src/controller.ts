@@ -236,7 +236,7 @@ export class BuildController implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.current) this.current.source.cancel(false);
+    this.current?.source.detach();
     if (this.renderTimer) clearTimeout(this.renderTimer);
     if (this.tickTimer) clearInterval(this.tickTimer);
     this.treeView.dispose();

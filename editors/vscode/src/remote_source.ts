@@ -37,6 +37,8 @@ export function optionsForService(args: readonly string[]): Record<string, strin
 }
 
 const RETRIES = 5;
+// Requests other than the event stream (which is long-lived by design) give up after this.
+const REQUEST_TIMEOUT_MS = 30000;
 const RETRY_DELAY_MS = 2000;
 const TERMINAL: readonly string[] = ['succeeded', 'failed', 'cancelled', 'timed_out', 'interrupted'];
 
@@ -58,6 +60,11 @@ export class RemoteSource implements BuildSource {
     return this.settings.url.replace(/\/+$/, '') + path;
   }
 
+  // Aborted when the watch is detached, or after REQUEST_TIMEOUT_MS.
+  private shortSignal(): AbortSignal {
+    return AbortSignal.any([this.abort.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+  }
+
   private headers(extra: Record<string, string> = {}): Record<string, string> {
     const h: Record<string, string> = { ...extra };
     if (this.settings.token) h.Authorization = `Bearer ${this.settings.token.trim()}`;
@@ -74,7 +81,7 @@ export class RemoteSource implements BuildSource {
         this.buildId = this.what.attach;
       } else {
         const res = await fetch(this.url('/builds'), {
-          method: 'POST', body: JSON.stringify(this.what), signal: this.abort.signal,
+          method: 'POST', body: JSON.stringify(this.what), signal: this.shortSignal(),
           headers: this.headers({ 'Content-Type': 'application/json' }),
         });
         const body = await res.text();
@@ -140,7 +147,7 @@ export class RemoteSource implements BuildSource {
 
   // The record's status, for a stream that ended without build_finish (an interrupted build).
   private async recordOutcome(id: string): Promise<SourceEnd> {
-    const res = await fetch(this.url(`/builds/${id}`), { headers: this.headers(), signal: this.abort.signal });
+    const res = await fetch(this.url(`/builds/${id}`), { headers: this.headers(), signal: this.shortSignal() });
     const record = safeJson(await res.text());
     const status = typeof record?.status === 'string' ? record.status : 'unknown';
     const error = typeof record?.error === 'string' ? `: ${record.error}` : '';
@@ -156,7 +163,7 @@ export class RemoteSource implements BuildSource {
 
   private async postCancel(): Promise<void> {
     try {
-      const res = await fetch(this.url(`/builds/${this.buildId}/cancel`), { method: 'POST', headers: this.headers() });
+      const res = await fetch(this.url(`/builds/${this.buildId}/cancel`), { method: 'POST', headers: this.headers(), signal: this.shortSignal() });
       const body = await res.text();
       if (res.status !== 202 && res.status !== 409) this.listener?.onLog(`[trtwatch] cancel refused: ${res.status} ${errorText(body)}`);
     } catch (e) {
@@ -164,7 +171,7 @@ export class RemoteSource implements BuildSource {
     }
   }
 
-  // Stops watching (the build itself goes on on the service).
+  // Stops watching; the build itself goes on on the service.
   detach(): void {
     this.abort.abort();
   }

@@ -30,6 +30,7 @@ class ScriptedSource implements BuildSource {
   cancel(force: boolean): void {
     this.cancels.push(force);
   }
+  detach(): void {}
 }
 
 test('status bar: build time, then "last activity N s ago" after 3 s of silence; tree: per-phase elapsed', async () => {
