@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, then builds and runs every test: the release build, then
 # the whole suite again under ASan+UBSan and under TSan, and clang's thread-safety
-# analysis. This is the README's test command and what CI runs.
+# analysis; after the release tests, the VS Code extension's checks (editors/vscode).
+# This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --deps
@@ -15,4 +16,10 @@ done
 for preset in release asan tsan; do
   echo "=== ${preset}: test" >&2
   ctest --preset "$preset" -j "$jobs"
+  if [ "$preset" = release ]; then
+    # The VS Code extension against the release binary: strict compile, unit and
+    # integration tests, the .vsix (50-80 s; editors/vscode/scripts/ci.sh).
+    echo "=== release: VS Code extension" >&2
+    editors/vscode/scripts/ci.sh build/trtwatch
+  fi
 done

@@ -30,6 +30,11 @@ fi
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/node/node_modules/eventsource ]; then
   (cd tests/node && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/node failed; the EventSource test will be skipped" >&2
 fi
+# The VS Code extension's toolchain (typescript, @types/vscode, @vscode/vsce; pinned in
+# editors/vscode/package-lock.json). Its checks (editors/vscode/scripts/ci.sh) need node 20+.
+if command -v npm >/dev/null 2>&1 && [ ! -x editors/vscode/node_modules/.bin/vsce ]; then
+  (cd editors/vscode && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in editors/vscode failed; editors/vscode/scripts/ci.sh will try again" >&2
+fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 cmake --preset release >/dev/null

@@ -1,0 +1,256 @@
+// The event stream folded into what the editor shows: the live phase tree, the
+// notification's message and percentage, the build's state and its summary. Pure: no
+// vscode, no clock, no I/O, so it is unit-tested on recorded streams. Times are build
+// time (seconds since build_start, the events' `t`); the caller says what "now" is.
+
+import { BuildFinishEvent, BuildStatus, TrtEvent } from './events';
+
+export type BuildState = 'starting' | 'running' | 'cancelling' | BuildStatus;
+
+export class PhaseNode {
+  readonly children: PhaseNode[] = [];
+  done = 0; // steps reported (step + 1 of the latest step event)
+  finishedAt: number | undefined;
+  elapsed: number | undefined; // as the CLI measured it, once finished
+  early = false;
+
+  constructor(
+    readonly id: number,
+    readonly name: string,
+    readonly parent: PhaseNode | undefined,
+    readonly total: number,
+    readonly startedAt: number,
+  ) {}
+
+  get active(): boolean {
+    return this.finishedAt === undefined;
+  }
+
+  get depth(): number {
+    return this.parent ? this.parent.depth + 1 : 0;
+  }
+
+  // Seconds this phase has run (its measured time once finished).
+  elapsedAt(now: number): number {
+    return this.elapsed ?? Math.max(0, now - this.startedAt);
+  }
+
+  // Share of its steps done, 0..1 (0 when TensorRT gave no usable step count).
+  get fraction(): number {
+    return this.total > 0 ? Math.min(this.done, this.total) / this.total : 0;
+  }
+}
+
+// The separator between levels of the phase path, as in the issue's picture.
+export const PATH_SEPARATOR = ' \u203a ';
+
+export class BuildView {
+  state: BuildState = 'starting';
+  buildId = '';
+  backend = '';
+  model = '';
+  facts: Record<string, string> = {};
+  readonly roots: PhaseNode[] = [];
+  private readonly byId = new Map<number, PhaseNode>();
+  lastSeq = 0;
+  lastT = 0;              // build time of the newest event
+  lastProgressT = 0;      // build time of the newest phase or step event
+  stalledFor: number | undefined;
+  cancelReason: string | undefined;
+  cancelMessage: string | undefined;
+  cancelRequestedAt: number | undefined;
+  finish: BuildFinishEvent | undefined;
+  phasesFinished = 0;
+  // The notification's percentage: never goes back (see topLevelPercent).
+  percent = 0;
+  // Events the view could not place (a step for an unknown id, a second build_start...).
+  readonly ignored: string[] = [];
+
+  get finished(): boolean {
+    return this.finish !== undefined;
+  }
+
+  apply(e: TrtEvent): void {
+    if (this.finished) {
+      this.ignored.push(`${e.type} after build_finish`);
+      return;
+    }
+    if (e.seq <= this.lastSeq) {
+      // A replay overlap (SSE reconnect): the view has it already.
+      this.ignored.push(`${e.type} seq ${e.seq} not after ${this.lastSeq}`);
+      return;
+    }
+    this.lastSeq = e.seq;
+    this.lastT = Math.max(this.lastT, e.t);
+    switch (e.type) {
+      case 'build_start':
+        this.buildId = e.build;
+        this.backend = e.backend;
+        this.model = e.model;
+        this.facts = e.facts;
+        if (this.state === 'starting') this.state = 'running';
+        break;
+      case 'phase_start': {
+        if (this.byId.has(e.id)) {
+          this.ignored.push(`phase_start for id ${e.id} twice`);
+          break;
+        }
+        const parent = e.parent === null ? undefined : this.byId.get(e.parent);
+        const node = new PhaseNode(e.id, e.phase, parent, e.total, e.t);
+        (parent ? parent.children : this.roots).push(node);
+        this.byId.set(e.id, node);
+        this.progressed(e.t);
+        break;
+      }
+      case 'step': {
+        const node = this.byId.get(e.id);
+        if (!node) {
+          this.ignored.push(`step for unknown phase id ${e.id}`);
+          break;
+        }
+        node.done = Math.max(node.done, e.step + 1);
+        this.progressed(e.t);
+        break;
+      }
+      case 'phase_finish': {
+        const node = this.byId.get(e.id);
+        if (!node || !node.active) {
+          this.ignored.push(`phase_finish for ${node ? 'finished' : 'unknown'} phase id ${e.id}`);
+          break;
+        }
+        node.done = Math.max(node.done, e.completed);
+        node.finishedAt = e.t;
+        node.elapsed = e.elapsed;
+        node.early = e.early;
+        this.phasesFinished++;
+        this.progressed(e.t);
+        break;
+      }
+      case 'cancel_requested':
+        this.cancelReason = e.reason;
+        this.cancelMessage = e.message;
+        this.cancelRequestedAt = e.t;
+        this.state = 'cancelling';
+        break;
+      case 'stall':
+        this.stalledFor = e.silent_for;
+        break;
+      case 'log':
+        break;
+      case 'build_finish':
+        this.finish = e;
+        this.state = e.status;
+        break;
+    }
+  }
+
+  private progressed(t: number): void {
+    this.lastProgressT = t;
+    this.stalledFor = undefined;
+    this.percent = Math.max(this.percent, this.topLevelPercent());
+  }
+
+  // The chain of newest active phases, outermost first: the top-level phase that started
+  // last, then at each level its child that started last and is still active.
+  activePath(): PhaseNode[] {
+    const path: PhaseNode[] = [];
+    let level = this.roots;
+    for (;;) {
+      const next = newestActive(level);
+      if (!next) return path;
+      path.push(next);
+      level = next.children;
+    }
+  }
+
+  // "Building engine 2/6 › Timing graph nodes 47/83" (counts are steps reported).
+  message(): string {
+    return this.activePath()
+      .map((p) => (p.total > 0 ? `${p.name} ${Math.min(p.done, p.total)}/${p.total}` : p.name))
+      .join(PATH_SEPARATOR);
+  }
+
+  // Percentage (0..100) of the top-level phase: its steps done, plus the share of the
+  // step in progress that its active child has done. Follows the newest top-level phase.
+  // It can dip (a child finishes before its parent's step is reported, the next child
+  // starts at 0), so the views show `percent`, its running maximum.
+  topLevelPercent(): number {
+    const top = this.roots.length ? this.roots[this.roots.length - 1] : undefined;
+    if (!top || top.total <= 0) return 0;
+    if (!top.active) return top.early ? 100 * top.fraction : 100;
+    const child = newestActive(top.children);
+    const inStep = child && top.done < top.total ? child.fraction : 0;
+    return Math.min(100, (100 * (Math.min(top.done, top.total) + inStep)) / top.total);
+  }
+
+  // Seconds since the last phase or step event, at build time `now`.
+  silentFor(now: number): number {
+    return Math.max(0, now - this.lastProgressT);
+  }
+
+  // "SIMULATED build of large-transformer" or "tensorrt build of model.onnx".
+  describe(): string {
+    const what = this.backend ? `${this.backend} build` : 'build';
+    const model = this.model.startsWith('simulated:') ? this.model.slice('simulated:'.length) : this.model;
+    if (this.backend === 'simulated') return `SIMULATED build of ${model}`;
+    return model ? `${what} of ${model}` : what;
+  }
+
+  // The final summary as lines: status, error, cancel latency, the slowest phases.
+  summaryLines(maxPhases = 5): string[] {
+    const f = this.finish;
+    if (!f) return [];
+    const lines = [`${statusTitle(f.status)} after ${formatSeconds(f.elapsed)}`];
+    if (f.error) lines.push(`error: ${f.error}`);
+    if (f.cancel_latency) {
+      const first = f.cancel_latency.to_first_false;
+      lines.push(`cancel latency: ${first === null ? 'no step boundary reached' : formatSeconds(first) + ' to the next step'}, ` +
+                 `${formatSeconds(f.cancel_latency.to_return)} until TensorRT returned`);
+    }
+    for (const p of f.phases.slice(0, maxPhases)) {
+      const count = p.count > 1 ? ` ×${p.count}` : '';
+      const early = p.early ? ` (${p.early} stopped early)` : '';
+      lines.push(`  ${formatSeconds(p.seconds).padStart(8)}  ${p.phase}${count}${early}`);
+    }
+    if (f.dropped > 0) lines.push(`${f.dropped} progress updates were coalesced on the way (not an error)`);
+    return lines;
+  }
+}
+
+function newestActive(nodes: PhaseNode[]): PhaseNode | undefined {
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    if (nodes[i].active) return nodes[i];
+  }
+  return undefined;
+}
+
+export function statusTitle(state: BuildState): string {
+  switch (state) {
+    case 'starting': return 'Starting';
+    case 'running': return 'Building';
+    case 'cancelling': return 'Cancelling';
+    case 'succeeded': return 'Build succeeded';
+    case 'failed': return 'Build failed';
+    case 'cancelled': return 'Build cancelled';
+    case 'timed_out': return 'Build timed out';
+  }
+}
+
+// Text from the builder or a service made safe for VS Code's notifications, which render
+// Markdown links (command: links included): control characters become '?', and "](" is
+// split so that no link can form. The output channel and tree view show text as is.
+export function notificationText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').replace(/\]\(/g, '] (');
+}
+
+// "0.4 s", "12.3 s", "4m 05s", "1h 02m" — the terminal view's style.
+export function formatSeconds(s: number): string {
+  if (!Number.isFinite(s) || s < 0) s = 0;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const total = Math.floor(s);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`;
+  return `${m}m ${String(sec).padStart(2, '0')}s`;
+}

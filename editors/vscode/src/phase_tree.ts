@@ -1,0 +1,49 @@
+// The live phase tree as a VS Code tree view: one item per phase instance, nested as
+// TensorRT nested them, with steps done and per-phase elapsed time.
+
+import * as vscode from 'vscode';
+import { BuildView, PhaseNode, formatSeconds } from './build_view';
+
+export class PhaseTreeProvider implements vscode.TreeDataProvider<PhaseNode> {
+  private readonly changed = new vscode.EventEmitter<PhaseNode | undefined | void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private view: BuildView | undefined;
+  private now = 0;
+
+  // Shows `view` at build time `now` (seconds).
+  show(view: BuildView | undefined, now: number): void {
+    this.view = view;
+    this.now = now;
+    this.changed.fire();
+  }
+
+  getChildren(node?: PhaseNode): PhaseNode[] {
+    if (!this.view) return [];
+    return node ? node.children : this.view.roots;
+  }
+
+  getParent(node: PhaseNode): PhaseNode | undefined {
+    return node.parent;
+  }
+
+  getTreeItem(node: PhaseNode): vscode.TreeItem {
+    const item = new vscode.TreeItem(node.name,
+      node.children.length === 0 ? vscode.TreeItemCollapsibleState.None
+        : node.active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = `phase-${node.id}`;
+    item.description = describePhase(node, this.now);
+    item.iconPath = new vscode.ThemeIcon(node.active ? 'sync~spin' : node.early ? 'circle-slash' : 'pass');
+    item.tooltip = `${node.name}\n${item.description}${node.early ? '\nstopped before its last step' : ''}`;
+    return item;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+// "47/83 · 12.3 s" (no count when TensorRT gave no steps).
+export function describePhase(node: PhaseNode, now: number): string {
+  const elapsed = formatSeconds(node.elapsedAt(now));
+  return node.total > 0 ? `${Math.min(node.done, node.total)}/${node.total} \u00b7 ${elapsed}` : elapsed;
+}

@@ -1,0 +1,163 @@
+// The event -> view mapping on streams recorded from the real CLI by
+// scripts/record_streams.sh into TRTWATCH_RECORDINGS (scripts/ci.sh does both).
+
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { BuildView, PATH_SEPARATOR, PhaseNode, formatSeconds, notificationText } from '../src/build_view';
+import { PhaseStartEvent, TrtEvent, parseEvent } from '../src/events';
+
+const RECORDINGS = process.env.TRTWATCH_RECORDINGS ?? '';
+if (!RECORDINGS) throw new Error('set TRTWATCH_RECORDINGS to the folder scripts/record_streams.sh wrote (scripts/ci.sh does)');
+
+function load(name: string): TrtEvent[] {
+  const text = fs.readFileSync(path.join(RECORDINGS, `${name}.jsonl`), 'utf8');
+  return text.split('\n').filter((l) => l !== '').map((line) => {
+    const r = parseEvent(line);
+    assert.ok(r.ok, `${name}: ${r.ok ? '' : r.error}`);
+    return r.event;
+  });
+}
+
+interface Replay {
+  view: BuildView;
+  messages: string[];
+  percents: number[];
+  states: string[];
+}
+
+function replay(events: TrtEvent[]): Replay {
+  const view = new BuildView();
+  const r: Replay = { view, messages: [], percents: [], states: [] };
+  for (const e of events) {
+    view.apply(e);
+    r.messages.push(view.message());
+    r.percents.push(view.percent);
+    if (r.states[r.states.length - 1] !== view.state) r.states.push(view.state);
+  }
+  assert.deepEqual(view.ignored, [], 'every event of a real stream has its place in the view');
+  return r;
+}
+
+function allNodes(view: BuildView): PhaseNode[] {
+  const out: PhaseNode[] = [];
+  const walk = (n: PhaseNode) => { out.push(n); n.children.forEach(walk); };
+  view.roots.forEach(walk);
+  return out;
+}
+
+// The tree's shape is the stream's: each phase_start's parent id is the node's parent.
+function assertTreeMatches(events: TrtEvent[], view: BuildView): void {
+  const starts = events.filter((e): e is PhaseStartEvent => e.type === 'phase_start');
+  const nodes = new Map(allNodes(view).map((n) => [n.id, n]));
+  assert.equal(nodes.size, starts.length);
+  for (const s of starts) {
+    const node = nodes.get(s.id);
+    assert.ok(node, `phase ${s.id} is in the tree`);
+    assert.equal(node.name, s.phase);
+    assert.equal(node.parent?.id ?? null, s.parent);
+  }
+}
+
+function nonDecreasing(xs: number[]): boolean {
+  return xs.every((x, i) => i === 0 || x >= xs[i - 1]);
+}
+
+test('small-cnn: running then succeeded, the phase path while it runs, 100 % at the end', () => {
+  const events = load('small-cnn');
+  const r = replay(events);
+  assert.deepEqual(r.states, ['running', 'succeeded']);
+  assertTreeMatches(events, r.view);
+  assert.equal(r.view.roots[0].name, 'Building engine');
+  assert.ok(r.messages.some((m) => /^Building engine \d+\/\d+ \u203a \S/.test(m)), 'a nested path like "Building engine 2/6 › Timing graph nodes 47/83"');
+  assert.ok(nonDecreasing(r.percents), 'the notification never goes back');
+  assert.equal(r.percents[r.percents.length - 1], 100);
+  assert.ok(allNodes(r.view).every((n) => !n.active && !n.early));
+  assert.equal(r.view.message(), '', 'nothing active once finished');
+  assert.equal(r.view.describe(), 'SIMULATED build of small-cnn');
+  const summary = r.view.summaryLines();
+  assert.match(summary[0], /^Build succeeded after /);
+  assert.ok(summary.some((l) => l.includes('Building engine')));
+});
+
+test('large-transformer: deep nesting, one name at two depths, counts within totals', () => {
+  const events = load('large-transformer');
+  const r = replay(events);
+  assert.equal(r.view.state, 'succeeded');
+  assertTreeMatches(events, r.view);
+  const nodes = allNodes(r.view);
+  assert.ok(Math.max(...nodes.map((n) => n.depth)) >= 3, 'nested at least four deep');
+  const depthsByName = new Map<string, Set<number>>();
+  for (const n of nodes) depthsByName.set(n.name, (depthsByName.get(n.name) ?? new Set()).add(n.depth));
+  assert.ok([...depthsByName.values()].some((d) => d.size >= 2), 'a phase name used at two depths stays two nodes');
+  const deepest = Math.max(...r.messages.map((m) => m.split(PATH_SEPARATOR).length));
+  assert.ok(deepest >= 3, `the path shows nested phases (deepest ${deepest})`);
+  for (const m of r.messages) {
+    for (const part of m.split(PATH_SEPARATOR)) {
+      const count = /(\d+)\/(\d+)$/.exec(part);
+      if (count) assert.ok(Number(count[1]) <= Number(count[2]), `${part}: done <= total`);
+    }
+  }
+  assert.ok(nonDecreasing(r.percents));
+  assert.equal(r.percents[r.percents.length - 1], 100);
+});
+
+test('failing: failed with TensorRT\'s error in the summary', () => {
+  const r = replay(load('failing'));
+  assert.deepEqual(r.states, ['running', 'failed']);
+  const error = r.view.finish?.error;
+  assert.ok(error && error.length > 0);
+  assert.ok(r.view.summaryLines().some((l) => l === `error: ${error}`));
+  assert.match(r.view.summaryLines()[0], /^Build failed after /);
+});
+
+test('cancelled (SIGINT): cancelling, then cancelled with phases stopped early and the cancel latency', () => {
+  const r = replay(load('cancelled'));
+  assert.deepEqual(r.states, ['running', 'cancelling', 'cancelled']);
+  assert.equal(r.view.cancelReason, 'signal');
+  assert.ok(allNodes(r.view).some((n) => n.early), 'the interrupted phases finished early');
+  assert.ok(r.view.finish?.cancel_latency);
+  const summary = r.view.summaryLines();
+  assert.match(summary[0], /^Build cancelled after /);
+  assert.ok(summary.some((l) => l.startsWith('cancel latency: ')));
+  assert.ok(r.view.percent < 100 && r.view.roots[0].early, 'the top-level phase stopped early');
+});
+
+test('timed out: a timeout cancel, then timed_out, distinct from cancelled', () => {
+  const r = replay(load('timed-out'));
+  assert.deepEqual(r.states, ['running', 'cancelling', 'timed_out']);
+  assert.equal(r.view.cancelReason, 'timeout');
+  assert.match(r.view.summaryLines()[0], /^Build timed out after /);
+  assert.match(r.view.finish?.error ?? '', /--timeout/);
+});
+
+test('elapsed and silence follow build time', () => {
+  const view = new BuildView();
+  view.apply({ v: 1, seq: 1, t: 0, type: 'build_start', build: 'b', backend: 'simulated', model: 'simulated:x', facts: {} });
+  view.apply({ v: 1, seq: 2, t: 1, type: 'phase_start', id: 1, parent: null, phase: 'Building engine', total: 4 });
+  view.apply({ v: 1, seq: 3, t: 2, type: 'phase_start', id: 2, parent: 1, phase: 'Timing graph nodes', total: 10 });
+  view.apply({ v: 1, seq: 4, t: 3, type: 'step', id: 2, phase: 'Timing graph nodes', step: 4, total: 10 });
+  assert.equal(view.message(), 'Building engine 0/4 \u203a Timing graph nodes 5/10');
+  assert.equal(view.topLevelPercent(), 12.5, 'half of the first of four steps');
+  assert.equal(view.silentFor(45), 42);
+  assert.equal(view.roots[0].elapsedAt(45), 44);
+  // A replayed (older) event after a reconnect changes nothing.
+  view.apply({ v: 1, seq: 3, t: 2, type: 'step', id: 2, phase: 'Timing graph nodes', step: 0, total: 10 });
+  assert.equal(view.roots[0].children[0].done, 5);
+  assert.equal(view.ignored.length, 1);
+});
+
+test('formatSeconds matches the terminal view\'s style', () => {
+  assert.equal(formatSeconds(0.04), '0.0 s');
+  assert.equal(formatSeconds(12.34), '12.3 s');
+  assert.equal(formatSeconds(245), '4m 05s');
+  assert.equal(formatSeconds(3720), '1h 02m');
+  assert.equal(formatSeconds(-1), '0.0 s');
+});
+
+test('text for notifications cannot form a (command) link or carry control characters', () => {
+  assert.equal(notificationText('Error [run](command:workbench.action.terminal.sendSequence) \u001b[2J\tx'),
+               'Error [run] (command:workbench.action.terminal.sendSequence) ?[2J?x');
+  assert.equal(notificationText('Building engine 2/6 \u203a Timing'), 'Building engine 2/6 \u203a Timing');
+});
