@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
+  chromium
 )
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
 # enough where the machine has none of its own.
@@ -28,6 +29,12 @@ fi
 # The service's real-client SSE test uses npm's eventsource (tests/node); skipped without node.
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/node/node_modules/eventsource ]; then
   (cd tests/node && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/node failed; the EventSource test will be skipped" >&2
+fi
+# The dashboard's browser tests (tests/browser) drive Debian's chromium with npm's
+# playwright-core, which never downloads a browser of its own; skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent --ignore-scripts) ||
+    echo "trtwatch setup: npm ci in tests/browser failed; the browser tests will be skipped" >&2
 fi
 [ "${1:-}" = "--deps" ] && exit 0
 
