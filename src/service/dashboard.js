@@ -53,8 +53,15 @@ function fmtRelative(ms, now) {
   if (s < 3600) return Math.floor(s / 60) + " min ago";
   if (s < 86400) return Math.floor(s / 3600) + " h ago";
   if (s < 7 * 86400) return Math.floor(s / 86400) + " d ago";
-  return new Date(ms).toLocaleDateString();
+  return fmtClock(ms).slice(0, 10);
 }
+// "2026-11-30 09:44:29" in local time. Not Intl: its first use costs tens of milliseconds.
+function fmtClock(ms) {
+  const d = new Date(ms);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+const fmtCount = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 function fmtBytes(n) {
   if (typeof n !== "number") return null;
   const units = ["B", "KiB", "MiB", "GiB"];
@@ -79,7 +86,8 @@ function shareBar(share) {
   bar.style.width = (share * 70).toFixed(1) + "%";
   return bar;
 }
-function forcedStop(build) { return build.exit_signal === 9; }
+// The worker ignored the cooperative cancel and was killed after the grace period.
+function forcedStop(build) { return Boolean(build.cancel && build.cancel.stop === "forced") || build.exit_signal === 9; }
 
 // ---------------------------------------------------------------- alerts and connection
 
@@ -234,7 +242,10 @@ class EventStream {
   parseBlock(block, batch) {
     let id = null;
     let data = "";
-    for (const line of block.split("\n")) {
+    for (let start = 0, end; start < block.length; start = end + 1) {
+      end = block.indexOf("\n", start);
+      if (end < 0) end = block.length;
+      const line = block.substring(start, end);
       if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(line.charAt(5) === " " ? 6 : 5);
       else if (line.startsWith("id:")) id = line.slice(3).trim();
       else if (line.startsWith("retry:")) { const ms = Number(line.slice(6)); if (ms > 0) this.retryMs = ms; }
@@ -331,6 +342,8 @@ class ListView {
     this.older = [];            // ids loaded by "Load older builds"
     this.cursor = undefined;    // next_cursor after the last page loaded
     this.failed = false;
+    this.updatedAt = 0;
+    this.generation = 0;
     this.timer = 0;
     this.destroyed = false;
     this.render();
@@ -379,9 +392,10 @@ class ListView {
   // The first page again (new builds, changed states), then every older row still live.
   async refresh() {
     clearTimeout(this.timer);
+    const generation = ++this.generation;  // a newer refresh (a filter change) wins
     try {
       const page = await api(this.query());
-      if (this.destroyed) return;
+      if (this.destroyed || generation !== this.generation) return;
       const ids = page.builds.map((b) => b.id);
       const keep = new Set([...ids, ...this.older]);
       for (const id of this.firstPage) if (!keep.has(id)) { this.rows.get(id)?.tr.remove(); this.rows.delete(id); }
@@ -390,16 +404,19 @@ class ListView {
       this.older = this.older.filter((id) => !ids.includes(id));
       if (this.cursor === undefined || !this.older.length) this.cursor = page.next_cursor;
       await this.refreshOlderLive();
+      if (this.destroyed || generation !== this.generation) return;
       this.order();
       this.failed = false;
+      this.updatedAt = Date.now();
       this.table.classList.remove("stale");
       setText(this.caption, "");
       clearAlert("list");
     } catch (e) {
-      if (this.destroyed || e.status === 401) return;
+      if (this.destroyed || e.status === 401 || generation !== this.generation) return;
       this.failed = true;
       this.table.classList.add("stale");
-      setText(this.caption, `Not up to date: ${e.message}. Showing what was known at ${new Date().toLocaleTimeString()}.`);
+      setText(this.caption, `Not up to date: ${e.message}.` +
+        (this.updatedAt ? ` Showing what was known at ${fmtClock(this.updatedAt).slice(11)}.` : ""));
     }
     this.tick();
     const interval = document.hidden ? 10000 : this.failed ? 3000 : 1500;
@@ -493,7 +510,7 @@ class ListRow {
     setText(this.whatSub, what.sub === what.main ? "" : what.sub);
     const startedMs = parseTime(build.started_at) || parseTime(build.created_at);
     setAttr(this.started, "datetime", build.started_at || build.created_at);
-    setAttr(this.started, "title", new Date(startedMs).toLocaleString());
+    setAttr(this.started, "title", fmtClock(startedMs));
     const active = build.phase && Array.isArray(build.phase.active) ? build.phase.active : [];
     let deepest = null;
     for (const p of active) if (!deepest || p.depth >= deepest.depth) deepest = p;
@@ -630,7 +647,6 @@ class BuildView {
     this.lastT = 0;
     this.lastSeq = 0;
     this.anchor = Infinity;     // performance.now() - t*1000, smallest seen: when t was 0 here
-    this.cancelClickedAt = 0;
     this.frame = 0;
     this.summaryAt = 0;
     this.logAt = 0;
@@ -894,13 +910,14 @@ class BuildView {
       .map(([k, v]) => `${k}: ${v}`).join(" · ") : "";
     setText(this.f.backend, (r.backend || "—") + (facts ? ` — ${facts}` : ""));
     const now = Date.now();
-    const when = (iso) => (iso ? `${new Date(parseTime(iso)).toLocaleString()} (${fmtRelative(parseTime(iso), now)})` : "—");
+    const when = (iso) => (iso ? `${fmtClock(parseTime(iso))} (${fmtRelative(parseTime(iso), now)})` : "—");
     setText(this.f.created, when(r.created_at));
     setText(this.f.started, when(r.started_at));
     setText(this.f.finished, when(r.finished_at));
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
     const cancel = r.cancel || (this.cancelEvent ? {reason: this.cancelEvent.reason, message: this.cancelEvent.message} : null);
-    setText(this.f.cancel, cancel ? `${cancel.reason}${cancel.message ? ": " + cancel.message : ""}` : "—");
+    const stop = r.cancel && r.cancel.stop ? ` (${r.cancel.stop} stop)` : "";
+    setText(this.f.cancel, cancel ? `${cancel.reason}${cancel.message ? ": " + cancel.message : ""}${stop}` : "—");
     const latency = (r.cancel && r.cancel.latency) || (this.finish && this.finish.cancel_latency);
     let latencyText = "—";
     if (latency) {
@@ -913,7 +930,7 @@ class BuildView {
     setText(this.f.engine, r.engine ? r.engine + (size ? ` (${size})` : "") : FINAL.has(status) ? "none" : "not yet");
     const exit = r.exit_signal ? `killed by signal ${r.exit_signal}` : r.exit_code !== null && r.exit_code !== undefined ? `exit code ${r.exit_code}` : "";
     setText(this.f.worker, [r.worker_pid ? `pid ${r.worker_pid}` : "", exit].filter(Boolean).join(", ") || "—");
-    setText(this.f.events, this.events.length.toLocaleString("en") +
+    setText(this.f.events, fmtCount(this.events.length) +
       (this.lastSeq > this.events.length ? ` received (up to #${this.lastSeq}; steps are coalesced)` : ""));
     mainEl.dataset.lastSeq = String(this.lastSeq || 0);
     mainEl.dataset.events = String(this.events.length);

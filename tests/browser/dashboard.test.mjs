@@ -198,7 +198,7 @@ test("phone viewport and dark theme", { timeout: 60000 }, async () => {
   assertNoErrors(dark);
 });
 
-test("a 7,500-event build replays in under 300 ms with no long task", { timeout: 120000 }, async () => {
+test("a 7,500-event build replays in under 300 ms with no long task", { timeout: 120000 }, async (t) => {
   // Seed 5 at speed 40: about 8,000 stored events (faster speeds coalesce more steps).
   const b = await server.submit({ simulate: "large-transformer", seed: 5, speed: 40 });
   const record = await server.waitFor(b.id, (r) => r.status === "succeeded", 90000);
@@ -228,6 +228,10 @@ test("a 7,500-event build replays in under 300 ms with no long task", { timeout:
   }
   console.log(`replay of ${runs[0].events} events: ${runs.map((r) => `${r.replayMs.toFixed(0)} ms ` +
     `(from navigation ${r.fromNavigationMs.toFixed(0)} ms, long tasks [${r.longTasks.map((d) => d.toFixed(0))}])`).join("; ")}`);
+  if (process.env.TRTWATCH_SANITIZE) {
+    t.skip(`timing not asserted under the ${process.env.TRTWATCH_SANITIZE} sanitizer (the server replays several times slower)`);
+    return;
+  }
   // The best of three runs: the browser shares two cores with the rest of CI.
   const best = runs.reduce((a, r) => (r.replayMs < a.replayMs ? r : a));
   assert.ok(best.replayMs < 300, `replay shown in ${best.replayMs} ms`);

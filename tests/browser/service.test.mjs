@@ -89,3 +89,26 @@ test("token sign-in: a session cookie, HttpOnly and SameSite=Strict, no token in
     removeDir(dir);
   }
 });
+
+test("submit errors are shown next to the form: bad profile (400), full queue (429)", { timeout: 60000 }, async () => {
+  const server = await new Server({ args: ["--max-concurrent", "1", "--queue-limit", "0"] }).start();
+  try {
+    const busy = await server.submit({ simulate: "large-transformer", speed: 1 });
+    const page = await openPage(browser);
+    await page.goto(server.url + "/");
+    await page.locator("details.submit summary").click();
+    await page.getByLabel("Profile").fill("no-such-profile");
+    await page.getByRole("button", { name: "Start build" }).click();
+    await page.locator(".form-error").getByText(/unknown simulation profile "no-such-profile"/).waitFor();
+    await page.getByLabel("Profile").fill("small-cnn");
+    await page.getByRole("button", { name: "Start build" }).click();
+    await page.locator(".form-error").getByText(/The queue is full \(429\)/).waitFor();
+    assert.match(page.url(), /\/$/, "still on the list");
+    shots.push(await screenshot(page, "submit-429"));
+    await server.api("POST", `/builds/${busy.id}/cancel`);
+    assert.deepEqual(page.unexpectedErrors([/status of 400/, /status of 429/]), []);
+  } finally {
+    await server.stop();
+    removeDir(server.dataDir);
+  }
+});
