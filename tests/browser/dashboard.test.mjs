@@ -16,12 +16,11 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  await server?.stop();
+  await server.stopCleanly();
   removeDir(server.dataDir);
   if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
 });
 
-const build = (page) => page.locator("main");
 async function waitStatus(page, status, timeout = 60000) {
   await page.waitForFunction((s) => document.querySelector("main").dataset.status === s, status, { timeout });
 }
@@ -95,7 +94,7 @@ test("a failed build shows its error, wrapped, and the page never scrolls sidewa
   assertNoErrors(page);
 });
 
-test("a large build: nested tree under its parents, silence, reload, cancel with confirmation", { timeout: 120000 }, async () => {
+test("a large build: nested tree under its parents, reload, a silent stretch", { timeout: 120000 }, async () => {
   // large-transformer: 4 builder threads under "Timing graph nodes", then 30-40 s of
   // silence (5-7 s at speed 6) before the engine is assembled.
   const b = await server.submit({ simulate: "large-transformer", seed: 3, speed: 6 });
@@ -125,7 +124,7 @@ test("a large build: nested tree under its parents, silence, reload, cancel with
   await page.reload();
   await page.getByRole("heading", { name: b.id }).waitFor();
   await page.locator("ul.tree > li").first().waitFor();
-  assert.equal(await build(page).getAttribute("data-status"), "running");
+  await waitStatus(page, "running");
   // The silent stretch: no callbacks, yet the page says how long and why.
   const silent = page.locator(".live-line[data-kind=silent]");
   await silent.waitFor({ timeout: 60000 });
@@ -134,23 +133,53 @@ test("a large build: nested tree under its parents, silence, reload, cancel with
   await sleep(1100);
   assert.notEqual(await page.locator("dd[data-fact=elapsed]").textContent(), elapsedBefore, "elapsed keeps counting in silence");
   shots.push(await screenshot(page, "build-silent"));
-  // Cancel: a confirmation naming the build, then "cancelling" at once, then cancelled.
+  // Cancelled in the silence: "cancelling" lasts until TensorRT's step ends.
+  await server.api("POST", `/builds/${b.id}/cancel`);
+  try {
+    await page.locator(".live-line[data-kind=cancelling]").waitFor({ timeout: 3000 });
+    shots.push(await screenshot(page, "build-cancelling"));
+  } catch { /* the silence had just ended */ }
+  await waitStatus(page, "cancelled", 30000);
+  assertNoErrors(page);
+});
+
+// Records every state main[data-status] goes through, and when, from the confirming click.
+async function watchStates(page) {
+  await page.evaluate(() => {
+    const main = document.querySelector("main");
+    window.__states = [{ status: main.dataset.status, t: performance.now() }];
+    new MutationObserver(() => {
+      if (window.__states[window.__states.length - 1].status !== main.dataset.status) {
+        window.__states.push({ status: main.dataset.status, t: performance.now() });
+      }
+    }).observe(main, { attributes: true, attributeFilter: ["data-status"] });
+    document.addEventListener("click", (e) => { if (e.target.id === "cancel-confirm") window.__clickAt = performance.now(); }, true);
+  });
+}
+
+test("cancel: a confirmation naming the build, cancelling at once, then cancelled with reason and latency", { timeout: 60000 }, async () => {
+  const b = await server.submit({ simulate: "large-transformer", seed: 7, speed: 1 });
+  const page = await openPage(browser);
+  await page.goto(`${server.url}/ui/builds/${b.id}`);
+  await waitStatus(page, "running");
+  await page.locator("ul.tree > li").first().waitFor();
+  await watchStates(page);
   await page.getByRole("button", { name: `Cancel build ${b.id}` }).click();
   const dialog = page.getByRole("dialog", { name: "Cancel build?" });
   await dialog.waitFor();
   assert.match(await dialog.textContent(), new RegExp(b.id));
   shots.push(await screenshot(page, "cancel-confirm"));
-  const clicked = Date.now();
   await dialog.getByRole("button", { name: `Cancel build ${b.id}` }).click();
-  await page.locator(".live-line[data-kind=cancelling]").waitFor();
-  const toCancelling = Date.now() - clicked;
-  assert.ok(toCancelling < 1000, `cancelling shown ${toCancelling} ms after the click`);
-  shots.push(await screenshot(page, "build-cancelling"));
   await waitStatus(page, "cancelled", 30000);
+  const { states, clickAt } = await page.evaluate(() => ({ states: window.__states, clickAt: window.__clickAt }));
+  assert.deepEqual(states.map((s) => s.status), ["running", "cancelling", "cancelled"]);
+  const toCancelling = states[1].t - clickAt;
+  assert.ok(toCancelling < 250, `cancelling shown ${toCancelling} ms after the click`);
   await page.getByText(/Cancelled after .* reason: api/).waitFor();
   assert.match(await page.locator("dd[data-fact=latency]").textContent(), /stopped .* after the request/);
   shots.push(await screenshot(page, "build-cancelled"));
-  console.log(`cancel: "cancelling" shown ${toCancelling} ms after the click (test clock)`);
+  console.log(`cancel: "cancelling" shown ${toCancelling.toFixed(1)} ms after the click, cancelled ` +
+    `${(states[2].t - clickAt).toFixed(0)} ms after it`);
   assertNoErrors(page);
 });
 
@@ -221,7 +250,6 @@ test("a 7,500-event build replays in under 300 ms with no long task", { timeout:
       events: Number(document.querySelector("main").dataset.events),
     }));
     assert.equal(run.lastSeq, record.events, "the stream was followed to its last event");
-    assert.ok(run.events >= 7500, `a replay of 7,500 events or more (${run.events})`);
     runs.push(run);
     assertNoErrors(page);
     await page.context().close();
@@ -232,6 +260,8 @@ test("a 7,500-event build replays in under 300 ms with no long task", { timeout:
     t.skip(`timing not asserted under the ${process.env.TRTWATCH_SANITIZE} sanitizer (the server replays several times slower)`);
     return;
   }
+  // The worker coalesces steps when its output lags, so a slower (sanitized) worker stores fewer.
+  assert.ok(runs[0].events >= 7500, `a replay of 7,500 events or more (${runs[0].events})`);
   // The best of three runs: the browser shares two cores with the rest of CI.
   const best = runs.reduce((a, r) => (r.replayMs < a.replayMs ? r : a));
   assert.ok(best.replayMs < 300, `replay shown in ${best.replayMs} ms`);

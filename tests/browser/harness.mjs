@@ -51,6 +51,11 @@ export class Server {
     if (this.proc && this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(signal);
     return this.exited;
   }
+  // SIGTERM must end the server with 0: anything else (a sanitizer report, a crash) fails.
+  async stopCleanly() {
+    const { code, signal } = await this.stop();
+    if (code !== 0) throw new Error(`trtwatch serve exited with ${signal || code}:\n${this.log.slice(-4000)}`);
+  }
   async api(method, path, body, headers = {}) {
     const res = await fetch(this.url + path, { method, headers: { "Content-Type": "application/json", ...headers },
       body: body === undefined ? undefined : JSON.stringify(body) });

@@ -39,7 +39,7 @@ test("server restart: the page shows the outage, reconnects and shows the final 
     shots.push(await screenshot(page, "build-interrupted"));
     assert.deepEqual(page.unexpectedErrors(SERVER_DOWN), []);
   } finally {
-    await server.stop();
+    await server.stopCleanly();
     killWorker(workerPid);
     removeDir(dataDir);
   }
@@ -85,15 +85,16 @@ test("token sign-in: a session cookie, HttpOnly and SameSite=Strict, no token in
     // The wrong token's 401 is the one console error this test provokes.
     assert.deepEqual(page.unexpectedErrors([/status of 401/]), []);
   } finally {
-    await server.stop();
+    await server.stopCleanly();
     removeDir(dir);
   }
 });
 
 test("submit errors are shown next to the form: bad profile (400), full queue (429)", { timeout: 60000 }, async () => {
-  const server = await new Server({ args: ["--max-concurrent", "1", "--queue-limit", "0"] }).start();
+  const server = await new Server({ args: ["--max-concurrent", "1", "--queue-limit", "1"] }).start();
   try {
     const busy = await server.submit({ simulate: "large-transformer", speed: 1 });
+    const waiting = await server.submit({ simulate: "large-transformer", speed: 1 });
     const page = await openPage(browser);
     await page.goto(server.url + "/");
     await page.locator("details.submit summary").click();
@@ -105,10 +106,11 @@ test("submit errors are shown next to the form: bad profile (400), full queue (4
     await page.locator(".form-error").getByText(/The queue is full \(429\)/).waitFor();
     assert.match(page.url(), /\/$/, "still on the list");
     shots.push(await screenshot(page, "submit-429"));
+    await server.api("POST", `/builds/${waiting.id}/cancel`);
     await server.api("POST", `/builds/${busy.id}/cancel`);
     assert.deepEqual(page.unexpectedErrors([/status of 400/, /status of 429/]), []);
   } finally {
-    await server.stop();
+    await server.stopCleanly();
     removeDir(server.dataDir);
   }
 });
