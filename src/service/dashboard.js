@@ -754,6 +754,7 @@ class BuildView {
     for (const e of batch) this.apply(e);
     const last = batch[batch.length - 1];
     if (typeof last.t === "number") this.anchor = Math.min(this.anchor, arrived - last.t * 1000);
+    if (this.recordStale) { this.recordStale = false; this.loadRecord(); }
     this.schedule();
   }
   apply(e) {
@@ -795,7 +796,8 @@ class BuildView {
         }
         break;
       }
-      case "cancel_requested": this.cancelEvent = e; break;
+      // The worker only knows it got SIGTERM; the record has who cancelled and why.
+      case "cancel_requested": this.cancelEvent = e; this.recordStale = true; break;
       case "log": if (e.severity === "error" || e.severity === "internal_error") this.lastError = e.message; break;
       case "build_finish":
         this.finish = e;
@@ -916,6 +918,7 @@ class BuildView {
     setText(this.f.finished, when(r.finished_at));
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
     const cancel = r.cancel || (this.cancelEvent ? {reason: this.cancelEvent.reason, message: this.cancelEvent.message} : null);
+    mainEl.dataset.cancelReason = cancel ? cancel.reason : "";
     const stop = r.cancel && r.cancel.stop ? ` (${r.cancel.stop} stop)` : "";
     setText(this.f.cancel, cancel ? `${cancel.reason}${cancel.message ? ": " + cancel.message : ""}${stop}` : "—");
     const latency = (r.cancel && r.cancel.latency) || (this.finish && this.finish.cancel_latency);

@@ -140,6 +140,9 @@ test("a large build: nested tree under its parents, reload, a silent stretch", {
     shots.push(await screenshot(page, "build-cancelling"));
   } catch { /* the silence had just ended */ }
   await waitStatus(page, "cancelled", 30000);
+  // The reason is the client's (api), not the SIGTERM the worker saw.
+  await page.waitForFunction(() => document.querySelector("main").dataset.cancelReason === "api");
+  assert.match(await page.locator("dd[data-fact=cancel]").textContent(), /^api: /);
   assertNoErrors(page);
 });
 
