@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
+  chromium
 )
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
 # enough where the machine has none of its own.
@@ -34,6 +35,12 @@ fi
 # editors/vscode/package-lock.json). Its checks (editors/vscode/scripts/ci.sh) need node 20+.
 if command -v npm >/dev/null 2>&1 && [ ! -x editors/vscode/node_modules/.bin/vsce ]; then
   (cd editors/vscode && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in editors/vscode failed; editors/vscode/scripts/ci.sh will try again" >&2
+fi
+# The dashboard's browser tests (tests/browser) drive Debian's chromium with npm's
+# playwright-core, which never downloads a browser of its own; skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent --ignore-scripts) ||
+    echo "trtwatch setup: npm ci in tests/browser failed; the browser tests will be skipped" >&2
 fi
 [ "${1:-}" = "--deps" ] && exit 0
 

@@ -29,6 +29,8 @@
 #include "service/model_paths.h"
 #include "service/record_store.h"
 #include "service/sse.h"
+#include "service/ui_routes.h"
+#include "service/ui_session.h"
 
 namespace trtwatch::service {
 
@@ -53,6 +55,8 @@ constexpr size_t kSseCoalesceAt = 256;  // queued events before steps coalesce
 constexpr size_t kSseLimit = 4096;      // queued events before a slow client is cut off
 constexpr size_t kWriteBatch = 64 * 1024;
 constexpr int kSseSendBuffer = 64 * 1024;
+constexpr double kUiSessionSeconds = 12 * 3600;  // a browser sign-in lasts a working day
+constexpr size_t kUiSessionLimit = 256;
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "trtwatch serve: %s\n", message.c_str());
@@ -184,6 +188,10 @@ class Server {
       Request& req = parser.get();
       const std::string_view target(req.target().data(), req.target().size());
       const std::string_view path = target.substr(0, target.find('?'));
+      if (std::optional<Response> ui = HandleUi(req, path)) {
+        if (!co_await Send(stream, std::move(*ui), req.keep_alive() && !stopping_)) break;
+        continue;
+      }
       if (!Authorized(req, path)) {
         Response res = Error(http::status::unauthorized,
                              "missing or wrong bearer token; send \"Authorization: Bearer TOKEN\" with the token "
@@ -215,14 +223,76 @@ class Server {
     co_return !ec && keep_alive;
   }
 
-  bool Authorized(const Request& req, std::string_view path) const {
+  bool Authorized(const Request& req, std::string_view path) {
     if (token_.empty() || path == "/healthz") return true;
+    if (HasUiSession(req)) return true;
     auto it = req.find(http::field::authorization);
     if (it == req.end()) return false;
     const std::string_view value(it->value().data(), it->value().size());
     constexpr std::string_view kBearer = "Bearer ";
     if (value.size() <= kBearer.size() || value.substr(0, kBearer.size()) != kBearer) return false;
     return TokenMatches(std::string(value.substr(kBearer.size())), token_);
+  }
+
+  bool HasUiSession(const Request& req) {
+    auto it = req.find(http::field::cookie);
+    if (it == req.end()) return false;
+    const std::string_view id =
+        CookieValue(std::string_view(it->value().data(), it->value().size()), kSessionCookieName);
+    return !id.empty() && ui_sessions_.Valid(id, NowUnix());
+  }
+
+  // The dashboard: its public files, and the sign-in that trades the --token-file token
+  // for a session cookie (POST /ui/session {"token": ...}; DELETE signs out; GET says
+  // whether a sign-in is needed). Anything else is the API's: nullopt.
+  std::optional<Response> HandleUi(const Request& req, std::string_view path) {
+    const http::verb method = req.method();
+    if (path == "/ui/session") {
+      if (method == http::verb::get) {
+        const bool needed = !token_.empty();
+        return JsonResponse(http::status::ok,
+                            json{{"token_required", needed}, {"signed_in", !needed || HasUiSession(req)}}.dump());
+      }
+      if (method == http::verb::delete_) {
+        auto it = req.find(http::field::cookie);
+        if (it != req.end()) {
+          ui_sessions_.Revoke(CookieValue(std::string_view(it->value().data(), it->value().size()),
+                                          kSessionCookieName));
+        }
+        Response res = JsonResponse(http::status::ok, json{{"signed_in", false}}.dump());
+        res.set(http::field::set_cookie, SessionSetCookie("", 0));
+        return res;
+      }
+      if (method != http::verb::post) return MethodNotAllowed("GET, POST, DELETE");
+      // JSON only: a cross-site HTML form cannot send it without a CORS preflight.
+      auto type = req.find(http::field::content_type);
+      const json body = json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
+      if (type == req.end() || type->value().find("application/json") != 0 || !body.is_object() ||
+          !body.contains("token") || !body["token"].is_string()) {
+        return Error(http::status::bad_request,
+                     "send Content-Type: application/json with {\"token\": \"...\"}, the token from the server's "
+                     "--token-file");
+      }
+      if (token_.empty()) return Error(http::status::conflict, "this server needs no sign-in (no --token-file)");
+      if (!TokenMatches(body["token"].get<std::string>(), token_)) {
+        return Error(http::status::unauthorized, "wrong token; use the one in the server's --token-file");
+      }
+      Response res = JsonResponse(http::status::ok, json{{"signed_in", true}}.dump());
+      res.set(http::field::set_cookie,
+              SessionSetCookie(ui_sessions_.Create(NowUnix()), ui_sessions_.lifetime_seconds()));
+      return res;
+    }
+    const std::optional<UiAsset> asset = UiAssetFor(path);
+    if (!asset) return std::nullopt;
+    if (method != http::verb::get) return MethodNotAllowed("GET");
+    Response res{http::status::ok, 11};
+    res.set(http::field::content_type, std::string(asset->content_type));
+    res.set("Content-Security-Policy", std::string(kUiContentSecurityPolicy));
+    res.set("X-Content-Type-Options", "nosniff");
+    res.set("Referrer-Policy", "no-referrer");
+    res.set(http::field::cache_control, "no-cache");
+    res.body() = std::string(asset->body);
+    return res;
   }
 
   static Response MethodNotAllowed(std::string_view allow) {
@@ -252,13 +322,6 @@ class Server {
     if (path == "/openapi.json") {
       if (method != http::verb::get) return MethodNotAllowed("GET");
       return JsonResponse(http::status::ok, std::string(OpenApiDocument()));
-    }
-    if (path == "/" || path == "/index.html") {
-      if (method != http::verb::get) return MethodNotAllowed("GET");
-      Response res{http::status::ok, 11};
-      res.set(http::field::content_type, "text/html; charset=utf-8");
-      res.body() = std::string(DashboardPage());
-      return res;
     }
     if (parts.size() == 2 && parts[1] == "builds") {
       if (method == http::verb::post) {
@@ -439,6 +502,7 @@ class Server {
   const std::string token_;
   int64_t sse_clients_ = 0;
   bool stopping_ = false;
+  UiSessions ui_sessions_{kUiSessionSeconds, kUiSessionLimit};
 };
 
 bool ParseListen(const std::string& listen, asio::ip::address* address, unsigned short* port, std::string* error) {

@@ -1,0 +1,231 @@
+// The dashboard of `trtwatch serve`, driven in headless Chromium as a user would:
+// the list, a build page with its live tree, a silent stretch, cancel (mouse and
+// keyboard), reload, phone and dark themes. Server restarts and token sign-in are in
+// service.test.mjs, the 7,500-event replay timing in replay.test.mjs.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { Server, launchBrowser, openPage, screenshot, sleep, removeDir } from "./harness.mjs";
+
+let server;
+let browser;
+const shots = [];
+
+before(async () => {
+  server = await new Server().start();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server.stopCleanly();
+  removeDir(server.dataDir);
+  if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
+});
+
+async function waitStatus(page, status, timeout = 60000) {
+  await page.waitForFunction((s) => document.querySelector("main").dataset.status === s, status, { timeout });
+}
+function assertNoErrors(page, allowed) {
+  assert.deepEqual(page.unexpectedErrors(allowed), [], "console errors or exceptions on the page");
+}
+
+test("submit from the list, watch it live, see it finish, find it in the list", { timeout: 90000 }, async () => {
+  const page = await openPage(browser);
+  await page.goto(server.url + "/");
+  await page.getByRole("heading", { name: "Builds" }).waitFor();
+  await page.locator("details.submit summary").click();
+  await page.getByLabel("Speed ×").fill("2");
+  await page.getByRole("button", { name: "Start build" }).click();
+  await page.waitForURL(/\/ui\/builds\/b_[0-9a-f]{32}$/);
+  const id = page.url().split("/").pop();
+  await page.getByRole("heading", { name: id }).waitFor();
+  // Live: a phase row appears and its step count moves while the build runs.
+  const root = page.locator("ul.tree > li").first();
+  await root.waitFor();
+  const first = await root.locator(".count").first().textContent();
+  await page.waitForFunction((before) => document.querySelector("ul.tree > li .count").textContent !== before, first);
+  shots.push(await screenshot(page, "build-running"));
+  await waitStatus(page, "succeeded");
+  await page.locator("main[data-final=true]").waitFor();
+  await assert.doesNotReject(page.getByText(/Succeeded in \d/).waitFor());
+  await page.getByRole("heading", { name: "Where the time went" }).waitFor();
+  assert.ok(await page.locator("table.summary tbody tr").count() >= 5, "a phase summary with rows");
+  shots.push(await screenshot(page, "build-succeeded"));
+  // The list shows it with its badge, model and a duration; the link leads back.
+  await page.getByRole("link", { name: "← All builds" }).click();
+  const row = page.locator(`tr[data-id="${id}"]`);
+  await row.waitFor();
+  assert.equal(await row.getAttribute("data-status"), "succeeded");
+  assert.match(await row.locator("td[data-label=Duration]").textContent(), /\d+(\.\d)? s/);
+  assert.match(await row.textContent(), /small-cnn/);
+  shots.push(await screenshot(page, "list"));
+  assertNoErrors(page);
+});
+
+test("the list follows builds submitted elsewhere and filters by status", { timeout: 60000 }, async () => {
+  const page = await openPage(browser);
+  await page.goto(server.url + "/");
+  await page.getByRole("heading", { name: "Builds" }).waitFor();
+  const b = await server.submit({ simulate: "small-cnn", speed: 1 });
+  const row = page.locator(`tr[data-id="${b.id}"]`);
+  await row.waitFor({ timeout: 5000 });  // without a reload
+  await page.waitForFunction((id) => document.querySelector(`tr[data-id="${id}"]`).dataset.status === "succeeded",
+    b.id, { timeout: 30000 });
+  // Focus survives the refreshes: the row's link keeps it across several polls.
+  await row.locator("a.build-link").focus();
+  await sleep(3500);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), `Build ${b.id}`);
+  await page.getByRole("checkbox", { name: "failed" }).check();
+  await page.waitForURL(/\?status=failed$/);
+  await page.waitForFunction(() => !document.querySelector("tr[data-status=succeeded]"));
+  await page.getByText("No builds with these statuses.").waitFor();
+  await page.reload();
+  assert.equal(await page.getByRole("checkbox", { name: "failed" }).isChecked(), true, "the filter is in the URL");
+  assertNoErrors(page);
+});
+
+test("a failed build shows its error, wrapped, and the page never scrolls sideways", { timeout: 60000 }, async () => {
+  const b = await server.submit({ simulate: "failing", speed: 2 });
+  const page = await openPage(browser);
+  await page.goto(`${server.url}/ui/builds/${b.id}`);
+  await waitStatus(page, "failed");
+  await page.locator(".error-box").getByText(/Could not find any implementation/).waitFor();
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+  shots.push(await screenshot(page, "build-failed"));
+  assertNoErrors(page);
+});
+
+test("a large build: nested tree under its parents, reload, a silent stretch", { timeout: 120000 }, async () => {
+  // large-transformer: 4 builder threads under "Timing graph nodes", then 30-40 s of
+  // silence (5-7 s at speed 6) before the engine is assembled.
+  const b = await server.submit({ simulate: "large-transformer", seed: 3, speed: 6 });
+  const page = await openPage(browser);
+  await page.goto(`${server.url}/ui/builds/${b.id}`);
+  await page.locator("li[data-phase] .name", { hasText: /^Finding fastest tactic for node/ }).first().waitFor({ timeout: 30000 });
+  // Every child sits under its own parent, however the threads interleave.
+  for (let i = 0; i < 5; ++i) {
+    const misplaced = await page.evaluate(() => {
+      const bad = [];
+      for (const li of document.querySelectorAll("li[data-phase]")) {
+        const name = li.querySelector(".name").textContent;
+        const parent = li.parentElement.closest("li");
+        const parentName = parent ? parent.querySelector(".name").textContent : null;
+        if (name.startsWith("Finding fastest tactic") && parentName !== "Timing graph nodes") bad.push(`${name} under ${parentName}`);
+        if (name === "Measuring tactic time" && !/^(Finding fastest tactic|Evaluating tactic times)/.test(parentName)) bad.push(`${name} under ${parentName}`);
+      }
+      return bad;
+    });
+    assert.deepEqual(misplaced, []);
+    await sleep(150);
+  }
+  assert.ok(await page.locator("li[data-phase] .name", { hasText: /^Finding fastest tactic/ }).count() >= 2,
+    "several builder threads' phases at once");
+  shots.push(await screenshot(page, "build-threads"));
+  // A reload on the build's URL resumes the same build, live.
+  await page.reload();
+  await page.getByRole("heading", { name: b.id }).waitFor();
+  await page.locator("ul.tree > li").first().waitFor();
+  await waitStatus(page, "running");
+  // The silent stretch: no callbacks, yet the page says how long and why.
+  const silent = page.locator(".live-line[data-kind=silent]");
+  await silent.waitFor({ timeout: 60000 });
+  assert.match(await silent.textContent(), /^Last activity \d+ s ago — TensorRT is inside one step of “Building engine” \d+\/6/);
+  const elapsedBefore = await page.locator("dd[data-fact=elapsed]").textContent();
+  await sleep(1100);
+  assert.notEqual(await page.locator("dd[data-fact=elapsed]").textContent(), elapsedBefore, "elapsed keeps counting in silence");
+  shots.push(await screenshot(page, "build-silent"));
+  // Cancelled in the silence: "cancelling" lasts until TensorRT's step ends.
+  await server.api("POST", `/builds/${b.id}/cancel`);
+  try {
+    await page.locator(".live-line[data-kind=cancelling]").waitFor({ timeout: 3000 });
+    shots.push(await screenshot(page, "build-cancelling"));
+  } catch { /* the silence had just ended */ }
+  await waitStatus(page, "cancelled", 30000);
+  // The reason is the client's (api), not the SIGTERM the worker saw.
+  await page.waitForFunction(() => document.querySelector("main").dataset.cancelReason === "api");
+  assert.match(await page.locator("dd[data-fact=cancel]").textContent(), /^api: /);
+  assertNoErrors(page);
+});
+
+// Records every state main[data-status] goes through, and when, from the confirming click.
+async function watchStates(page) {
+  await page.evaluate(() => {
+    const main = document.querySelector("main");
+    window.__states = [{ status: main.dataset.status, t: performance.now() }];
+    new MutationObserver(() => {
+      if (window.__states[window.__states.length - 1].status !== main.dataset.status) {
+        window.__states.push({ status: main.dataset.status, t: performance.now() });
+      }
+    }).observe(main, { attributes: true, attributeFilter: ["data-status"] });
+    document.addEventListener("click", (e) => { if (e.target.id === "cancel-confirm") window.__clickAt = performance.now(); }, true);
+  });
+}
+
+test("cancel: a confirmation naming the build, cancelling at once, then cancelled with reason and latency", { timeout: 60000 }, async () => {
+  const b = await server.submit({ simulate: "large-transformer", seed: 7, speed: 1 });
+  const page = await openPage(browser);
+  await page.goto(`${server.url}/ui/builds/${b.id}`);
+  await waitStatus(page, "running");
+  await page.locator("ul.tree > li").first().waitFor();
+  await watchStates(page);
+  await page.getByRole("button", { name: `Cancel build ${b.id}` }).click();
+  const dialog = page.getByRole("dialog", { name: "Cancel build?" });
+  await dialog.waitFor();
+  assert.match(await dialog.textContent(), new RegExp(b.id));
+  shots.push(await screenshot(page, "cancel-confirm"));
+  await dialog.getByRole("button", { name: `Cancel build ${b.id}` }).click();
+  await waitStatus(page, "cancelled", 30000);
+  const { states, clickAt } = await page.evaluate(() => ({ states: window.__states, clickAt: window.__clickAt }));
+  assert.deepEqual(states.map((s) => s.status), ["running", "cancelling", "cancelled"]);
+  const toCancelling = states[1].t - clickAt;
+  assert.ok(toCancelling < 250, `cancelling shown ${toCancelling} ms after the click`);
+  await page.getByText(/Cancelled after .* reason: api/).waitFor();
+  assert.match(await page.locator("dd[data-fact=latency]").textContent(), /stopped .* after the request/);
+  shots.push(await screenshot(page, "build-cancelled"));
+  console.log(`cancel: "cancelling" shown ${toCancelling.toFixed(1)} ms after the click, cancelled ` +
+    `${(states[2].t - clickAt).toFixed(0)} ms after it`);
+  assertNoErrors(page);
+});
+
+test("keyboard only: tab to cancel, confirm, focus stays on the page", { timeout: 60000 }, async () => {
+  const b = await server.submit({ simulate: "large-transformer", seed: 4, speed: 1 });
+  const page = await openPage(browser);
+  await page.goto(`${server.url}/ui/builds/${b.id}`);
+  await waitStatus(page, "running");
+  await page.getByRole("button", { name: `Cancel build ${b.id}` }).waitFor();
+  let found = false;
+  for (let i = 0; i < 20 && !found; ++i) {
+    await page.keyboard.press("Tab");
+    found = await page.evaluate((id) => document.activeElement.getAttribute("aria-label") === `Cancel build ${id}`, b.id);
+  }
+  assert.ok(found, "the cancel button is reachable with Tab");
+  await page.keyboard.press("Enter");
+  await page.getByRole("dialog").waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), "Keep running", "the safe choice has focus");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await waitStatus(page, "cancelled", 30000);
+  assert.notEqual(await page.evaluate(() => document.activeElement.tagName), "BODY", "focus is not dropped");
+  assertNoErrors(page);
+});
+
+test("phone viewport and dark theme", { timeout: 60000 }, async () => {
+  const b = await server.submit({ simulate: "small-cnn", speed: 4 });
+  await server.waitFor(b.id, (r) => r.status === "succeeded");
+  const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  await phone.goto(server.url + "/");
+  await phone.locator(`tr[data-id="${b.id}"]`).waitFor();
+  assert.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= 390), "no sideways scrolling on a phone");
+  shots.push(await screenshot(phone, "phone-list"));
+  await phone.goto(`${server.url}/ui/builds/${b.id}`);
+  await phone.locator("main[data-final=true]").waitFor();
+  assert.ok(await phone.evaluate(() => document.documentElement.scrollWidth <= 390));
+  shots.push(await screenshot(phone, "phone-build"));
+  assertNoErrors(phone);
+  const dark = await openPage(browser, { colorScheme: "dark" });
+  await dark.goto(`${server.url}/ui/builds/${b.id}`);
+  await dark.locator("main[data-final=true]").waitFor();
+  const bg = await dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, "rgb(13, 17, 23)", "dark background");
+  shots.push(await screenshot(dark, "build-dark"));
+  assertNoErrors(dark);
+});

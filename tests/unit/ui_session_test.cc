@@ -1,0 +1,81 @@
+// The dashboard's sign-in sessions, cookie parsing and page routes.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "service/ui_routes.h"
+#include "service/ui_session.h"
+
+namespace trtwatch::service {
+namespace {
+
+TEST(UiSessions, ANewSessionIsValidUntilItExpires) {
+  UiSessions sessions(100, 8);
+  const std::string id = sessions.Create(1000);
+  ASSERT_EQ(id.size(), 64u);
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_TRUE(sessions.Valid(id, 1099));
+  EXPECT_FALSE(sessions.Valid(id, 1100));
+  EXPECT_EQ(sessions.size(), 0u);
+}
+
+TEST(UiSessions, UnknownEmptyAndTruncatedIdsAreRefused) {
+  UiSessions sessions(100, 8);
+  const std::string id = sessions.Create(0);
+  EXPECT_FALSE(sessions.Valid("", 1));
+  EXPECT_FALSE(sessions.Valid(id.substr(0, 63), 1));
+  EXPECT_FALSE(sessions.Valid(std::string(64, '0'), 1));
+  EXPECT_FALSE(sessions.Valid(id + "0", 1));
+}
+
+TEST(UiSessions, SessionsAreDistinctAndRevocable) {
+  UiSessions sessions(100, 64);
+  std::set<std::string> ids;
+  for (int i = 0; i < 32; ++i) ids.insert(sessions.Create(0));
+  EXPECT_EQ(ids.size(), 32u);
+  const std::string one = *ids.begin();
+  sessions.Revoke(one);
+  EXPECT_FALSE(sessions.Valid(one, 1));
+  EXPECT_TRUE(sessions.Valid(*std::next(ids.begin()), 1));
+}
+
+TEST(UiSessions, AtTheLimitTheSessionExpiringFirstIsDropped) {
+  UiSessions sessions(100, 2);
+  const std::string oldest = sessions.Create(0);
+  const std::string second = sessions.Create(10);
+  const std::string third = sessions.Create(20);
+  EXPECT_EQ(sessions.size(), 2u);
+  EXPECT_FALSE(sessions.Valid(oldest, 21));
+  EXPECT_TRUE(sessions.Valid(second, 21));
+  EXPECT_TRUE(sessions.Valid(third, 21));
+}
+
+TEST(CookieValue, FindsTheNamedCookieOnly) {
+  EXPECT_EQ(CookieValue("trtwatch_session=abc", "trtwatch_session"), "abc");
+  EXPECT_EQ(CookieValue("a=1; trtwatch_session=abc; b=2", "trtwatch_session"), "abc");
+  EXPECT_EQ(CookieValue("xtrtwatch_session=abc; trtwatch_session_old=d", "trtwatch_session"), "");
+  EXPECT_EQ(CookieValue("", "trtwatch_session"), "");
+  EXPECT_EQ(CookieValue(";;; =; trtwatch_session", "trtwatch_session"), "");
+}
+
+TEST(SessionSetCookie, IsHttpOnlyStrictAndScopedToTheSite) {
+  EXPECT_EQ(SessionSetCookie("abc", 3600), "trtwatch_session=abc; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600");
+  EXPECT_EQ(SessionSetCookie("", 0), "trtwatch_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+}
+
+TEST(UiAssetFor, ServesThePageForEveryDashboardUrlAndNothingElse) {
+  for (const char* path : {"/", "/index.html", "/ui/builds/b_0123456789abcdef0123456789abcdef", "/ui/builds/x"}) {
+    const auto asset = UiAssetFor(path);
+    ASSERT_TRUE(asset) << path;
+    EXPECT_EQ(asset->content_type, "text/html; charset=utf-8");
+    EXPECT_NE(asset->body.find("/ui/dashboard.js"), std::string_view::npos);
+  }
+  EXPECT_EQ(UiAssetFor("/ui/dashboard.js")->content_type, "text/javascript; charset=utf-8");
+  EXPECT_EQ(UiAssetFor("/ui/dashboard.css")->content_type, "text/css; charset=utf-8");
+  for (const char* path : {"/ui/builds/", "/ui", "/ui/", "/builds", "/ui/dashboard.js.map", "/favicon.ico"}) {
+    EXPECT_FALSE(UiAssetFor(path)) << path;
+  }
+}
+
+}  // namespace
+}  // namespace trtwatch::service
