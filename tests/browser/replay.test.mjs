@@ -19,7 +19,7 @@ after(async () => {
   removeDir(server.dataDir);
 });
 
-test("a 7,500-event build replays in under 300 ms with no long task", { timeout: 120000 }, async (t) => {
+test("a 7,500-event build replays in full, its time and long tasks measured", { timeout: 120000 }, async (t) => {
   // Seed 5 at speed 40: about 8,000 stored events (faster speeds coalesce more steps).
   const b = await server.submit({ simulate: "large-transformer", seed: 5, speed: 40 });
   const record = await server.waitFor(b.id, (r) => r.status === "succeeded", 90000);
