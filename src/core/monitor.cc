@@ -10,6 +10,12 @@ namespace trtwatch {
 Monitor::Monitor(const Clock& clock)
     : clock_(clock), start_ns_(clock.NowNs()), last_callback_ns_(start_ns_) {}
 
+namespace {
+// TensorRT never sends a null or empty name; both are anomalies (the schema requires
+// a non-empty name), counted as null_name.
+bool IsMissing(char const* name) { return name == nullptr || *name == '\0'; }
+}  // namespace
+
 Monitor::ActivePhase* Monitor::FindActive(char const* name) {
   // The most recent active phase of that name wins. When builder threads run phases
   // of the same name at once (name_shared), the one this thread started is preferred,
@@ -38,14 +44,15 @@ void Monitor::Push(Event&& event, bool wake) {
 }
 
 void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
-  const int64_t now = NoteCallback();
+  NoteCallback();
   try {
     MutexLock lock(&mu_);
+    const int64_t now = clock_.NowNs();  // under the lock: no event can slip in before it
     if (finished_) {
       ++anomalies_.after_build;
       return;
     }
-    if (phaseName == nullptr) {
+    if (IsMissing(phaseName)) {
       ++anomalies_.null_name;
       return;
     }
@@ -59,16 +66,13 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
       }
     }
     ActivePhase phase;
-    phase.id = next_id_++;
+    phase.id = next_id_;
+    // (next_id_ advances only once the phase is committed below.)
     phase.parent = parent;
     phase.name = phaseName;
     phase.total = std::max<int32_t>(nbSteps, 0);
     phase.start_ns = now;
     phase.thread = std::this_thread::get_id();
-    if (ActivePhase* same = FindActive(phaseName)) {
-      same->name_shared = true;
-      phase.name_shared = true;
-    }
 
     Event e;
     e.type = EventType::kPhaseStart;
@@ -77,10 +81,20 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
     e.parent = parent;
     e.phase = phase.name;
     e.total = phase.total;
+    // All or nothing: what can fail to allocate happens before the phase becomes
+    // visible, so a failure leaves no phase without its start event.
+    active_.reserve(active_.size() + 1);
+    pending_.reserve(pending_.size() + 1);
+    if (ActivePhase* same = FindActive(phaseName)) {
+      same->name_shared = true;
+      phase.name_shared = true;
+    }
     active_.push_back(std::move(phase));
+    ++next_id_;
     Push(std::move(e), /*wake=*/true);
   } catch (...) {
-    // Out of memory: the phase is lost to the display, the build goes on.
+    // Out of memory: the phase is lost (its steps and finish count as unknown), the
+    // build goes on.
   }
   pending_cv_.Signal();
 }
@@ -92,8 +106,6 @@ void Monitor::QueueStep(ActivePhase& phase, int64_t now_ns) {
     pending_[phase.pending_index].step = phase.last_step;
     return;
   }
-  phase.pending_batch = batch_;
-  phase.pending_index = pending_.size();
   Event e;  // no allocation: names are filled in on the dispatcher's side
   e.type = EventType::kStep;
   e.t = SecondsAt(now_ns);
@@ -101,6 +113,9 @@ void Monitor::QueueStep(ActivePhase& phase, int64_t now_ns) {
   e.step = phase.last_step;
   e.total = phase.total;
   Push(std::move(e), /*wake=*/false);
+  // Only once the push succeeded: a failed push must not leave a place to write to.
+  phase.pending_batch = batch_;
+  phase.pending_index = pending_.size() - 1;
 }
 
 bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
@@ -110,7 +125,7 @@ bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
     ActivePhase* phase = nullptr;
     if (finished_) {
       ++anomalies_.after_build;
-    } else if (phaseName == nullptr) {
+    } else if (IsMissing(phaseName)) {
       ++anomalies_.null_name;
     } else if ((phase = FindActive(phaseName)) == nullptr) {
       ++anomalies_.step_unknown_phase;
@@ -124,13 +139,18 @@ bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
     // Only a first step record of a batch can allocate; losing it loses nothing.
   }
   if (!cancel_.IsRequested()) return true;
-  NoteCancelObserved(now);
+  NoteCancelObserved();
   return false;
 }
 
-void Monitor::NoteCancelObserved(int64_t now_ns) noexcept {
-  int64_t expected = 0;
-  first_false_ns_.compare_exchange_strong(expected, now_ns, std::memory_order_relaxed);
+void Monitor::NoteCancelObserved() noexcept {
+  if (first_false_noted_.load(std::memory_order_relaxed)) return;
+  MutexLock lock(&mu_);
+  if (first_false_ns_.has_value()) return;
+  // Read after this thread saw the request, under the lock BuildReturned reads it
+  // under: never before the request, never after the result.
+  first_false_ns_ = std::max(clock_.NowNs(), cancel_.requested_at_ns());
+  first_false_noted_.store(true, std::memory_order_relaxed);
 }
 
 void Monitor::FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns) {
@@ -138,6 +158,9 @@ void Monitor::FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns)
   const double elapsed = NsToSeconds(now_ns - it->start_ns);
   const bool early = completed < it->total;
 
+  // What can fail to allocate comes first: a failure leaves the phase active (closed
+  // later, by BuildReturned at the latest), never gone without its finish event.
+  pending_.reserve(pending_.size() + 1);
   auto summary = summaries_.find(it->name);
   if (summary == summaries_.end()) {
     summary = summaries_.emplace(it->name, PhaseSummary{it->name}).first;
@@ -160,12 +183,13 @@ void Monitor::FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns)
 }
 
 void Monitor::phaseFinish(char const* phaseName) noexcept {
-  const int64_t now = NoteCallback();
+  NoteCallback();
   try {
     MutexLock lock(&mu_);
+    const int64_t now = clock_.NowNs();  // under the lock: the phase cannot be newer
     if (finished_) {
       ++anomalies_.after_build;
-    } else if (phaseName == nullptr) {
+    } else if (IsMissing(phaseName)) {
       ++anomalies_.null_name;
     } else if (ActivePhase* phase = FindActive(phaseName)) {
       FinishPhase(active_.begin() + (phase - active_.data()), now);
@@ -206,16 +230,19 @@ void Monitor::Log(Severity severity, std::string_view message) noexcept {
 }
 
 bool Monitor::RequestCancel(CancelReason reason, std::string message) {
-  const int64_t now = clock_.NowNs();
-  if (!cancel_.Request(reason, message, now)) return false;
   Event e;
   e.type = EventType::kCancelRequested;
-  e.t = SecondsAt(now);
   e.reason = reason;
-  e.message = std::move(message);
+  e.message = message;
   {
+    // The request and its event under one lock: BuildReturned sees either neither or
+    // both, so a cancelled result always has its cancel_requested.
     MutexLock lock(&mu_);
+    const int64_t now = clock_.NowNs();
+    pending_.reserve(pending_.size() + 1);
+    if (!cancel_.Request(reason, std::move(message), now)) return false;
     if (finished_) return true;  // too late to matter; the result is already out
+    e.t = SecondsAt(now);
     Push(std::move(e), /*wake=*/true);
   }
   pending_cv_.Signal();
@@ -236,11 +263,11 @@ void Monitor::ReportStall(double silent_for) {
 }
 
 BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
-  const int64_t now = clock_.NowNs();
   BuildResult result;
   {
     MutexLock lock(&mu_);
     if (finished_) return result_;
+    const int64_t now = clock_.NowNs();  // under the lock: no phase can start after it
     // TensorRT finishes its phases before returning; whatever is still open was cut
     // off (a failing backend, a misbehaving caller). Innermost first.
     anomalies_.unfinished_phases += static_cast<int64_t>(active_.size());
@@ -260,9 +287,8 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
     if (cancel_.IsRequested()) {
       result.cancel_reason = cancel_.reason();
       CancelLatency latency;
-      const int64_t first_false = first_false_ns_.load(std::memory_order_relaxed);
-      if (first_false != 0) {
-        latency.to_first_false = NsToSeconds(first_false - cancel_.requested_at_ns());
+      if (first_false_ns_.has_value()) {
+        latency.to_first_false = NsToSeconds(*first_false_ns_ - cancel_.requested_at_ns());
       }
       latency.to_return = NsToSeconds(now - cancel_.requested_at_ns());
       result.cancel_latency = latency;

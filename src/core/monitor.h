@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -92,7 +93,8 @@ class Monitor {
   void FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns) REQUIRES(mu_);
   void QueueStep(ActivePhase& phase, int64_t now_ns) REQUIRES(mu_);
   void Push(Event&& event, bool wake) REQUIRES(mu_);
-  void NoteCancelObserved(int64_t now_ns) noexcept;
+  // Dates the first stepComplete that returned false (once).
+  void NoteCancelObserved() noexcept EXCLUDES(mu_);
 
   const Clock& clock_;
   const int64_t start_ns_;
@@ -100,8 +102,9 @@ class Monitor {
   // Atomic rather than guarded: written on every callback, read by the stall watch
   // without taking mu_. Relaxed: only the value matters, it orders nothing.
   std::atomic<int64_t> last_callback_ns_;
-  // Written once (CAS from 0) by the first stepComplete that returns false.
-  std::atomic<int64_t> first_false_ns_{0};
+  // Set once first_false_ns_ holds a value, so that later refused steps skip the lock.
+  // Relaxed: a stale false only costs a lock that finds the value already there.
+  std::atomic<bool> first_false_noted_{false};
 
   CancellationSource cancel_;
 
@@ -118,6 +121,8 @@ class Monitor {
   bool finished_ GUARDED_BY(mu_) = false;
   bool finish_taken_ GUARDED_BY(mu_) = false;
   BuildResult result_ GUARDED_BY(mu_);
+  // When the first stepComplete returned false (no value: none did yet).
+  std::optional<int64_t> first_false_ns_ GUARDED_BY(mu_);
 };
 
 }  // namespace trtwatch
