@@ -16,3 +16,6 @@ for preset in release asan tsan; do
   echo "=== ${preset}: test" >&2
   ctest --preset "$preset" -j "$jobs"
 done
+# Every libFuzzer target for a bounded time from its seed corpus (fuzz/).
+echo "=== fuzz" >&2
+scripts/fuzz.sh 20
