@@ -26,10 +26,21 @@ FailAllocationsOnThisThread::~FailAllocationsOnThisThread() { t_fail = false; }
 int FailAllocationsOnThisThread::refused() { return t_refused; }
 }  // namespace trtwatch::testing
 
-// The replaceable global allocation functions. Aligned forms and the nothrow forms
-// are left to the library: the code under test does not use them.
+// The replaceable global allocation functions, all of the unaligned ones (so that no
+// block is allocated by one allocator and freed by another). The aligned forms are
+// left to the library: they come in matching pairs there.
 void* operator new(std::size_t size) { return Allocate(size); }
 void* operator new[](std::size_t size) { return Allocate(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return Allocate(size);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
