@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace {
 
 using testing::ExpectWellFormedStream;
 using testing::FailAllocationsOnThisThread;
+using testing::OfType;
 using testing::PausingClock;
 using testing::RecordingSink;
 
@@ -31,14 +33,6 @@ std::vector<Event> Deliver(Monitor& monitor) {
   Dispatcher dispatcher(monitor, {&sink}, DeliveryOptions{});
   dispatcher.Join();
   return sink.events();
-}
-
-std::vector<Event> OfType(const std::vector<Event>& events, EventType type) {
-  std::vector<Event> out;
-  for (const Event& e : events) {
-    if (e.type == type) out.push_back(e);
-  }
-  return out;
 }
 
 // Runs `call` on its own thread, parked by `clock` right after its `nth` clock read;
@@ -219,55 +213,65 @@ TEST(MonitorRaceTest, ClockStartingAtZeroStillDatesTheFirstFalse) {
   EXPECT_EQ(*result.cancel_latency->to_first_false, 0);
 }
 
+// A start line for racing threads: each Arrive()s, and all leave together.
+class StartLine {
+ public:
+  explicit StartLine(int threads) : threads_(threads) {}
+  void Arrive() {
+    arrived_.fetch_add(1);
+    while (arrived_.load() < threads_) {
+    }
+  }
+
+ private:
+  const int threads_;
+  std::atomic<int> arrived_{0};
+};
+
+// Runs `trial` (given its number) over and over for a second: for races no clock read
+// can force, each trial is one fresh chance to lose.
+void RepeatForASecond(const std::function<void(int)>& trial) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (int n = 1; std::chrono::steady_clock::now() < until && !::testing::Test::HasFailure(); ++n) trial(n);
+}
+
 // Defect 5: RequestCancel set the flag before taking the lock; a BuildReturned in
 // between concluded "cancelled" but no cancel_requested event was ever emitted.
 // A race, not a forced interleaving: nothing reads the clock inside that window.
 TEST(MonitorRaceTest, CancelledBuildAlwaysCarriesItsCancelRequested) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  int trials = 0;
-  while (std::chrono::steady_clock::now() < until) {
-    ++trials;
+  RepeatForASecond([](int trial) {
     FakeClock clock;
     Monitor m(clock);
     m.BuildStarted(BuildInfo{});
-    std::atomic<int> ready{0};
+    StartLine start(2);
     std::thread canceller([&] {
-      ready.fetch_add(1);
-      while (ready.load() < 2) {
-      }
+      start.Arrive();
       m.RequestCancel(CancelReason::kUser, "stop");
     });
-    ready.fetch_add(1);
-    while (ready.load() < 2) {
-    }
+    start.Arrive();
     const BuildResult result = m.BuildReturned(BuildOutcome{false, ""});
     canceller.join();
     const auto events = Deliver(m);
     const bool cancelled = result.status == BuildStatus::kCancelled;
-    ASSERT_EQ(cancelled, !OfType(events, EventType::kCancelRequested).empty()) << "trial " << trials;
+    ASSERT_EQ(cancelled, !OfType(events, EventType::kCancelRequested).empty()) << "trial " << trial;
     ASSERT_EQ(cancelled, result.cancel_latency.has_value());
-  }
+  });
 }
 
 // Defect 6: a losing RequestCancel returned false ("already requested") while
 // IsCancelRequested() was still false, and its thread's next step returned true.
 TEST(MonitorRaceTest, LosingRequestCancelSeesTheCancel) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  int trials = 0;
-  while (std::chrono::steady_clock::now() < until) {
-    ++trials;
+  RepeatForASecond([](int trial) {
     FakeClock clock;
     Monitor m(clock);
     m.phaseStart("p", nullptr, 1 << 30);
-    std::atomic<int> ready{0};
+    StartLine start(3);
     std::atomic<int> winners{0};
     std::atomic<int> violations{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; ++t) {
       threads.emplace_back([&] {
-        ready.fetch_add(1);
-        while (ready.load() < 3) {
-        }
+        start.Arrive();
         if (m.RequestCancel(CancelReason::kUser, "stop")) {
           winners.fetch_add(1);
         } else if (!m.IsCancelRequested() || m.stepComplete("p", 1)) {
@@ -277,9 +281,9 @@ TEST(MonitorRaceTest, LosingRequestCancelSeesTheCancel) {
     }
     for (auto& th : threads) th.join();
     ASSERT_EQ(winners.load(), 1);
-    ASSERT_EQ(violations.load(), 0) << "trial " << trials;
+    ASSERT_EQ(violations.load(), 0) << "trial " << trial;
     m.BuildReturned(BuildOutcome{false, ""});
-  }
+  });
 }
 
 }  // namespace
