@@ -1,7 +1,11 @@
-// Cost of TensorRT's stepComplete callback: trtwatch's Monitor against the naive
-// monitor that examples use (one mutex; on every callback, copy the whole phase map
-// and publish the copy inline to the display). Each at 1, 4 and 16 threads, each with
-// a fast sink and a slow one (1 ms per event). Ratios: bench/compare.py.
+// Cost of TensorRT's progress callbacks: trtwatch's Monitor against the naive monitor
+// that examples use (one mutex; on every callback, copy the whole phase map and publish
+// the copy inline to the display). Two workloads, each at 1, 4 and 16 threads:
+//  - step-heavy: stepComplete on a long phase of each thread's own, with a fast sink
+//    and a slow one (1 ms per event); ns per stepComplete.
+//  - phase-heavy: many short phases, the same name on every thread at once (TensorRT's
+//    tactic timing): phaseStart, two steps, phaseFinish; ns per phase (4 callbacks).
+// Ratios: bench/compare.py.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -29,8 +33,12 @@ constexpr auto kSlowSinkDelay = std::chrono::milliseconds(1);
 
 // Each thread's next step, kept across the repeated calls of one benchmark run so
 // that every call reports a new, increasing step (the monitor ignores repeats).
-// Slot i is touched only by the thread with index i; runs are sequential.
-int32_t g_next_step[kMaxThreads];
+// Slot i is touched only by the thread with index i; runs are sequential. One cache
+// line each: the harness must not make the threads share a written line.
+struct alignas(64) NextStep {
+  int32_t value = 0;
+};
+NextStep g_next_step[kMaxThreads];
 
 std::string WorkerPhase(int thread) { return "Finding fastest tactic for node " + std::to_string(thread); }
 
@@ -59,7 +67,7 @@ struct TrtwatchFixture {
 TrtwatchFixture* g_trtwatch = nullptr;
 
 void SetUpTrtwatch(bool slow) {
-  std::fill(std::begin(g_next_step), std::end(g_next_step), 0);
+  std::fill(std::begin(g_next_step), std::end(g_next_step), NextStep{});
   g_trtwatch = new TrtwatchFixture;
   g_trtwatch->sink = std::make_unique<CountingSink>(slow);
   g_trtwatch->session = std::make_unique<BuildSession>(SteadyClock::Instance(),
@@ -100,7 +108,7 @@ void TearDownTrtwatch() {
 void BM_Trtwatch(benchmark::State& state) {
   Monitor& monitor = g_trtwatch->session->monitor();
   const std::string name = WorkerPhase(state.thread_index());
-  int32_t& step = g_next_step[state.thread_index()];
+  int32_t& step = g_next_step[state.thread_index()].value;
   for (auto _ : state) benchmark::DoNotOptimize(monitor.stepComplete(name.c_str(), step++));
 }
 
@@ -147,7 +155,7 @@ class NaiveMonitor {
 NaiveMonitor* g_naive = nullptr;
 
 void SetUpNaive(bool slow) {
-  std::fill(std::begin(g_next_step), std::end(g_next_step), 0);
+  std::fill(std::begin(g_next_step), std::end(g_next_step), NextStep{});
   g_naive = new NaiveMonitor(slow);
   g_naive->phaseStart("Building engine", nullptr, 6);
   for (int i = 0; i < kOtherPhases; ++i) {
@@ -162,7 +170,7 @@ void SetUpNaive(bool slow) {
 
 void BM_Naive(benchmark::State& state) {
   const std::string name = WorkerPhase(state.thread_index());
-  int32_t& step = g_next_step[state.thread_index()];
+  int32_t& step = g_next_step[state.thread_index()].value;
   for (auto _ : state) benchmark::DoNotOptimize(g_naive->stepComplete(name.c_str(), step++));
 }
 
@@ -170,6 +178,23 @@ void TearDownNaive() {
   delete g_naive;
   g_naive = nullptr;
 }
+
+// Phase-heavy: every iteration is one short phase under the thread's own parent; all
+// threads use the same child name at once, so lookups meet same-named phases.
+constexpr char kShortPhase[] = "Measuring tactic time";
+
+template <class M>
+void ShortPhases(M& monitor, benchmark::State& state) {
+  const std::string parent = WorkerPhase(state.thread_index());
+  for (auto _ : state) {
+    monitor.phaseStart(kShortPhase, parent.c_str(), 2);
+    benchmark::DoNotOptimize(monitor.stepComplete(kShortPhase, 0));
+    benchmark::DoNotOptimize(monitor.stepComplete(kShortPhase, 1));
+    monitor.phaseFinish(kShortPhase);
+  }
+}
+void BM_Trtwatch_ShortPhases(benchmark::State& s) { ShortPhases(g_trtwatch->session->monitor(), s); }
+void BM_Naive_ShortPhases(benchmark::State& s) { ShortPhases(*g_naive, s); }
 
 void BM_Trtwatch_FastSink(benchmark::State& s) { BM_Trtwatch(s); }
 void BM_Trtwatch_SlowSink(benchmark::State& s) { BM_Trtwatch(s); }
@@ -193,6 +218,18 @@ BENCHMARK(BM_Naive_SlowSink)
     ->Setup([](const benchmark::State& s) { if (s.thread_index() == 0) SetUpNaive(true); })
     ->Teardown([](const benchmark::State& s) { if (s.thread_index() == 0) TearDownNaive(); })
     ->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
+
+// A fixed count: trtwatch keeps every phase's record until the build ends, and the
+// benchmark's one build would otherwise hold millions of them.
+constexpr int64_t kShortPhaseIterations = 10000;
+BENCHMARK(BM_Trtwatch_ShortPhases)
+    ->Setup([](const benchmark::State& s) { if (s.thread_index() == 0) SetUpTrtwatch(false); })
+    ->Teardown([](const benchmark::State& s) { if (s.thread_index() == 0) TearDownTrtwatch(); })
+    ->Iterations(kShortPhaseIterations)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
+BENCHMARK(BM_Naive_ShortPhases)
+    ->Setup([](const benchmark::State& s) { if (s.thread_index() == 0) SetUpNaive(false); })
+    ->Teardown([](const benchmark::State& s) { if (s.thread_index() == 0) TearDownNaive(); })
+    ->Iterations(kShortPhaseIterations)->Threads(1)->Threads(4)->Threads(16)->UseRealTime();
 
 }  // namespace
 }  // namespace trtwatch

@@ -23,3 +23,6 @@ for preset in release asan tsan; do
     editors/vscode/scripts/ci.sh build/trtwatch
   fi
 done
+# Every libFuzzer target for a bounded time from its seed corpus (fuzz/).
+echo "=== fuzz" >&2
+scripts/fuzz.sh 20

@@ -1,6 +1,7 @@
 #include "core/cancellation.h"
 
 #include <array>
+#include <thread>
 
 #include "core/enum_names.h"
 #include <utility>
@@ -23,6 +24,10 @@ bool ParseCancelReason(std::string_view name, CancelReason* reason) {
 bool CancellationSource::Request(CancelReason reason, std::string message, int64_t now_ns) {
   int expected = kIdle;
   if (!state_.compare_exchange_strong(expected, kClaimed, std::memory_order_acq_rel)) {
+    // A loser says "already requested" only once the request is visible: its caller
+    // (and that caller's next stepComplete) must not see "not requested" after that.
+    // The winner is between its claim and its publication: a few stores away.
+    while (state_.load(std::memory_order_acquire) != kRequested) std::this_thread::yield();
     return false;
   }
   reason_ = reason;

@@ -18,7 +18,8 @@ namespace trtwatch {
 
 class CancellationSource {
  public:
-  // Returns true if this call made the request, false if one was already made.
+  // Returns true if this call made the request, false if one was already made. Either
+  // way IsRequested() is true when it returns.
   bool Request(CancelReason reason, std::string message, int64_t now_ns);
 
   bool IsRequested() const noexcept { return state_.load(std::memory_order_acquire) == kRequested; }

@@ -1,6 +1,7 @@
 #include "core/dispatcher.h"
 
 #include <algorithm>
+#include <string>
 
 namespace trtwatch {
 
@@ -46,11 +47,33 @@ void Dispatcher::Run() {
     monitor_.WaitForPending(options_.step_period);
     monitor_.TakePending(&batch);
     for (Event& event : batch) {
+      if (event.type == EventType::kBuildFinish) ReportFailedSinks();
       Deliver(event);
       finished = finished || event.type == EventType::kBuildFinish;
     }
+    if (!finished) ReportFailedSinks();
     batch.clear();  // keeps its capacity for the monitor's next batch
   }
+}
+
+void Dispatcher::ReportFailedSinks() {
+  std::string what;
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    if (!channels_[i]->TakeFailure(&what)) continue;
+    Event e;
+    e.type = EventType::kLog;
+    e.t = last_t_;
+    e.severity = Severity::kError;
+    e.message = "output " + std::to_string(i + 1) + " of " + std::to_string(channels_.size()) +
+                " failed and was detached (the build goes on): " + what;
+    Deliver(e);
+  }
+}
+
+int Dispatcher::failed_sinks() const {
+  int failed = 0;
+  for (const auto& channel : channels_) failed += channel->failed() ? 1 : 0;
+  return failed;
 }
 
 uint64_t Dispatcher::Join() {

@@ -4,6 +4,8 @@
 // `step_period` for steps), stamps `seq` (strictly increasing from 1) and keeps `t`
 // non-decreasing, names step events, and hands each event to every SinkChannel. It
 // stops after build_finish. Its own state is touched by its thread alone.
+// When a sink fails (throws; its channel detaches it), the next batch reports it to the
+// other sinks as an error log line.
 #pragma once
 
 #include <atomic>
@@ -35,10 +37,14 @@ class Dispatcher {
   // Waits until build_finish has reached every sink and the sinks are closed. Call
   // after Monitor::BuildReturned. Returns the events dropped over all sinks.
   uint64_t Join();
+  // Sinks detached because they threw. Valid after Join().
+  int failed_sinks() const;
 
  private:
   void Run();
   void Deliver(Event& event);
+  // Tells the remaining sinks about sinks that failed since the last call.
+  void ReportFailedSinks();
 
   Monitor& monitor_;
   const DeliveryOptions options_;

@@ -7,27 +7,58 @@
 
 namespace trtwatch {
 
-Monitor::Monitor(const Clock& clock)
-    : clock_(clock), start_ns_(clock.NowNs()), last_callback_ns_(start_ns_) {}
+namespace {
 
-Monitor::ActivePhase* Monitor::FindActive(char const* name) {
+// TensorRT never sends a null or empty name; both are anomalies (the schema requires
+// a non-empty name), counted as null_name.
+bool IsMissing(char const* name) { return name == nullptr || *name == '\0'; }
+
+std::atomic<uint64_t> g_next_serial{1};
+
+// The phase this thread last reported a step for, with the version of its name's
+// bucket at the time; `monitor` is the owning monitor's serial (0: empty).
+struct StepCache {
+  uint64_t monitor = 0;
+  void* phase = nullptr;
+  uint64_t version = 0;
+};
+thread_local StepCache t_step_cache;
+
+}  // namespace
+
+Monitor::Monitor(const Clock& clock)
+    : clock_(clock),
+      start_ns_(clock.NowNs()),
+      last_callback_ns_(start_ns_),
+      serial_(g_next_serial.fetch_add(1, std::memory_order_relaxed)) {}
+
+uint32_t Monitor::BucketOf(char const* name) noexcept {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (; *name != '\0'; ++name) h = (h ^ static_cast<unsigned char>(*name)) * 16777619u;
+  return h % kVersionBuckets;
+}
+
+Monitor::PhaseState* Monitor::FindActive(char const* name) {
   // The most recent active phase of that name wins. When builder threads run phases
   // of the same name at once (name_shared), the one this thread started is preferred,
   // so that each thread's steps land on its own instance. The active set is a chain of
   // at most ~8 levels per building thread, so a backwards scan beats any index; a
   // phase whose name no other active phase has ends it at once.
-  ActivePhase* latest = nullptr;
+  PhaseState* latest = nullptr;
   for (auto it = active_.rbegin(); it != active_.rend(); ++it) {
-    if (std::strcmp(it->name.c_str(), name) != 0) continue;
-    if (!it->name_shared || it->thread == std::this_thread::get_id()) return &*it;
-    if (latest == nullptr) latest = &*it;
+    PhaseState* phase = *it;
+    if (std::strcmp(phase->name.c_str(), name) != 0) continue;
+    if (!phase->name_shared || phase->thread == std::this_thread::get_id()) return phase;
+    if (latest == nullptr) latest = phase;
   }
   return latest;
 }
 
 int64_t Monitor::NoteCallback() noexcept {
   const int64_t now = clock_.NowNs();
-  last_callback_ns_.store(now, std::memory_order_relaxed);
+  if (now - last_callback_ns_.load(std::memory_order_relaxed) >= kCallbackStampNs) {
+    last_callback_ns_.store(now, std::memory_order_relaxed);
+  }
   return now;
 }
 
@@ -38,155 +69,211 @@ void Monitor::Push(Event&& event, bool wake) {
 }
 
 void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
-  const int64_t now = NoteCallback();
+  NoteCallback();
+  bool signal = false;  // only the event that raises wake_ wakes the dispatcher
   try {
     MutexLock lock(&mu_);
+    const int64_t now = clock_.NowNs();  // under the lock: no event can slip in before it
     if (finished_) {
       ++anomalies_.after_build;
       return;
     }
-    if (phaseName == nullptr) {
+    if (IsMissing(phaseName)) {
       ++anomalies_.null_name;
       return;
     }
     if (nbSteps <= 0) ++anomalies_.bad_step_count;
     int64_t parent = kNoPhase;
     if (parentPhase != nullptr) {
-      if (ActivePhase* p = FindActive(parentPhase)) {
+      if (PhaseState* p = FindActive(parentPhase)) {
         parent = p->id;
       } else {
         ++anomalies_.unknown_parent;
       }
     }
-    ActivePhase phase;
-    phase.id = next_id_++;
-    phase.parent = parent;
-    phase.name = phaseName;
-    phase.total = std::max<int32_t>(nbSteps, 0);
-    phase.start_ns = now;
-    phase.thread = std::this_thread::get_id();
-    if (ActivePhase* same = FindActive(phaseName)) {
-      same->name_shared = true;
-      phase.name_shared = true;
-    }
-
+    // All or nothing: everything that can fail to allocate happens before the phase
+    // becomes visible, so a failure leaves no phase without its start event. (A summary
+    // created for a phase that then failed has count 0 and is left out of the result.)
     Event e;
     e.type = EventType::kPhaseStart;
     e.t = SecondsAt(now);
-    e.id = phase.id;
+    e.id = next_id_;
     e.parent = parent;
-    e.phase = phase.name;
-    e.total = phase.total;
-    active_.push_back(std::move(phase));
+    e.phase = phaseName;
+    e.total = std::max<int32_t>(nbSteps, 0);
+    std::string name = e.phase;
+    active_.reserve(active_.size() + 1);
+    pending_.reserve(pending_.size() + 1);
+    PhaseSummary& summary = summaries_.try_emplace(e.phase, PhaseSummary{e.phase}).first->second;
+    PhaseState& phase = phases_.emplace_back();
+    // Nothing below throws.
+    phase.id = next_id_++;
+    phase.parent = parent;
+    phase.name = std::move(name);
+    phase.total = e.total;
+    phase.start_ns = now;
+    phase.thread = std::this_thread::get_id();
+    phase.bucket = BucketOf(phaseName);
+    phase.summary = &summary;
+    if (PhaseState* same = FindActive(phaseName)) {
+      same->name_shared = true;
+      phase.name_shared = true;
+    }
+    active_.push_back(&phase);
+    const uint64_t version = versions_[phase.bucket].value.fetch_add(1, std::memory_order_release) + 1;
+    // The new phase is what its name now resolves to on this thread: its first step
+    // finds it without the lock.
+    t_step_cache = StepCache{serial_, &phase, version};
+    signal = !wake_;
     Push(std::move(e), /*wake=*/true);
   } catch (...) {
-    // Out of memory: the phase is lost to the display, the build goes on.
+    // Out of memory: the phase is lost (its steps and finish count as unknown), the
+    // build goes on.
   }
-  pending_cv_.Signal();
+  if (signal) pending_cv_.Signal();
 }
 
-void Monitor::QueueStep(ActivePhase& phase, int64_t now_ns) {
-  if (phase.pending_batch == batch_) {
-    // Latest wins. The event keeps its time and place so that the stream's times
-    // stay in order; the value is at most one dispatcher period newer than its time.
-    pending_[phase.pending_index].step = phase.last_step;
-    return;
+bool Monitor::RaiseStep(PhaseState& phase, int32_t step) noexcept {
+  uint64_t word = phase.word.load(std::memory_order_relaxed);
+  const uint64_t value = static_cast<uint64_t>(static_cast<uint32_t>(step) + 1u);
+  for (;;) {
+    if ((word & kFinished) != 0) return false;
+    // Reports from several threads may cross: an older step changes nothing.
+    if (value <= (word & kStepMask)) return true;
+    const uint64_t raised = (word & ~kStepMask) | value | kDirty;
+    if (phase.word.compare_exchange_weak(word, raised, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      if ((word & kDirty) == 0) PushDirty(phase);
+      return true;
+    }
   }
-  phase.pending_batch = batch_;
-  phase.pending_index = pending_.size();
-  Event e;  // no allocation: names are filled in on the dispatcher's side
-  e.type = EventType::kStep;
-  e.t = SecondsAt(now_ns);
-  e.id = phase.id;
-  e.step = phase.last_step;
-  e.total = phase.total;
-  Push(std::move(e), /*wake=*/false);
+}
+
+void Monitor::PushDirty(PhaseState& phase) noexcept {
+  // Only the step that set kDirty pushes, so a phase is on the list at most once.
+  PhaseState* head = dirty_.load(std::memory_order_relaxed);
+  do {
+    phase.next_dirty.store(head, std::memory_order_relaxed);
+  } while (!dirty_.compare_exchange_weak(head, &phase, std::memory_order_release, std::memory_order_relaxed));
+}
+
+void Monitor::StepLocked(char const* phaseName, int32_t step) noexcept {
+  MutexLock lock(&mu_);
+  PhaseState* phase = nullptr;
+  if (finished_) {
+    ++anomalies_.after_build;
+  } else if (IsMissing(phaseName)) {
+    ++anomalies_.null_name;
+  } else if ((phase = FindActive(phaseName)) == nullptr) {
+    ++anomalies_.step_unknown_phase;
+  } else {
+    // Versions change only under mu_, so this one belongs to what FindActive saw.
+    t_step_cache = StepCache{serial_, phase, versions_[phase->bucket].value.load(std::memory_order_relaxed)};
+    if (step < 0 || step >= phase->total) {
+      ++anomalies_.step_out_of_range;
+    } else {
+      RaiseStep(*phase, step);  // cannot see kFinished: that is set under mu_
+    }
+  }
 }
 
 bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
-  const int64_t now = NoteCallback();
-  try {
-    MutexLock lock(&mu_);
-    ActivePhase* phase = nullptr;
-    if (finished_) {
-      ++anomalies_.after_build;
-    } else if (phaseName == nullptr) {
-      ++anomalies_.null_name;
-    } else if ((phase = FindActive(phaseName)) == nullptr) {
-      ++anomalies_.step_unknown_phase;
-    } else if (step < 0 || step >= phase->total) {
-      ++anomalies_.step_out_of_range;
-    } else if (step > phase->last_step) {  // reports from several threads may cross
-      phase->last_step = step;
-      QueueStep(*phase, now);
-    }
-  } catch (...) {
-    // Only a first step record of a batch can allocate; losing it loses nothing.
+  NoteCallback();
+  const StepCache& cache = t_step_cache;
+  bool done = false;
+  if (cache.monitor == serial_ && phaseName != nullptr) {
+    // Phase records are never freed while the monitor lives, so the cached pointer is
+    // safe to read even when stale; the version says whether it is still the phase
+    // this name resolves to for this thread.
+    auto* phase = static_cast<PhaseState*>(cache.phase);
+    done = versions_[phase->bucket].value.load(std::memory_order_acquire) == cache.version &&
+           std::strcmp(phase->name.c_str(), phaseName) == 0 && step >= 0 && step < phase->total &&
+           RaiseStep(*phase, step);
   }
+  if (!done) StepLocked(phaseName, step);
   if (!cancel_.IsRequested()) return true;
-  NoteCancelObserved(now);
+  NoteCancelObserved();
   return false;
 }
 
-void Monitor::NoteCancelObserved(int64_t now_ns) noexcept {
-  int64_t expected = 0;
-  first_false_ns_.compare_exchange_strong(expected, now_ns, std::memory_order_relaxed);
+void Monitor::NoteCancelObserved() noexcept {
+  if (first_false_noted_.load(std::memory_order_relaxed)) return;
+  MutexLock lock(&mu_);
+  if (first_false_ns_.has_value()) return;
+  // Read after this thread saw the request, under the lock BuildReturned reads it
+  // under: never before the request, never after the result.
+  first_false_ns_ = std::max(clock_.NowNs(), cancel_.requested_at_ns());
+  first_false_noted_.store(true, std::memory_order_relaxed);
 }
 
-void Monitor::FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns) {
-  const int32_t completed = it->last_step + 1;
-  const double elapsed = NsToSeconds(now_ns - it->start_ns);
-  const bool early = completed < it->total;
-
-  auto summary = summaries_.find(it->name);
-  if (summary == summaries_.end()) {
-    summary = summaries_.emplace(it->name, PhaseSummary{it->name}).first;
-  }
-  summary->second.count += 1;
-  summary->second.early += early ? 1 : 0;
-  summary->second.seconds += elapsed;
-
+void Monitor::FinishPhase(size_t index, int64_t now_ns) {
+  PhaseState& phase = *active_[index];
   Event e;
+  e.phase = phase.name;  // the only allocation; before anything changes
+  // Nothing below throws (pending_ has room for two more events).
+  const uint64_t word = phase.word.fetch_or(kFinished, std::memory_order_acq_rel);
+  const int32_t completed = static_cast<int32_t>(word & kStepMask);
+  if ((word & kDirty) != 0) {  // its last step goes out before its finish
+    Event step;
+    step.type = EventType::kStep;
+    step.t = SecondsAt(now_ns);
+    step.id = phase.id;
+    step.step = completed - 1;
+    step.total = phase.total;
+    Push(std::move(step), /*wake=*/false);
+  }
+  const double elapsed = NsToSeconds(now_ns - phase.start_ns);
+  const bool early = completed < phase.total;
+  phase.summary->count += 1;
+  phase.summary->early += early ? 1 : 0;
+  phase.summary->seconds += elapsed;
+
   e.type = EventType::kPhaseFinish;
   e.t = SecondsAt(now_ns);
-  e.id = it->id;
-  e.phase = std::move(it->name);
+  e.id = phase.id;
   e.completed = completed;
-  e.total = it->total;
+  e.total = phase.total;
   e.elapsed = elapsed;
   e.early = early;
-  active_.erase(it);
+  active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(index));
+  versions_[phase.bucket].value.fetch_add(1, std::memory_order_release);
   Push(std::move(e), /*wake=*/true);
 }
 
 void Monitor::phaseFinish(char const* phaseName) noexcept {
-  const int64_t now = NoteCallback();
+  NoteCallback();
+  bool signal = false;  // only the event that raises wake_ wakes the dispatcher
   try {
     MutexLock lock(&mu_);
+    const int64_t now = clock_.NowNs();  // under the lock: the phase cannot be newer
     if (finished_) {
       ++anomalies_.after_build;
-    } else if (phaseName == nullptr) {
+    } else if (IsMissing(phaseName)) {
       ++anomalies_.null_name;
-    } else if (ActivePhase* phase = FindActive(phaseName)) {
-      FinishPhase(active_.begin() + (phase - active_.data()), now);
+    } else if (PhaseState* phase = FindActive(phaseName)) {
+      // Room first: a failure leaves the phase active (closed later, by BuildReturned
+      // at the latest), never gone without its finish event.
+      pending_.reserve(pending_.size() + 2);
+      const auto it = std::find(active_.begin(), active_.end(), phase);
+      signal = !wake_;
+      FinishPhase(static_cast<size_t>(it - active_.begin()), now);
     } else {
       ++anomalies_.finish_unknown_phase;
     }
   } catch (...) {
   }
-  pending_cv_.Signal();
+  if (signal) pending_cv_.Signal();
 }
 
 void Monitor::BuildStarted(const BuildInfo& info) {
   Event e;
   e.type = EventType::kBuildStart;
-  e.t = SecondsSinceStart();
   e.build = info.build_id;
   e.backend = info.backend;
   e.model = info.model;
   e.facts = info.facts;
   {
     MutexLock lock(&mu_);
+    e.t = SecondsSinceStart();
     Push(std::move(e), /*wake=*/true);
   }
   pending_cv_.Signal();
@@ -196,26 +283,29 @@ void Monitor::Log(Severity severity, std::string_view message) noexcept {
   try {
     Event e;
     e.type = EventType::kLog;
-    e.t = SecondsSinceStart();
     e.severity = severity;
     e.message = message;
     MutexLock lock(&mu_);
+    e.t = SecondsSinceStart();
     if (!finished_) Push(std::move(e), /*wake=*/false);
   } catch (...) {
   }
 }
 
 bool Monitor::RequestCancel(CancelReason reason, std::string message) {
-  const int64_t now = clock_.NowNs();
-  if (!cancel_.Request(reason, message, now)) return false;
   Event e;
   e.type = EventType::kCancelRequested;
-  e.t = SecondsAt(now);
   e.reason = reason;
-  e.message = std::move(message);
+  e.message = message;
   {
+    // The request and its event under one lock: BuildReturned sees either neither or
+    // both, so a cancelled result always has its cancel_requested.
     MutexLock lock(&mu_);
+    const int64_t now = clock_.NowNs();
+    pending_.reserve(pending_.size() + 1);
+    if (!cancel_.Request(reason, std::move(message), now)) return false;
     if (finished_) return true;  // too late to matter; the result is already out
+    e.t = SecondsAt(now);
     Push(std::move(e), /*wake=*/true);
   }
   pending_cv_.Signal();
@@ -225,26 +315,27 @@ bool Monitor::RequestCancel(CancelReason reason, std::string message) {
 void Monitor::ReportStall(double silent_for) {
   Event e;
   e.type = EventType::kStall;
-  e.t = SecondsSinceStart();
   e.silent_for = silent_for;
   {
     MutexLock lock(&mu_);
     if (finished_) return;
+    e.t = SecondsSinceStart();
     Push(std::move(e), /*wake=*/true);
   }
   pending_cv_.Signal();
 }
 
 BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
-  const int64_t now = clock_.NowNs();
   BuildResult result;
   {
     MutexLock lock(&mu_);
     if (finished_) return result_;
+    const int64_t now = clock_.NowNs();  // under the lock: no phase can start after it
     // TensorRT finishes its phases before returning; whatever is still open was cut
     // off (a failing backend, a misbehaving caller). Innermost first.
+    pending_.reserve(pending_.size() + 2 * active_.size() + 1);
     anomalies_.unfinished_phases += static_cast<int64_t>(active_.size());
-    while (!active_.empty()) FinishPhase(active_.end() - 1, now);
+    while (!active_.empty()) FinishPhase(active_.size() - 1, now);
 
     result.elapsed = SecondsAt(now);
     result.error = outcome.error;
@@ -260,9 +351,8 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
     if (cancel_.IsRequested()) {
       result.cancel_reason = cancel_.reason();
       CancelLatency latency;
-      const int64_t first_false = first_false_ns_.load(std::memory_order_relaxed);
-      if (first_false != 0) {
-        latency.to_first_false = NsToSeconds(first_false - cancel_.requested_at_ns());
+      if (first_false_ns_.has_value()) {
+        latency.to_first_false = NsToSeconds(*first_false_ns_ - cancel_.requested_at_ns());
       }
       latency.to_return = NsToSeconds(now - cancel_.requested_at_ns());
       result.cancel_latency = latency;
@@ -270,7 +360,9 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
         result.error = cancel_.message();
       }
     }
-    for (auto& [name, summary] : summaries_) result.phases.push_back(summary);
+    for (auto& [name, summary] : summaries_) {
+      if (summary.count > 0) result.phases.push_back(summary);
+    }
     std::stable_sort(result.phases.begin(), result.phases.end(),
                      [](const PhaseSummary& a, const PhaseSummary& b) { return a.seconds > b.seconds; });
     result.anomalies = anomalies_;
@@ -295,10 +387,45 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
 void Monitor::TakePending(std::vector<Event>* out) {
   MutexLock lock(&mu_);
   std::swap(*out, pending_);
-  ++batch_;
   wake_ = false;
   for (const Event& e : *out) {
     if (e.type == EventType::kBuildFinish) finish_taken_ = true;
+  }
+  // Phases with a newer step: each one step event, after everything above (a phase
+  // started in this batch has its start there; a finished one already had its step
+  // pushed before its finish, and is skipped here).
+  PhaseState* dirty = dirty_.exchange(nullptr, std::memory_order_acquire);
+  if (dirty == nullptr) return;
+  size_t count = 0;
+  for (PhaseState* p = dirty; p != nullptr; p = p->next_dirty.load(std::memory_order_relaxed)) ++count;
+  try {
+    out->reserve(out->size() + count);
+  } catch (...) {
+    // No room: put the list back for the next take (each phase keeps its kDirty).
+    PhaseState* tail = dirty;
+    while (tail->next_dirty.load(std::memory_order_relaxed) != nullptr) {
+      tail = tail->next_dirty.load(std::memory_order_relaxed);
+    }
+    PhaseState* head = dirty_.load(std::memory_order_relaxed);
+    do {
+      tail->next_dirty.store(head, std::memory_order_relaxed);
+    } while (!dirty_.compare_exchange_weak(head, dirty, std::memory_order_release, std::memory_order_relaxed));
+    return;
+  }
+  const double t = SecondsAt(clock_.NowNs());
+  for (PhaseState* p = dirty; p != nullptr;) {
+    PhaseState* next = p->next_dirty.load(std::memory_order_relaxed);  // before kDirty clears
+    const uint64_t word = p->word.fetch_and(~kDirty, std::memory_order_acq_rel);
+    if ((word & kDirty) != 0 && (word & kFinished) == 0) {
+      Event e;  // no allocation: names are filled in on the dispatcher's side
+      e.type = EventType::kStep;
+      e.t = t;
+      e.id = p->id;
+      e.step = static_cast<int32_t>(word & kStepMask) - 1;
+      e.total = p->total;
+      out->push_back(std::move(e));
+    }
+    p = next;
   }
 }
 

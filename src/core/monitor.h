@@ -2,21 +2,35 @@
 //
 // Threading contract:
 //  - phaseStart / stepComplete / phaseFinish have TensorRT's exact signatures and may be
-//    called from any number of threads at once. They never block on I/O, never throw,
-//    and stepComplete does not allocate once its phase exists: it takes one short lock,
-//    updates the phase, and checks the cancellation flag with one atomic load.
-//  - Events are not delivered from the callbacks. They wait in a pending batch that a
-//    single Dispatcher takes (TakePending). Within a batch, step updates of one phase
-//    coalesce in place (latest wins); every other event is appended.
-//  - Lifecycle calls (BuildStarted, Log, RequestCancel, ReportStall, BuildReturned) are
-//    thread-safe too.
+//    called from any number of threads at once. They never block on I/O, never throw.
+//  - stepComplete takes no shared lock and does not allocate once its phase exists: it
+//    finds the phase through a per-thread cache of the phase that thread last reported
+//    (checked against a version that changes only when a phase of a name with the same
+//    hash starts or finishes), raises the phase's step with one CAS on that phase's own
+//    cache line, and checks the cancellation flag with one atomic load. Steps of
+//    different phases on different threads therefore share no written memory. The lock
+//    is taken only on a cache miss (first step of a phase on a thread, after a same-named
+//    phase started or finished), for an anomaly, and once when the first refused step is
+//    dated.
+//  - phaseStart / phaseFinish and the lifecycle calls (BuildStarted, Log, RequestCancel,
+//    ReportStall, BuildReturned) take the monitor's lock; every time they stamp is read
+//    under it, so no event is older than the state it describes.
+//  - Events are not delivered from the callbacks. Structural events and logs wait in a
+//    pending batch; a phase with a new step is put once on a lock-free "dirty" list.
+//    A single Dispatcher takes both (TakePending): steps coalesce (latest wins), a
+//    phase's last step always precedes its phase_finish, and structural events are never
+//    dropped.
+//  - A phase's record lives until the Monitor is destroyed (so that a stale per-thread
+//    cache never points at freed memory): about 200 bytes per phase of the build.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -71,53 +85,89 @@ class Monitor {
   bool FinishTaken() const EXCLUDES(mu_);
 
  private:
-  struct ActivePhase {
+  // One phase instance. Identity fields are written before the phase is published
+  // (under mu_) and never change; `word` is the only field written without mu_.
+  struct PhaseState {
     int64_t id = kNoPhase;
     int64_t parent = kNoPhase;
     std::string name;
     int32_t total = 0;
-    int32_t last_step = -1;
     int64_t start_ns = 0;
     std::thread::id thread;  // the thread that started it
+    uint32_t bucket = 0;     // versions_ slot of its name
+    PhaseSummary* summary = nullptr;
+    // Protected by mu_ (not annotated: a member of a struct held by pointer):
     bool name_shared = false;  // another phase of this name was active alongside it
-    // Where this phase's step event sits in the pending batch, if it is there.
-    uint64_t pending_batch = UINT64_MAX;
-    size_t pending_index = 0;
+    // Atomic, written by every stepComplete of this phase: bits 0-31 hold last_step + 1,
+    // kDirty says a step newer than the last one delivered is waiting, kFinished says
+    // the phase is over (set under mu_; a step that sees it goes to the locked path).
+    alignas(64) std::atomic<uint64_t> word{0};
+    // Link of the dirty list; written by the thread that sets kDirty, before the push.
+    std::atomic<PhaseState*> next_dirty{nullptr};
+  };
+  static constexpr uint64_t kStepMask = 0xffffffffu;
+  static constexpr uint64_t kDirty = uint64_t{1} << 32;
+  static constexpr uint64_t kFinished = uint64_t{1} << 33;
+  static constexpr size_t kVersionBuckets = 64;
+  static constexpr int64_t kCallbackStampNs = 1'000'000;  // the stall watch counts seconds
+  // A version per name-hash bucket, bumped (under mu_) by every start and finish of a
+  // phase whose name falls in it. Each on its own line: readers are every step.
+  struct alignas(64) Version {
+    std::atomic<uint64_t> value{0};
   };
 
   // Stamps the time of a progress callback (for the stall watch) and returns it.
   int64_t NoteCallback() noexcept;
   double SecondsAt(int64_t ns) const { return NsToSeconds(ns - start_ns_); }
-  ActivePhase* FindActive(char const* name) REQUIRES(mu_);
-  void FinishPhase(std::vector<ActivePhase>::iterator it, int64_t now_ns) REQUIRES(mu_);
-  void QueueStep(ActivePhase& phase, int64_t now_ns) REQUIRES(mu_);
+  static uint32_t BucketOf(char const* name) noexcept;
+  PhaseState* FindActive(char const* name) REQUIRES(mu_);
+  // Closes active_[index]: its pending step, then its phase_finish. Needs room for two
+  // events in pending_ and throws nothing else once `name` is copied.
+  void FinishPhase(size_t index, int64_t now_ns) REQUIRES(mu_);
+  // Raises `phase`'s step. False if the phase is finished (the caller takes the locked
+  // path); true otherwise, also when the step is not newer than the last one.
+  bool RaiseStep(PhaseState& phase, int32_t step) noexcept;
+  void PushDirty(PhaseState& phase) noexcept;
+  // The locked path of stepComplete: resolves the name, counts anomalies, fills the cache.
+  void StepLocked(char const* name, int32_t step) noexcept EXCLUDES(mu_);
   void Push(Event&& event, bool wake) REQUIRES(mu_);
-  void NoteCancelObserved(int64_t now_ns) noexcept;
+  // Dates the first stepComplete that returned false (once).
+  void NoteCancelObserved() noexcept EXCLUDES(mu_);
 
   const Clock& clock_;
   const int64_t start_ns_;
 
   // Atomic rather than guarded: written on every callback, read by the stall watch
   // without taking mu_. Relaxed: only the value matters, it orders nothing.
+  // Written at most once per kCallbackStampNs, so that builder threads do not all write
+  // one cache line on every step.
   std::atomic<int64_t> last_callback_ns_;
-  // Written once (CAS from 0) by the first stepComplete that returns false.
-  std::atomic<int64_t> first_false_ns_{0};
+  // Tells this monitor's entries in the per-thread caches from a dead monitor's.
+  const uint64_t serial_;
+  Version versions_[kVersionBuckets];
+  // Phases with an undelivered step (Treiber stack; the dispatcher takes it whole).
+  std::atomic<PhaseState*> dirty_{nullptr};
+  // Set once first_false_ns_ holds a value, so that later refused steps skip the lock.
+  // Relaxed: a stale false only costs a lock that finds the value already there.
+  std::atomic<bool> first_false_noted_{false};
 
   CancellationSource cancel_;
 
   mutable Mutex mu_;
   CondVar pending_cv_;
   // Protected by mu_:
-  std::vector<ActivePhase> active_ GUARDED_BY(mu_);  // in start order
+  std::deque<PhaseState> phases_ GUARDED_BY(mu_);  // every phase of the build; stable
+  std::vector<PhaseState*> active_ GUARDED_BY(mu_);  // in start order
   std::map<std::string, PhaseSummary, std::less<>> summaries_ GUARDED_BY(mu_);
   Anomalies anomalies_ GUARDED_BY(mu_);
   std::vector<Event> pending_ GUARDED_BY(mu_);
-  uint64_t batch_ GUARDED_BY(mu_) = 0;  // increments on every TakePending
   bool wake_ GUARDED_BY(mu_) = false;   // a must-deliver event is pending
   int64_t next_id_ GUARDED_BY(mu_) = 1;
   bool finished_ GUARDED_BY(mu_) = false;
   bool finish_taken_ GUARDED_BY(mu_) = false;
   BuildResult result_ GUARDED_BY(mu_);
+  // When the first stepComplete returned false (no value: none did yet).
+  std::optional<int64_t> first_false_ns_ GUARDED_BY(mu_);
 };
 
 }  // namespace trtwatch

@@ -1,5 +1,6 @@
 #include "core/sink_channel.h"
 
+#include <exception>
 #include <utility>
 
 namespace trtwatch {
@@ -12,6 +13,10 @@ SinkChannel::~SinkChannel() { Close(); }
 void SinkChannel::Push(const Event& event) {
   {
     MutexLock lock(&mu_);
+    if (failed_) {
+      ++dropped_;
+      return;
+    }
     if (event.type == EventType::kStep) {
       auto queued = queued_step_.find(event.id);
       if (queued != queued_step_.end()) {
@@ -42,9 +47,49 @@ void SinkChannel::Run() {
       ++popped_;
       if (event.type == EventType::kBuildFinish) event.dropped = dropped_;
     }
-    sink_->OnEvent(event);
+    Call(&event);
   }
-  sink_->Close();
+  if (!failed()) Call(nullptr);
+}
+
+bool SinkChannel::Call(const Event* event) {
+  // Sinks are user code: whatever they throw stops at the channel.
+  try {
+    if (event != nullptr) {
+      sink_->OnEvent(*event);
+    } else {
+      sink_->Close();
+    }
+    return true;
+  } catch (const std::exception& e) {
+    Detach(e.what());
+  } catch (...) {
+    Detach("it threw something that is not a std::exception");
+  }
+  return false;
+}
+
+void SinkChannel::Detach(std::string what) {
+  MutexLock lock(&mu_);
+  failed_ = true;
+  failure_ = std::move(what);
+  dropped_ += queue_.size();
+  popped_ += queue_.size();
+  queue_.clear();
+  queued_step_.clear();
+}
+
+bool SinkChannel::TakeFailure(std::string* what) {
+  MutexLock lock(&mu_);
+  if (!failed_ || failure_taken_) return false;
+  failure_taken_ = true;
+  *what = failure_;
+  return true;
+}
+
+bool SinkChannel::failed() const {
+  MutexLock lock(&mu_);
+  return failed_;
 }
 
 void SinkChannel::Close() {

@@ -6,10 +6,15 @@
 // full, new steps, logs and stalls are dropped and counted. Structural events (build,
 // phase start/finish, cancellation) are always queued. The sink learns how many events
 // it missed from build_finish's `dropped`.
+//
+// A sink that throws (from OnEvent or Close) is contained: the channel catches it,
+// detaches the sink (it is never called again, not even Close), counts what it no longer
+// receives as dropped and keeps the failure for the dispatcher to report.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <thread>
 #include <unordered_map>
 
@@ -30,9 +35,16 @@ class SinkChannel {
   // Delivers what is queued, closes the sink and joins the thread. Idempotent.
   void Close() EXCLUDES(mu_);
   uint64_t dropped() const EXCLUDES(mu_);
+  // The sink's failure (what it threw), once; false if it has not failed or the failure
+  // was already taken.
+  bool TakeFailure(std::string* what) EXCLUDES(mu_);
+  bool failed() const EXCLUDES(mu_);
 
  private:
   void Run() EXCLUDES(mu_);
+  // Calls the sink; false (and the channel detached) if it threw.
+  bool Call(const Event* event) EXCLUDES(mu_);
+  void Detach(std::string what) EXCLUDES(mu_);
 
   Sink* const sink_;
   const size_t capacity_;
@@ -45,6 +57,9 @@ class SinkChannel {
   std::unordered_map<int64_t, uint64_t> queued_step_ GUARDED_BY(mu_);  // phase id -> index
   uint64_t dropped_ GUARDED_BY(mu_) = 0;
   bool closing_ GUARDED_BY(mu_) = false;
+  bool failed_ GUARDED_BY(mu_) = false;
+  bool failure_taken_ GUARDED_BY(mu_) = false;
+  std::string failure_ GUARDED_BY(mu_);
 
   std::thread thread_;  // started last; joined by Close()
 };

@@ -1,6 +1,10 @@
 #include "protocol/event_json.h"
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 namespace trtwatch {
@@ -32,9 +36,28 @@ json AnomaliesToJson(const Anomalies& a) {
   return j;
 }
 
+// An integer field, checked. nlohmann's get<int32_t>() of a float or of a number out of
+// the type's range is undefined behaviour (found by fuzz/event_json_fuzz).
+template <class T>
+T Integer(const json& v, const char* key) {
+  if (v.is_number_unsigned() && std::in_range<T>(v.get<uint64_t>())) return static_cast<T>(v.get<uint64_t>());
+  if (v.is_number_integer() && !v.is_number_unsigned() && std::in_range<T>(v.get<int64_t>())) {
+    return static_cast<T>(v.get<int64_t>());
+  }
+  throw std::out_of_range(std::string("\"") + key + "\" must be an integer from " +
+                          std::to_string(std::numeric_limits<T>::min()) + " to " +
+                          std::to_string(std::numeric_limits<T>::max()));
+}
+
+// An optional integer field; 0 when absent.
+template <class T>
+T OptionalInteger(const json& j, const char* key) {
+  return j.contains(key) ? Integer<T>(j[key], key) : T{0};
+}
+
 Anomalies AnomaliesFromJson(const json& j) {
   Anomalies a;
-  for (const auto& [name, field] : kAnomalyFields) a.*field = j.value(name, int64_t{0});
+  for (const auto& [name, field] : kAnomalyFields) a.*field = OptionalInteger<int64_t>(j, name);
   return a;
 }
 
@@ -125,7 +148,7 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
       *error = "not a JSON object";
       return false;
     }
-    if (j.value("v", 0) != kProtocolVersion) {
+    if (!j.contains("v") || !j["v"].is_number_integer() || Integer<int64_t>(j["v"], "v") != kProtocolVersion) {
       *error = "unsupported protocol version (expected \"v\": 1)";
       return false;
     }
@@ -134,10 +157,10 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
       *error = "unknown event type \"" + j.at("type").get<std::string>() + "\"";
       return false;
     }
-    e.seq = j.at("seq").get<uint64_t>();
+    e.seq = Integer<uint64_t>(j.at("seq"), "seq");
     e.t = j.at("t").get<double>();
     auto id = [&](const char* key) {
-      return j.contains(key) && !j[key].is_null() ? j[key].get<int64_t>() : kNoPhase;
+      return j.contains(key) && !j[key].is_null() ? Integer<int64_t>(j[key], key) : kNoPhase;
     };
     switch (e.type) {
       case EventType::kBuildStart:
@@ -154,19 +177,19 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
         e.id = id("id");
         e.parent = id("parent");
         e.phase = j.at("phase").get<std::string>();
-        e.total = j.at("total").get<int32_t>();
+        e.total = Integer<int32_t>(j.at("total"), "total");
         break;
       case EventType::kStep:
         e.id = id("id");
         e.phase = j.at("phase").get<std::string>();
-        e.step = j.at("step").get<int32_t>();
-        e.total = j.at("total").get<int32_t>();
+        e.step = Integer<int32_t>(j.at("step"), "step");
+        e.total = Integer<int32_t>(j.at("total"), "total");
         break;
       case EventType::kPhaseFinish:
         e.id = id("id");
         e.phase = j.at("phase").get<std::string>();
-        e.completed = j.at("completed").get<int32_t>();
-        e.total = j.at("total").get<int32_t>();
+        e.completed = Integer<int32_t>(j.at("completed"), "completed");
+        e.total = Integer<int32_t>(j.at("total"), "total");
         e.elapsed = j.at("elapsed").get<double>();
         e.early = j.at("early").get<bool>();
         break;
@@ -202,11 +225,11 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
           e.cancel_latency = latency;
         }
         for (const json& p : j.value("phases", json::array())) {
-          e.phases.push_back(PhaseSummary{p.at("phase").get<std::string>(), p.at("count").get<int64_t>(),
-                                          p.value("early", int64_t{0}), p.at("seconds").get<double>()});
+          e.phases.push_back(PhaseSummary{p.at("phase").get<std::string>(), Integer<int64_t>(p.at("count"), "count"),
+                                          OptionalInteger<int64_t>(p, "early"), p.at("seconds").get<double>()});
         }
         if (j.contains("anomalies")) e.anomalies = AnomaliesFromJson(j["anomalies"]);
-        e.dropped = j.value("dropped", uint64_t{0});
+        e.dropped = OptionalInteger<uint64_t>(j, "dropped");
         break;
       }
     }

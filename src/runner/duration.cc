@@ -31,7 +31,13 @@ bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
     return fail("unknown unit \"" + unit + "\"");
   }
   if (!std::isfinite(value) || value <= 0) return fail("it must be greater than zero");
-  *seconds = value * scale;
+  // Checked after scaling: "1e308h" overflows to infinity, "1e-320ms" underflows to 0.
+  // The bound keeps every later conversion (to clock ticks) in range.
+  constexpr double kMaxSeconds = 365.0 * 86400;
+  const double result = value * scale;
+  if (!(result > 0)) return fail("it must be greater than zero");
+  if (!(result <= kMaxSeconds)) return fail("it must be at most 365d");
+  *seconds = result;
   return true;
 }
 

@@ -154,7 +154,10 @@ std::string TraceBuilder::Json() const {
                       {"tid", 1},
                       {"args", {{"detail", i.detail}}}});
   }
-  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
+  // Names and messages are untrusted bytes: invalid UTF-8 becomes U+FFFD, as in the
+  // event stream, instead of an exception out of the sink.
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump(-1, ' ', false, json::error_handler_t::replace) +
+         "\n";
 }
 
 namespace {

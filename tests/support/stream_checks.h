@@ -10,6 +10,15 @@
 
 namespace trtwatch::testing {
 
+// The events of one type, in stream order.
+inline std::vector<Event> OfType(const std::vector<Event>& events, EventType type) {
+  std::vector<Event> out;
+  for (const Event& e : events) {
+    if (e.type == type) out.push_back(e);
+  }
+  return out;
+}
+
 // seq strictly increasing from 1, t non-decreasing, exactly one build_start first and
 // one build_finish last, every phase_start matched by exactly one phase_finish (and no
 // finish or step without a start), steps within [0, total).

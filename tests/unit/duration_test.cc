@@ -19,7 +19,9 @@ TEST(DurationTest, AcceptsTheFormsOfCoreutilsTimeout) {
 TEST(DurationTest, RejectsWithAMessageNamingTheProblem) {
   const std::pair<const char*, const char*> cases[] = {
       {"", "empty"}, {"abc", "number"}, {"5 minutes", "unit"}, {"3y", "unit"}, {"0", "greater than zero"},
-      {"-4s", "greater than zero"}};
+      {"-4s", "greater than zero"},
+      // Found by fuzz/duration_fuzz: finite numbers whose scaled value is not.
+      {"1e308h", "at most 365d"}, {"1e-320ms", "greater than zero"}, {"366d", "at most 365d"}};
   for (const auto& [text, problem] : cases) {
     double seconds = 0;
     std::string error;

@@ -79,6 +79,25 @@ TEST(EventJsonTest, RejectsWhatIsNotAnEvent) {
   EXPECT_NE(error.find("party"), std::string::npos);
 }
 
+// Found by fuzz/event_json_fuzz: numbers that do not fit their field were converted
+// with undefined behaviour; now they are refused with a message naming the field.
+TEST(EventJsonTest, RejectsNumbersOutsideTheirFieldsRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"id":2,"phase":"T","seq":4999999999999999999999999,"step":1,"t":0.03,"total":3,"type":"step","v":1})", "seq"},
+      {R"({"id":2,"phase":"T","seq":4,"step":1,"t":0.03,"total":3e40,"type":"step","v":1})", "total"},
+      {R"({"id":2,"phase":"T","seq":4,"step":2147483648,"t":0.03,"total":3,"type":"step","v":1})", "step"},
+      {R"({"id":2,"phase":"T","seq":-4,"step":1,"t":0.03,"total":3,"type":"step","v":1})", "seq"},
+      {R"({"id":1.5,"phase":"T","seq":4,"step":1,"t":0.03,"total":3,"type":"step","v":1})", "id"},
+      {R"({"id":2,"phase":"T","seq":4,"step":1,"t":0.03,"total":3,"type":"step","v":1e300})", "v"},
+  };
+  for (const auto& [line, field] : cases) {
+    Event event;
+    std::string error;
+    EXPECT_FALSE(EventFromJson(line, &event, &error)) << line;
+    EXPECT_NE(error.find(field), std::string::npos) << line << ": " << error;
+  }
+}
+
 TEST(EventJsonTest, InvalidUtf8InAMessageStillGivesValidJson) {
   Event e;
   e.type = EventType::kLog;

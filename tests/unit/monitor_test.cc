@@ -17,6 +17,7 @@ namespace trtwatch {
 namespace {
 
 using testing::ExpectWellFormedStream;
+using testing::OfType;
 using testing::RecordingSink;
 
 // One build on a fake clock: drive the monitor in `body`, return what the sink saw.
@@ -32,14 +33,6 @@ struct Harness {
     return sink.events();
   }
 };
-
-std::vector<Event> OfType(const std::vector<Event>& events, EventType type) {
-  std::vector<Event> out;
-  for (const Event& e : events) {
-    if (e.type == type) out.push_back(e);
-  }
-  return out;
-}
 
 TEST(MonitorTest, NestedPhasesGetIdsParentsAndDurations) {
   Harness h;

@@ -111,6 +111,23 @@ TEST(TraceBuilderTest, DocumentHasMetadataAndNestedCompleteEvents) {
   ExpectNestedPerTid(doc);
 }
 
+TEST(TraceBuilderTest, InvalidUtf8NamesAreReplacedNotThrown) {
+  TraceBuilder trace;
+  Event start;
+  start.type = EventType::kBuildStart;
+  start.build = "b1";
+  start.model = "model-\xe2\x82";  // a character cut in half
+  trace.Apply(start);
+  trace.Apply(PhaseStart(0.0, 1, kNoPhase, "bad \xff\xfe name", 2));
+  trace.Apply(PhaseFinish(0.5, 1, 2, 2));
+  std::string text;
+  ASSERT_NO_THROW(text = trace.Json());
+  const json doc = json::parse(text);
+  bool found = false;
+  for (const json& e : doc["traceEvents"]) found = found || e["name"] == "bad \xef\xbf\xbd\xef\xbf\xbd name";
+  EXPECT_TRUE(found) << text;
+}
+
 TEST(TraceBuilderTest, RandomConcurrentTreesNestPerTid) {
   // Random trees with concurrent siblings, finishes in any order that a builder with
   // several threads could produce (children before parents), plus out-of-order finishes.

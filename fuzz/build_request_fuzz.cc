@@ -1,0 +1,27 @@
+// ParseBuildRequest (POST /builds bodies): any body is accepted or refused with a
+// reason; an accepted one becomes a worker command line without a crash.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz_check.h"
+#include "service/build_request.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  // A root that does not exist: real-model requests are refused after their syntax is
+  // checked, simulated ones go all the way.
+  static const std::vector<std::string> roots = {"/nonexistent-trtwatch-fuzz-models"};
+  trtwatch::service::BuildRequest request;
+  std::string error;
+  if (!trtwatch::service::ParseBuildRequest(body, roots, &request, &error)) {
+    FUZZ_CHECK(!error.empty());
+    return 0;
+  }
+  FUZZ_CHECK(!request.json.empty());
+  const auto args = trtwatch::service::WorkerArguments(request, "/tmp/fuzz.engine");
+  FUZZ_CHECK(!args.empty());
+  return 0;
+}
