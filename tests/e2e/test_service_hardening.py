@@ -275,3 +275,29 @@ def test_disk_full_drill_on_a_tiny_tmpfs(tmp_path):
         if s:
             s.stop()
         subprocess.run(["umount", "-l", str(mnt)])
+
+
+# Why #5: connections and event streams are capped, with Retry-After, not unbounded.
+def test_connection_and_stream_caps_answer_with_retry_after(tmp_path):
+    s = Server(tmp_path, "--max-connections", "3", "--max-sse-clients", "1", "--max-concurrent", "1").start()
+    try:
+        blocker = s.submit({"simulate": "large-transformer"})
+        first = SseReader(s.port, blocker["events_url"])
+        assert first.status == 200
+        second = SseReader(s.port, blocker["events_url"])
+        assert second.status == 429 and second.headers.get("retry-after")
+        second.close()
+        idle = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(2)]
+        time.sleep(0.2)  # accepted: with the stream, three connections are open
+        status, body, hdrs = s.request("GET", "/healthz")
+        assert status == 503 and "--max-connections" in body["error"] and hdrs.get("Retry-After")
+        for c in idle:
+            c.close()
+        first.close()
+        deadline = time.time() + 10
+        while s.request("GET", "/healthz")[0] != 200 and time.time() < deadline:
+            time.sleep(0.1)
+        assert s.request("GET", "/healthz")[0] == 200
+        s.request("POST", f"/builds/{blocker['id']}/cancel")
+    finally:
+        s.stop()
