@@ -70,7 +70,7 @@ class Client:
     async def run(self, port, path):
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
             await writer.drain()
             buf = b""
             while b"\r\n\r\n" not in buf:
@@ -107,7 +107,7 @@ def client_process(port, path, count, connected_q, results_q):
     per-wakeup cost would make Python, not the server, the bottleneck)."""
     import select
     import socket
-    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode()
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
     ep = select.epoll()
     socks, bufs, events, headed = {}, {}, {}, {}
     errors = []

@@ -4,6 +4,8 @@
 
 #include <trtwatch/result.h>
 
+#include "runner/duration.h"
+
 namespace trtwatch {
 
 CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::string* on_shutdown) {
@@ -19,6 +21,19 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
+  cmd->add_option("--max-connections", options->max_connections,
+                  "Open connections at most (0: what the descriptor limit allows); more get 503")
+      ->default_val(0);
+  cmd->add_option("--max-sse-clients", options->max_sse_clients,
+                  "Open event streams at most (0: as many as connections); more get 429")
+      ->default_val(0);
+  cmd->add_option("--cancel-grace", options->cancel_grace_text,
+                  "How long a cancelled build's worker may take to stop before SIGKILL (e.g. 10s, 2m)")
+      ->default_val("10s");
+  cmd->add_option("--allow-origin", options->allowed_origins,
+                  "A web origin (http://host:port) whose pages may call the API (repeatable); others get 403");
+  cmd->add_option("--allow-host", options->allowed_hosts,
+                  "A host name clients may use in Host besides IP addresses and localhost (repeatable)");
   cmd->add_option("--on-shutdown", *on_shutdown, "On SIGTERM/SIGINT: cancel running builds, or let them finish")
       ->default_val("cancel");
   return cmd;
@@ -30,6 +45,11 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
+  std::string why;
+  if (!ParseDuration(options.cancel_grace_text, &options.cancel_grace_seconds, &why)) {
+    std::fprintf(stderr, "trtwatch serve: --cancel-grace: %s\n", why.c_str());
+    return exit_code::kUsage;
+  }
   return service::RunServer(options);
 }
 

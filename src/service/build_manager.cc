@@ -24,6 +24,8 @@
 #include "service/build_request.h"
 #include "service/metrics.h"
 #include "service/record_store.h"
+#include "service/utf8.h"
+#include "runner/duration.h"
 
 extern char** environ;
 
@@ -36,7 +38,46 @@ namespace {
 
 constexpr size_t kStderrTail = 4096;  // bytes of worker stderr kept for the error text
 
-std::string ErrorJson(const std::string& message) { return json{{"error", message}}.dump(); }
+std::string ErrorJson(const std::string& message) {
+  return json{{"error", ValidUtf8(message)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+constexpr int kStorageRetrySeconds = 1;  // unsaved records are written again this often
+
+std::string StorageError(const std::string& what, const std::string& why) {
+  return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
+}
+
+// The grace of a cancel request body: {"grace": 5} or {"grace": "5s"}; empty body: none.
+bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return true;
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    *error = "the cancel body must be empty or a JSON object like {\"grace\": \"30s\"}";
+    return false;
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key != "grace") {
+      *error = "unknown field \"" + key + "\" in the cancel body; the only field is grace";
+      return false;
+    }
+  }
+  if (!j.contains("grace")) return true;
+  const json& g = j["grace"];
+  double seconds = -1;
+  std::string why;
+  if (g.is_number()) {
+    seconds = g.get<double>();
+  } else if (!g.is_string() || !ParseDuration(g.get<std::string>(), &seconds, &why)) {
+    seconds = -1;
+  }
+  if (!(seconds >= 0 && seconds <= kMaxCancelGraceSeconds)) {
+    *error = "\"grace\" must be seconds (a number) or a duration like \"30s\", from 0 to 1h";
+    return false;
+  }
+  *grace = seconds;
+  return true;
+}
 
 std::string SignalText(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -46,6 +87,11 @@ std::string SignalText(int sig) {
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
+}
+
+// Keeps the last kStderrTail bytes of a worker's stderr, cut on a character boundary.
+void KeepTail(std::string* tail) {
+  if (tail->size() > kStderrTail) tail->erase(0, tail->size() - Utf8Tail(*tail, kStderrTail).size());
 }
 
 json SnapshotJson(const PhaseTree& tree) {
@@ -92,6 +138,17 @@ BuildStatus StatusFromState(BuildState state) {
     default:
       return BuildStatus::kFailed;  // failed, interrupted: the protocol has no other word
   }
+}
+
+// The "type" of a stored event line, read without parsing the whole line (every line
+// was written by EventToJson or checked by EventFromJson before it was stored).
+std::string_view EventTypeOf(std::string_view line) {
+  constexpr std::string_view kKey = "\"type\":\"";
+  const size_t start = line.find(kKey);
+  if (start == std::string_view::npos) return {};
+  const size_t end = line.find('"', start + kKey.size());
+  if (end == std::string_view::npos) return {};
+  return line.substr(start + kKey.size(), end - start - kKey.size());
 }
 
 // A worker left behind by a service that died (kill -9, crash) keeps building until
@@ -141,7 +198,12 @@ struct BuildManager::Active {
   std::vector<StoredEvent> pending;  // read, not yet stored
   bool saw_finish = false;
   Event finish;
-  bool forced_kill = false;
+  bool forced_kill = false;     // SIGKILLed after the cancel grace (or a second service signal)
+  std::string storage_failure;  // set when its events could not be stored: the build is stopped
+  bool err_closed = false;      // stderr read to its end
+  bool exited = false;          // waitpid reported the worker's end ...
+  int wait_status = -1;         // ... with this status
+  int polls_after_exit = 0;
   uint64_t bad_lines = 0;
   std::chrono::steady_clock::time_point started;
 };
@@ -149,6 +211,7 @@ struct BuildManager::Active {
 BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options)
     : io_(io), store_(store), metrics_(metrics), options_(std::move(options)) {
   mkdir(EngineDir().c_str(), 0700);
+  mkdir((options_.data_dir + "/caches").c_str(), 0700);  // relative timing-cache paths land here
 }
 
 BuildManager::~BuildManager() {
@@ -170,6 +233,12 @@ void BuildManager::Recover() {
     KillOrphanedWorker(r.worker_pid);
     build->record.worker_pid = 0;
     build->record.last_seq = std::max(r.last_seq, store_.LastSeq(r.id));
+    // The tree as the log left it: open phases are closed and `t` continues from there.
+    store_.ForEachEvent(r.id, 0, [&](const StoredEvent& stored) {
+      Event event;
+      std::string ignored;
+      if (EventFromJson(stored.json, &event, &ignored)) build->tree.Apply(event);
+    });
     build->started = std::chrono::steady_clock::now();
     AppendSynthesisedFinish(*build, BuildState::kInterrupted,
                             "interrupted: the service stopped while this build ran; submit it again");
@@ -186,7 +255,8 @@ void BuildManager::Recover() {
     Active& b = *build;
     const std::string id = b.record.id;
     active_[id] = std::move(build);
-    if (!ParseBuildRequest(b.record.request_json, options_.model_roots, &b.request, &error)) {
+    if (!ParseBuildRequest(b.record.request_json, RequestPaths{options_.model_roots, options_.data_dir}, &b.request,
+                           &error)) {
       EndWithoutWorker(b, BuildState::kFailed, "cannot run after restart: " + error);
       continue;
     }
@@ -198,13 +268,20 @@ void BuildManager::Recover() {
 ApiResult BuildManager::Submit(std::string_view body) {
   BuildRequest request;
   std::string error;
-  if (!ParseBuildRequest(body, options_.model_roots, &request, &error)) return {400, ErrorJson(error), ""};
-  if (shutting_down_) return {503, ErrorJson("the service is shutting down; submit again after it restarts"), ""};
-  if (static_cast<int>(queue_.size()) >= options_.queue_limit) {
+  if (!ParseBuildRequest(body, RequestPaths{options_.model_roots, options_.data_dir}, &request, &error)) {
+    return {400, ErrorJson(error), ""};
+  }
+  if (shutting_down_) return {503, ErrorJson("the service is shutting down; submit again after it restarts"), "", 5};
+  if (!RetryUnsaved()) {
+    return {503, ErrorJson("the service cannot store builds now: " + storage_error_), "", kStorageRetrySeconds * 5};
+  }
+  // A build that can start at once never waits, so --queue-limit 0 means "no waiting".
+  const bool slot_free = running_ < options_.max_concurrent && queue_.empty();
+  if (!slot_free && static_cast<int>(queue_.size()) >= options_.queue_limit) {
     return {429,
             ErrorJson("the queue is full (" + std::to_string(options_.queue_limit) +
                       " builds waiting); retry later or raise --queue-limit"),
-            ""};
+            "", 10};
   }
   auto build = std::make_unique<Active>();
   Active& b = *build;
@@ -216,7 +293,8 @@ ApiResult BuildManager::Submit(std::string_view body) {
   b.record.model = b.request.resolved_model;
   b.record.created_at = NowUnix();
   if (!store_.Put(b.record.id, "queued", RecordToJson(b.record))) {
-    return {500, ErrorJson("cannot store the record: " + store_.last_error() + "; check --data-dir"), ""};
+    storage_error_ = StorageError("a new record", store_.last_error());
+    return {503, ErrorJson(storage_error_), "", kStorageRetrySeconds * 5};
   }
   const std::string id = b.record.id;
   active_[id] = std::move(build);
@@ -230,14 +308,20 @@ ApiResult BuildManager::Submit(std::string_view body) {
 ApiResult BuildManager::Get(const std::string& id) {
   auto it = active_.find(id);
   if (it != active_.end()) return {200, ActiveRecordJson(*it->second), id};
+  if (auto unsaved = unsaved_.find(id); unsaved != unsaved_.end()) return {200, unsaved->second.second, id};
   if (std::optional<std::string> doc = store_.Get(id)) return {200, *doc, id};
   return {404, ErrorJson("no build \"" + id + "\"; list builds with GET /builds"), id};
 }
 
-ApiResult BuildManager::Cancel(const std::string& id) {
+ApiResult BuildManager::Cancel(const std::string& id, std::string_view body) {
+  std::optional<double> grace;
+  std::string body_error;
+  if (!ParseCancelBody(body, &grace, &body_error)) return {400, ErrorJson(body_error), id};
   auto it = active_.find(id);
   if (it == active_.end()) {
-    std::optional<std::string> doc = store_.Get(id);
+    std::optional<std::string> doc;
+    if (auto unsaved = unsaved_.find(id); unsaved != unsaved_.end()) doc = unsaved->second.second;
+    if (!doc) doc = store_.Get(id);
     if (!doc) return {404, ErrorJson("no build \"" + id + "\"; list builds with GET /builds"), id};
     BuildRecord r;
     RecordFromJson(*doc, &r);
@@ -253,58 +337,105 @@ ApiResult BuildManager::Cancel(const std::string& id) {
       b.record.cancel_reason = "api";
       b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
       b.record.cancel_requested_at = NowUnix();
-      std::string body = RecordToJson(b.record);
-      EndWithoutWorker(b, BuildState::kCancelled, "cancelled while queued");
-      return {202, store_.Get(id).value_or(body), id};
+      EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
+      return {202, Get(id).body, id};
     }
     case BuildState::kRunning:
       b.record.state = BuildState::kCancelling;
       if (b.record.cancel_reason.empty()) {
-        b.record.cancel_reason = shutting_down_ ? "shutdown" : "api";
+        // The same reason goes into the record and, rewritten, into the stream's
+        // cancel_requested event: "signal" when the service itself was signalled.
+        b.record.cancel_reason = shutting_down_ ? "signal" : "api";
         b.record.cancel_message = shutting_down_ ? "the service is shutting down"
                                                  : "cancelled by POST /builds/" + id + "/cancel";
         b.record.cancel_requested_at = NowUnix();
       }
+      b.record.cancel_grace = grace.value_or(options_.cancel_grace_seconds);
       kill(-b.pid, SIGTERM);
-      b.grace = std::make_unique<asio::steady_timer>(io_);
-      b.grace->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(options_.cancel_grace_seconds)));
-      b.grace->async_wait([this, id](const boost::system::error_code& ec) {
-        if (ec) return;
-        auto found = active_.find(id);
-        if (found == active_.end() || found->second->pid <= 0) return;
-        found->second->forced_kill = true;
-        kill(-found->second->pid, SIGKILL);
-      });
+      StartGraceTimer(b, b.record.cancel_grace);
       Persist(b);
       return {202, ActiveRecordJson(b), id};
-    default:  // cancelling: asked already; cancel is idempotent
+    default:  // cancelling: asked already; cancel is idempotent (a new grace shortens or extends it)
+      if (grace) {
+        b.record.cancel_grace = *grace;
+        StartGraceTimer(b, *grace);
+      }
       return {202, ActiveRecordJson(b), id};
   }
 }
 
-BuildManager::Subscription BuildManager::Subscribe(const std::string& id, uint64_t after_seq,
-                                                   EventSubscriber* subscriber) {
+void BuildManager::StartGraceTimer(Active& b, double seconds) {
+  const std::string id = b.record.id;
+  if (!b.grace) b.grace = std::make_unique<asio::steady_timer>(io_);
+  b.grace->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(seconds)));
+  b.grace->async_wait([this, id](const boost::system::error_code& ec) {
+    if (ec) return;
+    auto found = active_.find(id);
+    if (found == active_.end() || found->second->pid <= 0) return;
+    found->second->forced_kill = true;
+    kill(-found->second->pid, SIGKILL);
+  });
+}
+
+bool BuildManager::storage_healthy() const { return storage_error_.empty() && unsaved_.empty(); }
+
+bool BuildManager::RetryUnsaved() {
+  for (auto it = unsaved_.begin(); it != unsaved_.end();) {
+    if (!store_.Put(it->first, it->second.first, it->second.second)) {
+      storage_error_ = StorageError("record " + it->first, store_.last_error());
+      return false;
+    }
+    it = unsaved_.erase(it);
+  }
+  if (!storage_error_.empty()) {
+    // A failed event write leaves nothing to retry; a probe write says whether the
+    // store takes writes again.
+    if (!store_.Probe()) {
+      storage_error_ = StorageError("a test write", store_.last_error());
+      return false;
+    }
+    storage_error_.clear();
+  }
+  return true;
+}
+
+BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventSubscriber* subscriber) {
   Subscription s;
   auto it = active_.find(id);
-  if (it == active_.end() && !store_.Get(id)) return s;
+  if (it != active_.end()) {
+    s.found = true;
+    s.live = true;
+    s.last_seq = it->second->record.last_seq;
+    it->second->subscribers.push_back(subscriber);
+    return s;
+  }
+  if (!unsaved_.count(id) && !store_.Get(id)) return s;
   s.found = true;
-  for (StoredEvent& e : store_.EventsAfter(id, after_seq)) {
-    Event event;
-    std::string error;
-    if (!EventFromJson(e.json, &event, &error)) continue;
+  s.last_seq = store_.LastSeq(id);
+  return s;
+}
+
+bool BuildManager::ReplayPage(const std::string& id, uint64_t after, uint64_t up_to, std::vector<SseItem>* items,
+                              uint64_t* last_read, std::string* error) {
+  constexpr int kReplayPage = 256;  // events read per page (~40 KB of a typical log)
+  items->clear();
+  std::vector<StoredEvent> page;
+  if (!store_.EventsPage(id, after, up_to, kReplayPage, &page)) {
+    *error = "the stored events of " + id + " cannot be read (" + store_.last_error() + ")";
+    return false;
+  }
+  *last_read = page.empty() ? up_to : page.back().seq;
+  for (const StoredEvent& e : page) {
+    const std::string_view type = EventTypeOf(e.json);
+    if (type.empty()) continue;  // not an event line: never stored by this service
     SseItem item;
     item.seq = e.seq;
-    item.step = event.type == EventType::kStep;
-    item.phase_id = event.id;
-    item.frame = std::make_shared<const std::string>(SseFrame(e.seq, EventTypeName(event.type), e.json));
-    s.replay.push_back(std::move(item));
+    item.step = type == "step";
+    item.frame = std::make_shared<const std::string>(SseFrame(e.seq, type, e.json));
+    items->push_back(std::move(item));
   }
-  if (it != active_.end()) {
-    it->second->subscribers.push_back(subscriber);
-    s.live = true;
-  }
-  return s;
+  return true;
 }
 
 void BuildManager::Unsubscribe(const std::string& id, EventSubscriber* subscriber) {
@@ -460,8 +591,12 @@ void BuildManager::ReadErrors(const std::string& id) {
     if (found == active_.end()) return;
     Active& build = *found->second;
     build.err_tail.append(build.err_chunk.data(), n);
-    if (build.err_tail.size() > kStderrTail) build.err_tail.erase(0, build.err_tail.size() - kStderrTail);
-    if (!ec) ReadErrors(id);
+    KeepTail(&build.err_tail);
+    if (ec) {
+      build.err_closed = true;
+    } else {
+      ReadErrors(id);
+    }
   });
 }
 
@@ -474,8 +609,18 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     return;
   }
   std::string json_line(line);
+  // The worker only sees the SIGTERM that carries the service's cancel: the stream
+  // tells the reason and message the record keeps, as the record does.
+  const bool service_cancel = !b.record.cancel_reason.empty();
   if (event.type == EventType::kBuildStart) {
     event.build = b.record.id;  // the worker made up its own id; the service's names the build
+    json_line = EventToJson(event);
+  } else if (event.type == EventType::kCancelRequested && service_cancel && event.reason == CancelReason::kSignal) {
+    event.reason = b.record.cancel_reason == "api" ? CancelReason::kApi : CancelReason::kSignal;
+    event.message = b.record.cancel_message;
+    json_line = EventToJson(event);
+  } else if (event.type == EventType::kBuildFinish && service_cancel && event.status == BuildStatus::kCancelled) {
+    event.error = b.record.cancel_message;
     json_line = EventToJson(event);
   }
   b.tree.Apply(event);
@@ -503,20 +648,39 @@ void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, i
 
 void BuildManager::Flush(Active& b) {
   if (b.pending.empty()) return;
-  if (!store_.AppendEvents(b.record.id, b.pending)) {
-    std::fprintf(stderr, "trtwatch serve: cannot store events of %s: %s\n", b.record.id.c_str(),
-                 store_.last_error().c_str());
+  if (b.storage_failure.empty() && !store_.AppendEvents(b.record.id, b.pending)) {
+    StorageFailed(b, StorageError("the events of " + b.record.id, store_.last_error()));
   }
   b.pending.clear();
+}
+
+void BuildManager::StorageFailed(Active& b, const std::string& error) {
+  std::fprintf(stderr, "trtwatch serve: %s\n", error.c_str());
+  storage_error_ = error;
+  ScheduleStorageRetry();
+  // A build whose log cannot be kept is not worth its GPU time: stop it now; Finish
+  // records it failed with this error, never succeeded.
+  b.storage_failure = error;
+  if (b.pid > 0) kill(-b.pid, SIGKILL);
 }
 
 void BuildManager::Reap(const std::string& id) {
   auto it = active_.find(id);
   if (it == active_.end()) return;
   Active& b = *it->second;
-  int status = 0;
-  const pid_t r = waitpid(b.pid, &status, WNOHANG);
-  if (r == 0) {  // stdout closed but the worker has not exited yet: look again shortly
+  if (!b.exited) {
+    int status = 0;
+    const pid_t r = waitpid(b.pid, &status, WNOHANG);
+    if (r != 0) {
+      b.exited = true;
+      b.wait_status = r < 0 ? -1 : status;
+    }
+  }
+  // Stdout closed; finish once the worker has exited and its stderr is read to the end
+  // (a read already under way holds its last words), or a second after it exited
+  // (something it started may hold stderr open).
+  constexpr int kStderrWaitPolls = 100;
+  if (!b.exited || (!b.err_closed && b.polls_after_exit++ < kStderrWaitPolls)) {
     if (!b.reap) b.reap = std::make_unique<asio::steady_timer>(io_);
     b.reap->expires_after(std::chrono::milliseconds(10));
     b.reap->async_wait([this, id](const boost::system::error_code& ec) {
@@ -524,8 +688,7 @@ void BuildManager::Reap(const std::string& id) {
     });
     return;
   }
-  if (r < 0) status = -1;
-  Finish(b, status);
+  Finish(b, b.wait_status);
 }
 
 void BuildManager::Finish(Active& b, int wait_status) {
@@ -537,8 +700,8 @@ void BuildManager::Finish(Active& b, int wait_status) {
       const size_t n = b.err->read_some(asio::buffer(b.err_chunk), ec);
       if (ec || n == 0) break;
       b.err_tail.append(b.err_chunk.data(), n);
+      KeepTail(&b.err_tail);
     }
-    if (b.err_tail.size() > kStderrTail) b.err_tail.erase(0, b.err_tail.size() - kStderrTail);
   }
   Flush(b);
   b.pid = -1;
@@ -549,8 +712,15 @@ void BuildManager::Finish(Active& b, int wait_status) {
   BuildRecord& r = b.record;
   if (wait_status >= 0 && WIFEXITED(wait_status)) r.exit_code = WEXITSTATUS(wait_status);
   if (wait_status >= 0 && WIFSIGNALED(wait_status)) r.exit_signal = WTERMSIG(wait_status);
-  const std::string stderr_text = Trim(b.err_tail);
-  if (b.saw_finish) {
+  const std::string stderr_text = ValidUtf8(Trim(b.err_tail));
+  const bool service_cancel = r.state == BuildState::kCancelling;
+  if (service_cancel) r.cancel_stop = b.forced_kill ? "forced" : "cooperative";
+  if (!b.storage_failure.empty()) {
+    const std::string error = "failed: " + b.storage_failure + "; the build was stopped";
+    AppendSynthesisedFinish(b, BuildState::kFailed, error);
+    r.state = BuildState::kFailed;
+    r.error = error;
+  } else if (b.saw_finish) {
     r.state = StateFromStatus(b.finish.status);
     r.error = b.finish.error;
     // The worker only saw the SIGTERM that carried the service's cancel; the record
@@ -576,9 +746,17 @@ void BuildManager::Finish(Active& b, int wait_status) {
   } else {
     BuildState state = BuildState::kFailed;
     std::string error;
-    if (b.forced_kill && r.state == BuildState::kCancelling) {
+    if (service_cancel && b.forced_kill) {
       state = BuildState::kCancelled;
-      error = "the worker did not stop within the cancel grace period after SIGTERM; it was killed (SIGKILL)";
+      char grace[32];
+      std::snprintf(grace, sizeof grace, "%g", r.cancel_grace);
+      error = r.cancel_message + "; forced stop: the worker did not stop within the " + grace +
+              " s grace after SIGTERM and was killed (SIGKILL)";
+    } else if (service_cancel && r.exit_signal == SIGTERM) {
+      // The SIGTERM arrived before the worker installed its handler (a cancel right
+      // after the start): it stopped at once, as asked.
+      state = BuildState::kCancelled;
+      error = r.cancel_message;
     } else if (r.exit_signal) {
       error = "the worker was killed by signal " + SignalText(*r.exit_signal) + " before the build finished";
     } else if (r.exit_code) {
@@ -586,7 +764,7 @@ void BuildManager::Finish(Active& b, int wait_status) {
     } else {
       error = "the worker's exit status is unknown";
     }
-    if (!stderr_text.empty()) error += ": " + stderr_text;
+    if (!stderr_text.empty() && state != BuildState::kCancelled) error += ": " + stderr_text;
     AppendSynthesisedFinish(b, state, error);
     r.state = state;
     r.error = error;
@@ -615,29 +793,65 @@ void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::stri
 }
 
 void BuildManager::AppendSynthesisedFinish(Active& b, BuildState state, const std::string& error) {
+  const std::shared_ptr<const TreeSnapshot> snap = b.tree.Snapshot();
+  // Never before the last event the worker sent (after a restart `started` is now).
+  const double since_start =
+      b.record.started_at > 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count()
+                              : 0;
+  const double t = std::max(snap->last_event_t, since_start);
+  auto append = [&](const Event& e) {
+    const std::string line = EventToJson(e);
+    b.tree.Apply(e);
+    b.record.last_seq = e.seq;
+    b.pending.push_back({e.seq, line});
+    Broadcast(b, e.seq, std::string(EventTypeName(e.type)), e.id, line);
+  };
+  // The worker died with phases open: close them (children first), early, so every
+  // phase_start of the log has its phase_finish.
+  for (auto p = snap->active.rbegin(); p != snap->active.rend(); ++p) {
+    Event f;
+    f.type = EventType::kPhaseFinish;
+    f.seq = b.record.last_seq + 1;
+    f.t = t;
+    f.id = p->id;
+    f.phase = p->name;
+    f.completed = p->done;
+    f.total = p->total;
+    f.elapsed = std::max(0.0, t - p->started_at);
+    f.early = true;
+    append(f);
+  }
   Event e;
   e.type = EventType::kBuildFinish;
   e.seq = b.record.last_seq + 1;
-  e.t = b.pid > 0 || b.record.started_at > 0
-            ? std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count()
-            : 0;
+  e.t = t;
   e.status = StatusFromState(state);
-  e.error = error;
-  e.elapsed = e.t;
-  const std::string line = EventToJson(e);
-  b.tree.Apply(e);
-  b.record.last_seq = e.seq;
-  b.pending.push_back({e.seq, line});
+  e.error = ValidUtf8(error);
+  e.elapsed = t;
+  e.anomalies.unfinished_phases = static_cast<int64_t>(snap->active.size());
+  append(e);
   Flush(b);
-  Broadcast(b, e.seq, "build_finish", kNoPhase, line);
 }
 
 void BuildManager::Persist(Active& b) {
   if (!IsFinal(b.record.state)) b.record.phase_json = SnapshotJson(b.tree).dump();
-  if (!store_.Put(b.record.id, std::string(BuildStateName(b.record.state)), RecordToJson(b.record))) {
-    std::fprintf(stderr, "trtwatch serve: cannot store record %s: %s\n", b.record.id.c_str(),
-                 store_.last_error().c_str());
-  }
+  const std::string status(BuildStateName(b.record.state));
+  std::string doc = RecordToJson(b.record);
+  unsaved_.erase(b.record.id);
+  if (store_.Put(b.record.id, status, doc)) return;
+  storage_error_ = StorageError("record " + b.record.id, store_.last_error());
+  std::fprintf(stderr, "trtwatch serve: %s\n", storage_error_.c_str());
+  unsaved_[b.record.id] = {status, std::move(doc)};
+  if (b.pid > 0 && b.storage_failure.empty()) StorageFailed(b, storage_error_);
+  ScheduleStorageRetry();
+}
+
+void BuildManager::ScheduleStorageRetry() {
+  if (!retry_timer_) retry_timer_ = std::make_unique<asio::steady_timer>(io_);
+  retry_timer_->expires_after(std::chrono::seconds(kStorageRetrySeconds));
+  retry_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !RetryUnsaved()) ScheduleStorageRetry();
+  });
 }
 
 void BuildManager::Close(Active& b) {

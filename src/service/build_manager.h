@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/asio/steady_timer.hpp>
+
 #include "service/build_record.h"
 #include "service/sse.h"
 
@@ -34,11 +36,11 @@ class Metrics;
 class RecordStore;
 
 struct ManagerOptions {
-  std::string data_dir;
+  std::string data_dir;                  // canonical
   std::vector<std::string> model_roots;  // canonical
   int max_concurrent = 2;
   int queue_limit = 100;
-  double cancel_grace_seconds = 10;
+  double cancel_grace_seconds = 10;  // SIGTERM -> SIGKILL; a cancel request may set its own
   std::string worker_exe = "/proc/self/exe";
 };
 
@@ -57,7 +59,11 @@ struct ApiResult {
   int status = 200;  // HTTP status
   std::string body;  // JSON: the record, or {"error": ...}
   std::string id;
+  int retry_after = 0;  // seconds, for 429/503: sent as Retry-After
 };
+
+// The longest grace a cancel request may ask for.
+inline constexpr double kMaxCancelGraceSeconds = 3600;
 
 class BuildManager {
  public:
@@ -71,16 +77,33 @@ class BuildManager {
 
   ApiResult Submit(std::string_view body);
   ApiResult Get(const std::string& id);
-  ApiResult Cancel(const std::string& id);
+  // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
+  // stop cooperatively before it is killed (default: the service's grace).
+  ApiResult Cancel(const std::string& id, std::string_view body = {});
+
+  // Whether every record and event reached the store. A failed write makes the store
+  // unhealthy until a retry succeeds (records are retried every second; see
+  // RetryUnsaved); meanwhile new builds are refused with 503.
+  bool storage_healthy() const;
+  const std::string& storage_error() const { return storage_error_; }
+  // Writes the records that could not be stored; returns storage_healthy().
+  bool RetryUnsaved();
 
   struct Subscription {
     bool found = false;
-    std::vector<SseItem> replay;  // stored events after the given seq
-    bool live = false;            // subscribed: OnEvent/OnEnd will follow
+    bool live = false;      // subscribed: OnEvent/OnEnd will follow, for seq > last_seq
+    uint64_t last_seq = 0;  // the log's last event when subscribed: replay up to here
   };
-  // Replays the stored events of `id` after `after_seq` and, unless the build is over,
-  // subscribes `subscriber` to what follows. Unsubscribe before `subscriber` dies.
-  Subscription Subscribe(const std::string& id, uint64_t after_seq, EventSubscriber* subscriber);
+  // Subscribes `subscriber` to the events of `id` that follow its log's current end
+  // (unless the build is over). The log up to there is read with ReplayPage. Unsubscribe
+  // before `subscriber` dies.
+  Subscription Subscribe(const std::string& id, EventSubscriber* subscriber);
+  // One bounded page of stored events of `id` with `after` < seq <= `up_to`, as SSE
+  // items: per-client replay memory stays one page however long the log. `*last_read`
+  // is where the next page starts (`up_to` once the log is exhausted). Returns false
+  // with `*error` set if the log cannot be read.
+  bool ReplayPage(const std::string& id, uint64_t after, uint64_t up_to, std::vector<SseItem>* items,
+                  uint64_t* last_read, std::string* error);
   void Unsubscribe(const std::string& id, EventSubscriber* subscriber);
 
   // Graceful stop: queued builds stay queued (they run after a restart); running ones
@@ -104,6 +127,9 @@ class BuildManager {
   void Reap(const std::string& id);
   void Finish(Active& build, int wait_status);
   void EndWithoutWorker(Active& build, BuildState state, const std::string& error);
+  void StorageFailed(Active& build, const std::string& what);
+  void StartGraceTimer(Active& build, double seconds);
+  void ScheduleStorageRetry();
   void AppendSynthesisedFinish(Active& build, BuildState state, const std::string& error);
   void Broadcast(Active& build, uint64_t seq, const std::string& type, int64_t phase_id, const std::string& json);
   void Persist(Active& build);
@@ -120,6 +146,11 @@ class BuildManager {
   int64_t running_ = 0;
   bool shutting_down_ = false;
   std::function<void()> on_idle_;  // Shutdown's `done`
+  // Records whose last write failed (id -> {status, document}), newest state; they
+  // are served from here and written again until the store takes them.
+  std::map<std::string, std::pair<std::string, std::string>> unsaved_;
+  std::string storage_error_;  // the last storage failure; empty once healthy again
+  std::unique_ptr<boost::asio::steady_timer> retry_timer_;
 };
 
 }  // namespace trtwatch::service

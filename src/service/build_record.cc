@@ -84,6 +84,8 @@ std::string RecordToJson(const BuildRecord& r) {
     j["cancel"] = {{"reason", r.cancel_reason},
                    {"message", r.cancel_message},
                    {"requested_at", Time(r.cancel_requested_at)},
+                   {"grace_seconds", r.cancel_grace},
+                   {"stop", r.cancel_stop.empty() ? json(nullptr) : json(r.cancel_stop)},
                    {"latency", ParseOr(r.cancel_latency_json, nullptr)}};
   }
   j["phase"] = ParseOr(r.phase_json, nullptr);
@@ -93,7 +95,8 @@ std::string RecordToJson(const BuildRecord& r) {
   j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
   j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
-  return j.dump();
+  // Every string was made valid UTF-8 on its way in; replace rather than throw regardless.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 bool RecordFromJson(std::string_view text, BuildRecord* r) {
@@ -117,6 +120,8 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
     r->cancel_reason = c.value("reason", "");
     r->cancel_message = c.value("message", "");
     r->cancel_requested_at = ParseTime(c.value("requested_at", json()));
+    if (c.contains("grace_seconds") && c["grace_seconds"].is_number()) r->cancel_grace = c["grace_seconds"].get<double>();
+    if (c.contains("stop") && c["stop"].is_string()) r->cancel_stop = c["stop"].get<std::string>();
     r->cancel_latency_json = c.value("latency", json()).dump();
   }
   r->phase_json = j.value("phase", json()).dump();

@@ -37,9 +37,11 @@ struct BuildRecord {
   double created_at = 0;     // Unix seconds; 0 = not yet
   double started_at = 0;
   double finished_at = 0;
-  std::string cancel_reason;  // "api" | "shutdown"; empty = never asked
+  std::string cancel_reason;  // "api" | "signal" (the service is stopping); empty = never asked
   std::string cancel_message;
   double cancel_requested_at = 0;
+  double cancel_grace = 0;    // seconds the worker had to stop before SIGKILL
+  std::string cancel_stop;    // "cooperative" | "forced" (SIGKILL after the grace); empty until over
   std::string cancel_latency_json = "null";  // from build_finish: {"to_first_false", "to_return"}
   std::string phase_json = "null";           // the live phase snapshot (PhaseSnapshotJson)
   uint64_t last_seq = 0;                     // events in the log

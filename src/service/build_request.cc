@@ -26,24 +26,96 @@ std::string ProfileNames() {
   return names;
 }
 
-bool ValidOptionName(const std::string& name) {
-  if (name.empty() || name.size() > 64 || !(name[0] >= 'a' && name[0] <= 'z')) return false;
-  for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) return false;
+// The build options a request may carry: `trtwatch build`'s TensorRT flags (trtexec
+// names), nothing else. Anything that names a file is a kPath and is confined like the
+// model; the service sets the engine path, progress, events and timeout itself.
+enum class OptionKind { kFlag, kValue, kPath };
+struct OptionSpec {
+  std::string_view name;
+  OptionKind kind;
+};
+constexpr OptionSpec kBuildOptions[] = {
+    {"fp16", OptionKind::kFlag},
+    {"bf16", OptionKind::kFlag},
+    {"int8", OptionKind::kFlag},
+    {"stronglyTyped", OptionKind::kFlag},
+    {"verbose", OptionKind::kFlag},
+    {"noBuilderCache", OptionKind::kFlag},
+    {"errorOnTimingCacheMiss", OptionKind::kFlag},
+    {"timing-cache-ignore-mismatch", OptionKind::kFlag},
+    {"memPoolSize", OptionKind::kValue},
+    {"workspace", OptionKind::kValue},
+    {"builderOptimizationLevel", OptionKind::kValue},
+    {"maxAuxStreams", OptionKind::kValue},
+    {"maxThreads", OptionKind::kValue},
+    {"minShapes", OptionKind::kValue},
+    {"optShapes", OptionKind::kValue},
+    {"maxShapes", OptionKind::kValue},
+    {"timing-cache", OptionKind::kPath},
+    {"timingCacheFile", OptionKind::kPath},
+};
+constexpr size_t kMaxOptionValue = 1024;
+
+const OptionSpec* FindOption(std::string_view name) {
+  for (const OptionSpec& o : kBuildOptions) {
+    if (o.name == name) return &o;
   }
-  return true;
+  return nullptr;
 }
 
-// Flags the service sets itself; a request may not override them.
-const std::set<std::string>& ReservedOptions() {
-  static const std::set<std::string> names = {"progress", "events", "trace", "output", "o", "simulate", "seed",
-                                              "speed", "timeout", "kill-after", "color", "help", "version"};
+std::string OptionNames() {
+  std::string names;
+  for (const OptionSpec& o : kBuildOptions) names += (names.empty() ? "" : ", ") + std::string(o.name);
   return names;
+}
+
+// One option of a real build, checked; appends the worker flag to `r->options`.
+bool ParseOption(const std::string& key, const json& value, const RequestPaths& paths, BuildRequest* r,
+                 std::string* error) {
+  const OptionSpec* spec = FindOption(key);
+  if (!spec) {
+    return Fail(error, "unknown option \"" + key + "\"; the build options are " + OptionNames() +
+                           " (the service sets the model, engine path, progress and timeout itself)");
+  }
+  if (spec->kind == OptionKind::kFlag) {
+    if (!value.is_boolean()) return Fail(error, "option \"" + key + "\" is a flag: give true or false");
+    if (value.get<bool>()) r->options.emplace_back(key, "");
+    return true;
+  }
+  std::string text;
+  if (value.is_number() && spec->kind == OptionKind::kValue) {
+    text = value.dump();
+  } else if (value.is_string()) {
+    text = value.get<std::string>();
+  } else {
+    return Fail(error, "option \"" + key + "\" must be a " +
+                           (spec->kind == OptionKind::kPath ? "path string" : "string or number"));
+  }
+  if (text.empty() || text[0] == '-' || text.find('\0') != std::string::npos || text.size() > kMaxOptionValue) {
+    return Fail(error, "option \"" + key + "\" has a value that is empty, starts with '-' or is longer than " +
+                           std::to_string(kMaxOptionValue) + " bytes");
+  }
+  if (spec->kind == OptionKind::kPath) {
+    std::string resolved;
+    if (!ResolveWritablePath(text, paths.writable_roots(), paths.default_cache_dir(), &resolved, error)) {
+      *error = "option \"" + key + "\": " + *error;
+      return false;
+    }
+    text = resolved;
+  }
+  r->options.emplace_back(key, text);
+  return true;
 }
 
 }  // namespace
 
-bool ParseBuildRequest(std::string_view body, const std::vector<std::string>& model_roots, BuildRequest* request,
+std::vector<std::string> RequestPaths::writable_roots() const {
+  std::vector<std::string> roots = model_roots;
+  if (!data_dir.empty()) roots.push_back(data_dir);
+  return roots;
+}
+
+bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
                        std::string* error) {
   const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) {
@@ -91,29 +163,13 @@ bool ParseBuildRequest(std::string_view body, const std::vector<std::string>& mo
     }
     if (!j["model"].is_string()) return Fail(error, "\"model\" must be a path string to an .onnx file");
     r.model = j["model"].get<std::string>();
-    if (!ResolveModelPath(r.model, model_roots, &r.resolved_model, error)) return false;
+    if (!ResolveModelPath(r.model, paths.model_roots, &r.resolved_model, error)) return false;
     normal["model"] = r.model;
     json options = json::object();
     if (j.contains("options")) {
       if (!j["options"].is_object()) return Fail(error, "\"options\" must be an object like {\"fp16\": true}");
       for (const auto& [key, value] : j["options"].items()) {
-        if (!ValidOptionName(key) || ReservedOptions().count(key)) {
-          return Fail(error, "option \"" + key + "\" is not allowed; options are `trtwatch build` flags without "
-                             "dashes (e.g. \"fp16\"), and the service sets progress, output and timeout itself");
-        }
-        if (value.is_boolean()) {
-          if (value.get<bool>()) r.options.emplace_back(key, "");
-        } else if (value.is_number()) {
-          r.options.emplace_back(key, value.dump());
-        } else if (value.is_string()) {
-          const std::string s = value.get<std::string>();
-          if (s.empty() || s[0] == '-' || s.find('\0') != std::string::npos || s.size() > 4096) {
-            return Fail(error, "option \"" + key + "\" has a value that is empty, starts with '-' or is too long");
-          }
-          r.options.emplace_back(key, s);
-        } else {
-          return Fail(error, "option \"" + key + "\" must be a boolean, number or string");
-        }
+        if (!ParseOption(key, value, paths, &r, error)) return false;
         options[key] = value;
       }
     }

@@ -18,15 +18,26 @@ struct BuildRequest {
   std::string model;           // as the client gave it
   std::string resolved_model;  // canonical path inside a model root
   // Options of a real build, as `trtwatch build` flags: {"fp16": true} -> --fp16,
-  // {"workspace": "4G"} -> --workspace 4G. Value empty for a bare flag.
+  // {"workspace": "4G"} -> --workspace 4G. Value empty for a bare flag; paths resolved.
   std::vector<std::pair<std::string, std::string>> options;
   std::string timeout;  // as given ("30m"); empty for none
   std::string json;     // the request, normalised, as stored in the record
 };
 
-// Parses and checks a request body. `model_roots` are canonical. On failure returns
+// Where a request's files may be: models inside a model root; files the build writes
+// (timing caches) inside a model root or the data dir, relative ones under
+// DATA_DIR/caches. All canonical.
+struct RequestPaths {
+  std::vector<std::string> model_roots;
+  std::string data_dir;  // empty: no writable place besides the model roots
+  std::vector<std::string> writable_roots() const;
+  std::string default_cache_dir() const { return data_dir.empty() ? std::string() : data_dir + "/caches"; }
+};
+
+// Parses and checks a request body. Options come from an explicit list of build
+// options (unknown ones are refused by name); paths among them are confined. On failure returns
 // false with a message that names the problem and the fix.
-bool ParseBuildRequest(std::string_view body, const std::vector<std::string>& model_roots, BuildRequest* request,
+bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
                        std::string* error);
 
 // The arguments after "trtwatch": `build ... --progress json`. Real builds write

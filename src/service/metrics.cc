@@ -77,6 +77,11 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
   out.append("trtwatch_sse_events_dropped_total ").append(std::to_string(sse_dropped_)).append("\n");
   Header(&out, "trtwatch_sse_clients_cut_off_total", "counter", "SSE clients disconnected for falling too far behind.");
   out.append("trtwatch_sse_clients_cut_off_total ").append(std::to_string(sse_cut_off_)).append("\n");
+  Header(&out, "trtwatch_accept_failures_total", "counter",
+         "Failed accepts (usually out of file descriptors); the service backs off and retries.");
+  out.append("trtwatch_accept_failures_total ").append(std::to_string(accept_failures_)).append("\n");
+  Header(&out, "trtwatch_connections_refused_total", "counter", "Connections answered 503 over --max-connections.");
+  out.append("trtwatch_connections_refused_total ").append(std::to_string(refused_)).append("\n");
   Header(&out, "trtwatch_http_responses_total", "counter", "HTTP responses, by status code.");
   for (const auto& [code, n] : requests_) {
     out.append("trtwatch_http_responses_total{code=\"").append(std::to_string(code)).append("\"} ");

@@ -38,6 +38,8 @@ class Metrics {
   void SseEventsDropped(uint64_t n) { sse_dropped_ += n; }
   void SseClientCutOff() { ++sse_cut_off_; }
   void Request(int status) { ++requests_[status]; }
+  void AcceptFailed() { ++accept_failures_; }     // accept() failed (out of descriptors)
+  void ConnectionRefused() { ++refused_; }        // over --max-connections: 503
 
   // The exposition text; `running` and `queued` are the gauges' current values.
   std::string Render(int64_t running, int64_t queued) const;
@@ -50,6 +52,8 @@ class Metrics {
   uint64_t sse_dropped_ = 0;
   uint64_t sse_cut_off_ = 0;
   std::map<int, uint64_t> requests_;  // HTTP status -> count
+  uint64_t accept_failures_ = 0;
+  uint64_t refused_ = 0;
 };
 
 }  // namespace trtwatch::service

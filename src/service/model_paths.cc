@@ -99,4 +99,60 @@ bool ResolveModelPath(const std::string& requested, const std::vector<std::strin
   return false;
 }
 
+bool ResolveWritablePath(const std::string& requested, const std::vector<std::string>& roots,
+                         const std::string& default_dir, std::string* resolved, std::string* error) {
+  if (requested.empty() || requested.find('\0') != std::string::npos || requested.size() > PATH_MAX) {
+    *error = "give a non-empty file path";
+    return false;
+  }
+  if (HasDotDot(requested)) {
+    *error = "the path may not contain \"..\"";
+    return false;
+  }
+  std::string path = requested;
+  if (path.front() != '/') {
+    if (default_dir.empty()) {
+      *error = "give an absolute path inside a model root";
+      return false;
+    }
+    path = default_dir + "/" + path;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string name = path.substr(slash + 1);
+  if (name.empty() || name == ".") {
+    *error = "\"" + requested + "\" names a folder; give a file path";
+    return false;
+  }
+  std::string folder;
+  if (!RealPath(slash == 0 ? "/" : path.substr(0, slash), &folder)) {
+    *error = "the folder of \"" + requested + "\" does not exist; use a folder inside a model root or the data dir";
+    return false;
+  }
+  const auto inside_a_root = [&](const std::string& p) {
+    for (const std::string& root : roots) {
+      if (p == root || Inside(p, root)) return true;
+    }
+    return false;
+  };
+  if (!inside_a_root(folder)) {
+    *error = "\"" + requested + "\" is outside every model root and the data dir; put it inside one of them";
+    return false;
+  }
+  const std::string candidate = (folder == "/" ? "" : folder) + "/" + name;
+  struct stat st {};
+  if (lstat(candidate.c_str(), &st) == 0) {
+    std::string real;
+    if (!RealPath(candidate, &real) || !inside_a_root(real)) {
+      *error = "\"" + requested + "\" resolves outside every model root and the data dir (symlinks included)";
+      return false;
+    }
+    if (stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      *error = "\"" + requested + "\" exists and is not a regular file";
+      return false;
+    }
+  }
+  *resolved = candidate;
+  return true;
+}
+
 }  // namespace trtwatch::service

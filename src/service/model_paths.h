@@ -16,6 +16,13 @@ namespace trtwatch::service {
 bool ResolveModelPath(const std::string& requested, const std::vector<std::string>& roots,
                       std::string* resolved, std::string* error);
 
+// Resolves a file the build will write (a timing cache): absolute, or relative to
+// `default_dir`. Its folder must exist inside one of `roots` (canonical); the file, if
+// it exists, must be a regular file that resolves inside a root too. `*resolved` is
+// the canonical folder plus the file name.
+bool ResolveWritablePath(const std::string& requested, const std::vector<std::string>& roots,
+                         const std::string& default_dir, std::string* resolved, std::string* error);
+
 // Canonicalises the configured roots (they must exist and be directories).
 bool CanonicalRoots(const std::vector<std::string>& roots, std::vector<std::string>* canonical,
                     std::string* error);

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -41,14 +42,14 @@ std::string Placeholders(size_t n) {
 
 }  // namespace
 
-std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error) {
+std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error, const char* vfs) {
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     *error = "cannot create --data-dir \"" + dir + "\": " + std::strerror(errno);
     return nullptr;
   }
   const std::string path = dir + "/trtwatch.db";
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs) !=
       SQLITE_OK) {
     *error = "cannot open \"" + path + "\": " + (db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
@@ -69,10 +70,28 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
       "  build_id TEXT NOT NULL,"
       "  seq INTEGER NOT NULL,"
       "  json TEXT NOT NULL,"
-      "  PRIMARY KEY (build_id, seq)) WITHOUT ROWID;";
+      "  PRIMARY KEY (build_id, seq)) WITHOUT ROWID;"
+      "CREATE TABLE IF NOT EXISTS health (k INTEGER PRIMARY KEY, checked REAL NOT NULL);";
   if (!store->Exec(schema)) {
     *error = "cannot set up \"" + path + "\": " + store->last_error_ +
              " (is it a trtwatch database? move it away or pick another --data-dir)";
+    return nullptr;
+  }
+  // quick_check reads every page once: a damaged file is refused here rather than
+  // served as truncated replays with 200.
+  std::string problems;
+  {
+    Stmt check(db, "PRAGMA quick_check(5)");
+    int rc = SQLITE_ROW;
+    while (check.ok() && (rc = check.Step()) == SQLITE_ROW) {
+      const std::string line = check.ColText(0);
+      if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (!check.ok() || rc != SQLITE_DONE) problems += (problems.empty() ? "" : "; ") + std::string(sqlite3_errmsg(db));
+  }
+  if (!problems.empty()) {
+    *error = "the database \"" + path + "\" is damaged (" + problems +
+             "); move it (and its -wal file) away to start with an empty store, or restore a backup";
     return nullptr;
   }
   return store;
@@ -167,17 +186,52 @@ bool RecordStore::AppendEvents(const std::string& id, const std::vector<StoredEv
       }
     }
   }
-  return Exec("COMMIT");
+  if (Exec("COMMIT")) return true;
+  // A failed COMMIT (disk full) may leave the transaction open: end it, or every
+  // later BEGIN fails too.
+  const std::string why = last_error_;
+  if (!sqlite3_get_autocommit(db_)) Exec("ROLLBACK");
+  last_error_ = why;
+  return false;
+}
+
+bool RecordStore::ForEachEvent(const std::string& id, uint64_t after,
+                               const std::function<void(const StoredEvent&)>& fn) {
+  Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? ORDER BY seq");
+  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  s.Text(1, id);
+  s.Int(2, static_cast<int64_t>(after));
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) fn({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
+  if (rc != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
+  return true;
+}
+
+bool RecordStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
+                             std::vector<StoredEvent>* page) {
+  page->clear();
+  Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
+  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  s.Text(1, id);
+  s.Int(2, static_cast<int64_t>(after));
+  s.Int(3, static_cast<int64_t>(std::min<uint64_t>(up_to, INT64_MAX)));
+  s.Int(4, limit);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) page->push_back({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
+  if (rc != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
+  return true;
 }
 
 std::vector<StoredEvent> RecordStore::EventsAfter(const std::string& id, uint64_t after) {
   std::vector<StoredEvent> events;
-  Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? ORDER BY seq");
-  if (!s.ok()) return events;
-  s.Text(1, id);
-  s.Int(2, static_cast<int64_t>(after));
-  while (s.Step() == SQLITE_ROW) events.push_back({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
+  if (!ForEachEvent(id, after, [&](const StoredEvent& e) { events.push_back(e); })) events.clear();
   return events;
+}
+
+bool RecordStore::Probe() {
+  Stmt s(db_, "INSERT OR REPLACE INTO health(k, checked) VALUES(1, julianday('now'))");
+  if (!s.ok() || s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
+  return true;
 }
 
 uint64_t RecordStore::LastSeq(const std::string& id) {

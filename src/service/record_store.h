@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,8 +25,10 @@ struct StoredEvent {
 
 class RecordStore {
  public:
-  // Opens (creating if needed) DIR/trtwatch.db. Returns null with `*error` set.
-  static std::unique_ptr<RecordStore> Open(const std::string& dir, std::string* error);
+  // Opens (creating if needed) DIR/trtwatch.db and checks its integrity (a damaged
+  // file is refused, never served truncated). Returns null with `*error` set. `vfs`
+  // names an SQLite VFS (tests inject storage faults through one); null: the default.
+  static std::unique_ptr<RecordStore> Open(const std::string& dir, std::string* error, const char* vfs = nullptr);
   ~RecordStore();
   RecordStore(const RecordStore&) = delete;
   RecordStore& operator=(const RecordStore&) = delete;
@@ -43,10 +46,21 @@ class RecordStore {
   // Every record in one of `statuses`, oldest first (restart recovery).
   std::vector<std::string> WithStatus(const std::vector<std::string>& statuses);
 
+  // Every write reports failure (disk full, I/O error) with last_error() set; a failed
+  // batch is rolled back whole.
   bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events);
-  // The log of `id` with seq > `after`, in seq order.
+  // Calls `fn` with each event of `id` with seq > `after`, in seq order. Returns false
+  // if the log could not be read to its end (damage, I/O error): then what `fn` saw
+  // is incomplete.
+  bool ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn);
+  // One bounded page of the log: at most `limit` events of `id` with `after` < seq <=
+  // `up_to`, in seq order, into `*page` (cleared first). Returns false on a read error.
+  bool EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit, std::vector<StoredEvent>* page);
+  // The log of `id` with seq > `after`, in seq order (empty if it cannot be read).
   std::vector<StoredEvent> EventsAfter(const std::string& id, uint64_t after);
   uint64_t LastSeq(const std::string& id);
+  // A small write that tells whether the store takes writes again after a failure.
+  bool Probe();
 
   const std::string& last_error() const { return last_error_; }
 

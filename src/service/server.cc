@@ -3,6 +3,7 @@
 #include "service/server.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -15,9 +16,11 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -31,6 +34,7 @@
 #include "service/sse.h"
 #include "service/ui_routes.h"
 #include "service/ui_session.h"
+#include "service/utf8.h"
 
 namespace trtwatch::service {
 
@@ -72,7 +76,55 @@ Response JsonResponse(http::status status, std::string body) {
 }
 
 Response Error(http::status status, const std::string& message) {
-  return JsonResponse(status, json{{"error", message}}.dump());
+  // Messages quote the client's own bytes (paths, ids, query values): made valid first.
+  return JsonResponse(status, json{{"error", ValidUtf8(message)}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// Over a cap: an error naming it and the flag that raises it, with Retry-After.
+Response RetryLater(http::status status, const std::string& what, int64_t cap, const std::string& flag) {
+  Response res = Error(status, "too many " + what + " (" + std::to_string(cap) + "); retry later or raise " + flag);
+  res.set(http::field::retry_after, "1");
+  return res;
+}
+
+Response ApiResponse(ApiResult r) {
+  Response res = JsonResponse(static_cast<http::status>(r.status), std::move(r.body));
+  if (r.retry_after > 0) res.set(http::field::retry_after, std::to_string(r.retry_after));
+  return res;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+// Percent-decodes a query key or value ('+' is a space, as forms send it). Returns
+// false for a '%' not followed by two hex digits.
+bool PercentDecode(std::string_view in, std::string* out) {
+  out->clear();
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') {
+      *out += ' ';
+    } else if (in[i] != '%') {
+      *out += in[i];
+    } else {
+      if (i + 2 >= in.size()) return false;
+      const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      *out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    }
+  }
+  return true;
 }
 
 bool ValidBuildId(std::string_view id) {
@@ -104,11 +156,12 @@ bool ParseInt(std::string_view s, int64_t* out) {
 // One SSE client's side of the fan-out: a bounded queue and a timer used as a wake-up.
 class SseStream final : public EventSubscriber {
  public:
-  SseStream(const asio::any_io_executor& executor, Metrics& metrics)
-      : wake_(executor), queue_(kSseCoalesceAt, kSseLimit), metrics_(metrics) {}
+  SseStream(const asio::any_io_executor& executor, Metrics& metrics, uint64_t after_seq)
+      : wake_(executor), queue_(kSseCoalesceAt, kSseLimit), metrics_(metrics), after_seq_(after_seq) {}
 
   void OnEvent(const SseItem& item) override {
-    if (overflow_) return;
+    // A Last-Event-ID ahead of the live build: what it claims to have is not resent.
+    if (overflow_ || item.seq <= after_seq_) return;
     switch (queue_.Push(item)) {
       case SseQueue::PushResult::kCoalesced:
         metrics_.SseEventsDropped(1);
@@ -133,25 +186,38 @@ class SseStream final : public EventSubscriber {
 
  private:
   Metrics& metrics_;
+  const uint64_t after_seq_;
 };
 
 class Server {
  public:
   Server(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-         Metrics& metrics, std::string token)
-      : io_(io), options_(options), manager_(manager), store_(store), metrics_(metrics), token_(std::move(token)) {}
+         Metrics& metrics, std::string token, int64_t max_connections, int64_t max_sse_clients)
+      : io_(io),
+        options_(options),
+        manager_(manager),
+        store_(store),
+        metrics_(metrics),
+        token_(std::move(token)),
+        max_connections_(max_connections),
+        max_sse_clients_(max_sse_clients) {}
 
   awaitable<void> Accept(tcp::acceptor& acceptor) {
+    auto backoff = 10ms;
     while (true) {
       boost::system::error_code ec;
       tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(use_awaitable, ec));
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
       if (ec) {
-        // Out of descriptors, usually: wait a little rather than spin.
-        asio::steady_timer pause(io_, 50ms);
+        // Out of descriptors (EMFILE/ENFILE), usually: back off, up to a second, rather
+        // than spin; connections wait in the listen backlog meanwhile.
+        metrics_.AcceptFailed();
+        asio::steady_timer pause(io_, backoff);
         co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+        backoff = std::min<std::chrono::milliseconds>(backoff * 2, 1000ms);
         continue;
       }
+      backoff = 10ms;
       asio::co_spawn(io_, Session(std::move(socket)), asio::detached);
     }
   }
@@ -164,6 +230,14 @@ class Server {
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
     boost::system::error_code ec;
+    ++connections_;
+    struct Count {
+      int64_t& n;
+      ~Count() { --n; }
+    } count{connections_};
+    // Over the cap: answer the first request with 503 and close, so that descriptors
+    // stay for the builds' pipes and the store.
+    const bool over_cap = connections_ > max_connections_;
     while (true) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(16 * 1024);
@@ -186,8 +260,21 @@ class Server {
         break;
       }
       Request& req = parser.get();
+      if (over_cap) {
+        metrics_.ConnectionRefused();
+        co_await Send(stream, RetryLater(http::status::service_unavailable, "open connections", max_connections_,
+                                         "--max-connections"),
+                      false);
+        break;
+      }
       const std::string_view target(req.target().data(), req.target().size());
       const std::string_view path = target.substr(0, target.find('?'));
+      const std::string refused = BrowserCheck(HeaderValue(req, http::field::origin), HeaderValue(req, http::field::host),
+                                               !token_.empty(), options_);
+      if (!refused.empty()) {
+        if (!co_await Send(stream, Error(http::status::forbidden, refused), req.keep_alive())) break;
+        continue;
+      }
       if (std::optional<Response> ui = HandleUi(req, path)) {
         if (!co_await Send(stream, std::move(*ui), req.keep_alive() && !stopping_)) break;
         continue;
@@ -223,15 +310,26 @@ class Server {
     co_return !ec && keep_alive;
   }
 
+  static std::string_view HeaderValue(const Request& req, http::field field) {
+    auto it = req.find(field);
+    return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+  }
+
   bool Authorized(const Request& req, std::string_view path) {
     if (token_.empty() || path == "/healthz") return true;
     if (HasUiSession(req)) return true;
     auto it = req.find(http::field::authorization);
     if (it == req.end()) return false;
-    const std::string_view value(it->value().data(), it->value().size());
-    constexpr std::string_view kBearer = "Bearer ";
-    if (value.size() <= kBearer.size() || value.substr(0, kBearer.size()) != kBearer) return false;
-    return TokenMatches(std::string(value.substr(kBearer.size())), token_);
+    std::string_view value(it->value().data(), it->value().size());
+    // RFC 9110: the scheme is case-insensitive, followed by one or more spaces.
+    constexpr std::string_view kBearer = "bearer";
+    if (value.size() <= kBearer.size() || !EqualsIgnoreCase(value.substr(0, kBearer.size()), kBearer) ||
+        value[kBearer.size()] != ' ') {
+      return false;
+    }
+    value.remove_prefix(kBearer.size());
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    return TokenMatches(std::string(value), token_);
   }
 
   bool HasUiSession(const Request& req) {
@@ -307,7 +405,18 @@ class Server {
     const http::verb method = req.method();
     if (path == "/healthz") {
       if (method != http::verb::get) return MethodNotAllowed("GET");
+      if (!manager_.RetryUnsaved()) {
+        Response res = JsonResponse(http::status::service_unavailable,
+                                    json{{"status", "unhealthy"},
+                                         {"store", manager_.storage_error()},
+                                         {"running", manager_.running()},
+                                         {"queued", manager_.queued()}}
+                                        .dump(-1, ' ', false, json::error_handler_t::replace));
+        res.set(http::field::retry_after, "5");
+        return res;
+      }
       return JsonResponse(http::status::ok, json{{"status", stopping_ ? "stopping" : "ok"},
+                                                 {"store", "ok"},
                                                  {"running", manager_.running()},
                                                  {"queued", manager_.queued()}}
                                                 .dump());
@@ -326,8 +435,9 @@ class Server {
     if (parts.size() == 2 && parts[1] == "builds") {
       if (method == http::verb::post) {
         ApiResult r = manager_.Submit(req.body());
-        Response res = JsonResponse(static_cast<http::status>(r.status), std::move(r.body));
-        if (r.status == 201) res.set(http::field::location, "/builds/" + r.id);
+        const std::string location = r.status == 201 ? "/builds/" + r.id : std::string();
+        Response res = ApiResponse(std::move(r));
+        if (!location.empty()) res.set(http::field::location, location);
         return res;
       }
       if (method == http::verb::get) return List(target);
@@ -344,12 +454,10 @@ class Server {
       if (events) return MethodNotAllowed("GET");
       if (cancel) {
         if (method != http::verb::post) return MethodNotAllowed("POST");
-        ApiResult r = manager_.Cancel(id);
-        return JsonResponse(static_cast<http::status>(r.status), std::move(r.body));
+        return ApiResponse(manager_.Cancel(id, req.body()));
       }
       if (method != http::verb::get) return MethodNotAllowed("GET");
-      ApiResult r = manager_.Get(id);
-      return JsonResponse(static_cast<http::status>(r.status), std::move(r.body));
+      return ApiResponse(manager_.Get(id));
     }
     return NotFound(path);
   }
@@ -368,8 +476,12 @@ class Server {
       for (std::string_view pair : Split(target.substr(q + 1), '&')) {
         if (pair.empty()) continue;
         const size_t eq = pair.find('=');
-        const std::string_view key = pair.substr(0, eq);
-        const std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+        std::string key, value;
+        if (!PercentDecode(pair.substr(0, eq), &key) ||
+            !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
+          return Error(http::status::bad_request, "bad percent-encoding in the query \"" + std::string(pair) +
+                                                      "\"; encode '%' as %25");
+        }
         if (key == "status") {
           for (std::string_view s : Split(value, ',')) {
             BuildState state;
@@ -434,14 +546,30 @@ class Server {
                     false);
       co_return;
     }
-    auto sub = std::make_unique<SseStream>(stream.get_executor(), metrics_);
-    BuildManager::Subscription s = manager_.Subscribe(id, last, sub.get());
+    if (sse_clients_ >= max_sse_clients_) {
+      co_await Send(stream, RetryLater(http::status::too_many_requests, "open event streams", max_sse_clients_,
+                                       "--max-sse-clients"),
+                    false);
+      co_return;
+    }
+    auto sub = std::make_unique<SseStream>(stream.get_executor(), metrics_, last);
+    const BuildManager::Subscription s = manager_.Subscribe(id, sub.get());
     if (!s.found) {
       co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
                     false);
       co_return;
     }
-    if (!s.live && s.replay.empty()) {
+    // Replay the log up to where the live feed starts, one bounded page at a time; the
+    // first page is read before answering so that an unreadable log is a 500.
+    std::vector<SseItem> page;
+    uint64_t replayed = last;
+    std::string error;
+    if (replayed < s.last_seq && !manager_.ReplayPage(id, replayed, s.last_seq, &page, &replayed, &error)) {
+      if (s.live) manager_.Unsubscribe(id, sub.get());
+      co_await Send(stream, Error(http::status::internal_server_error, error), false);
+      co_return;
+    }
+    if (!s.live && replayed >= s.last_seq && page.empty()) {
       // The build is over and the client has every event: 204 stops EventSource reconnecting.
       Response res{http::status::no_content, 11};
       co_await Send(stream, std::move(res), false);
@@ -454,17 +582,38 @@ class Server {
     // coalescing queue, not as megabytes of stale steps per client in the kernel.
     stream.socket().set_option(asio::socket_base::send_buffer_size(kSseSendBuffer), ec);
     ec.clear();
+    // Each event is serialised once (the shared frame); a batch copies frames into one
+    // buffer so that a write is one syscall (a gather write would take the ~150-byte
+    // frames 64 at a time).
     std::string batch =
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
         "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
         SseRetry(kRetryMs);
     metrics_.Request(200);
-    size_t next = 0;
+    size_t next = 0;  // in `page`
     while (!ec) {
-      // Replay first, then live: both are in seq order and never overlap (the replay
-      // was read in the same turn of the loop that subscribed).
-      while (next < s.replay.size() && batch.size() < kWriteBatch) batch += *s.replay[next++].frame;
-      if (next == s.replay.size()) {
+      // Replay first, then live: both are in seq order and never overlap (live events
+      // start after s.last_seq, the replay ends there).
+      while (batch.size() < kWriteBatch) {
+        if (next == page.size()) {
+          if (replayed >= s.last_seq) break;
+          next = 0;
+          if (!manager_.ReplayPage(id, replayed, s.last_seq, &page, &replayed, &error)) {
+            ec = asio::error::broken_pipe;  // cannot go on without a gap: end; the client resumes
+            break;
+          }
+          if (page.empty()) break;
+        }
+        batch += *page[next++].frame;
+      }
+      if (ec) break;
+      const bool replay_done = next == page.size() && replayed >= s.last_seq;
+      if (replay_done) {
+        if (page.size() > 0) {
+          page.clear();
+          page.shrink_to_fit();
+          next = 0;
+        }
         if (sub->overflow_) {
           metrics_.SseClientCutOff();
           break;
@@ -478,9 +627,11 @@ class Server {
       if (!batch.empty()) {
         stream.expires_after(kWriteTimeout);
         co_await asio::async_write(stream, asio::buffer(batch), asio::redirect_error(use_awaitable, ec));
+        if (ec == beast::error::timeout) metrics_.SseClientCutOff();  // took no bytes for kWriteTimeout
         batch.clear();
         continue;
       }
+      if (!replay_done) continue;
       if (sub->ended_ || !s.live) break;
       stream.expires_never();
       boost::system::error_code wait_ec;
@@ -488,7 +639,7 @@ class Server {
       co_await sub->wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
       if (!wait_ec) batch = kSseHeartbeat;
     }
-    manager_.Unsubscribe(id, sub.get());
+    if (s.live) manager_.Unsubscribe(id, sub.get());
     --sse_clients_;
     metrics_.SseClientClosed();
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -500,6 +651,9 @@ class Server {
   RecordStore& store_;
   Metrics& metrics_;
   const std::string token_;
+  const int64_t max_connections_;
+  const int64_t max_sse_clients_;
+  int64_t connections_ = 0;
   int64_t sse_clients_ = 0;
   bool stopping_ = false;
   UiSessions ui_sessions_{kUiSessionSeconds, kUiSessionLimit};
@@ -526,7 +680,118 @@ bool ParseListen(const std::string& listen, asio::ip::address* address, unsigned
   return true;
 }
 
+struct ConnectionLimits {
+  int64_t connections;
+  int64_t sse_clients;
+};
+
+// Raises the descriptor limit to its hard maximum and caps connections below it,
+// keeping a reserve for the builds' pipes, the store and the accept back-off.
+ConnectionLimits ConnectionLimitsFor(const ServerOptions& options) {
+  struct rlimit limit {};
+  int64_t available = 1024;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    if (limit.rlim_cur < limit.rlim_max) {
+      rlimit raised = limit;
+      raised.rlim_cur = limit.rlim_max;
+      if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+    }
+    available = limit.rlim_cur == RLIM_INFINITY ? INT32_MAX : static_cast<int64_t>(limit.rlim_cur);
+  }
+  const int64_t reserve = 64 + 8 * static_cast<int64_t>(options.max_concurrent);
+  const int64_t fit = std::max<int64_t>(16, available - reserve);
+  ConnectionLimits l;
+  l.connections = options.max_connections > 0 ? std::min<int64_t>(options.max_connections, fit) : fit;
+  l.sse_clients = options.max_sse_clients > 0 ? std::min<int64_t>(options.max_sse_clients, l.connections)
+                                              : l.connections;
+  return l;
+}
+
 }  // namespace
+
+std::string BrowserCheck(std::string_view origin, std::string_view host, bool token_required,
+                         const ServerOptions& options) {
+  auto listed = [](const std::vector<std::string>& list, std::string_view value) {
+    for (const std::string& item : list) {
+      if (EqualsIgnoreCase(item, value)) return true;
+    }
+    return false;
+  };
+  if (!host.empty() && !token_required) {
+    // The name without the port; an IP literal or localhost cannot be rebound to
+    // another address by a hostile DNS server.
+    std::string_view name = host;
+    if (name.front() == '[') {
+      name = name.substr(0, name.find(']') + 1);
+    } else if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) {
+      name = name.substr(0, colon);
+    }
+    boost::system::error_code ec;
+    std::string bare(name);
+    if (bare.size() >= 2 && bare.front() == '[') bare = bare.substr(1, bare.size() - 2);
+    asio::ip::make_address(bare, ec);
+    if (ec && !EqualsIgnoreCase(name, "localhost") && !listed(options.allowed_hosts, name) &&
+        !listed(options.allowed_hosts, host)) {
+      return "Host \"" + std::string(host) + "\" is not this service's; use an IP address or localhost, or start the "
+             "service with --allow-host " + std::string(name);
+    }
+  }
+  if (!origin.empty()) {
+    const bool same_origin = !host.empty() && (EqualsIgnoreCase(origin, "http://" + std::string(host)) ||
+                                               EqualsIgnoreCase(origin, "https://" + std::string(host)));
+    if (!same_origin && !listed(options.allowed_origins, origin)) {
+      return "cross-origin request from \"" + std::string(origin) + "\" refused; start the service with "
+             "--allow-origin " + std::string(origin) + " to allow that page";
+    }
+  }
+  return {};
+}
+
+bool ReadTokenFile(const std::string& path, std::string* token, std::string* error) {
+  namespace fs = std::filesystem;
+  constexpr uintmax_t kMaxTokenFile = 4096;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    *error = "cannot read --token-file \"" + path + "\": " + (ec ? ec.message() : "no such file");
+    return false;
+  }
+  if (!fs::is_regular_file(st)) {
+    *error = "--token-file \"" + path + "\" is not a regular file; put the token in a file of its own";
+    return false;
+  }
+  if ((st.permissions() & (fs::perms::group_all | fs::perms::others_all)) != fs::perms::none) {
+    *error = "--token-file \"" + path + "\" is accessible by other users; run: chmod 600 " + path;
+    return false;
+  }
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec || size > kMaxTokenFile) {
+    *error = "--token-file \"" + path + "\" is larger than 4096 bytes; it must hold the token only";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read --token-file \"" + path + "\"";
+    return false;
+  }
+  std::string text(kMaxTokenFile + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
+      *error = "--token-file \"" + path + "\" must hold one line: the token, without spaces or control characters";
+      return false;
+    }
+  }
+  if (text.size() < 16) {
+    *error = "the token in --token-file must be at least 16 characters (try: openssl rand -hex 32 > FILE)";
+    return false;
+  }
+  *token = std::move(text);
+  return true;
+}
 
 bool TokenMatches(const std::string& presented, const std::string& expected) {
   // Every byte is compared whatever the first difference; the length only decides
@@ -545,27 +810,25 @@ int RunServer(const ServerOptions& options) {
   std::string error;
   if (!ParseListen(options.listen, &address, &port, &error)) return Usage(error);
   std::string token;
-  if (!options.token_file.empty()) {
-    std::ifstream in(options.token_file);
-    if (!in) return Usage("cannot read --token-file \"" + options.token_file + "\"");
-    std::stringstream text;
-    text << in.rdbuf();
-    token = text.str();
-    while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
-    if (token.size() < 16) {
-      return Usage("the token in --token-file must be at least 16 characters (try: openssl rand -hex 32 > FILE)");
-    }
-  }
+  if (!options.token_file.empty() && !ReadTokenFile(options.token_file, &token, &error)) return Usage(error);
   if (!address.is_loopback() && token.empty()) {
     return Usage("listening on " + options.listen +
                  " (not loopback) needs a bearer token: add --token-file FILE, or listen on 127.0.0.1");
   }
   if (options.max_concurrent < 1) return Usage("--max-concurrent must be at least 1");
   if (options.queue_limit < 0) return Usage("--queue-limit must be 0 or more");
+  if (options.max_connections < 0 || options.max_sse_clients < 0) {
+    return Usage("--max-connections and --max-sse-clients must be 0 (automatic) or more");
+  }
+  if (!(options.cancel_grace_seconds >= 0 && options.cancel_grace_seconds <= kMaxCancelGraceSeconds)) {
+    return Usage("--cancel-grace must be from 0 to 1h");
+  }
   std::vector<std::string> roots;
   if (!CanonicalRoots(options.model_roots, &roots, &error)) return Usage(error);
   std::unique_ptr<RecordStore> store = RecordStore::Open(options.data_dir, &error);
   if (!store) return Usage(error);
+  std::vector<std::string> roots_of_data;  // the data dir, canonical
+  if (!CanonicalRoots({options.data_dir}, &roots_of_data, &error)) return Usage(error);
 
   signal(SIGPIPE, SIG_IGN);
   asio::io_context io(1);
@@ -580,14 +843,15 @@ int RunServer(const ServerOptions& options) {
 
   Metrics metrics;
   ManagerOptions manager_options;
-  manager_options.data_dir = options.data_dir;
+  manager_options.data_dir = roots_of_data.front();
   manager_options.model_roots = roots;
   manager_options.max_concurrent = options.max_concurrent;
   manager_options.queue_limit = options.queue_limit;
   manager_options.cancel_grace_seconds = options.cancel_grace_seconds;
   auto manager = std::make_unique<BuildManager>(io, *store, metrics, manager_options);
   manager->Recover();
-  Server server(io, options, *manager, *store, metrics, token);
+  const ConnectionLimits limits = ConnectionLimitsFor(options);
+  Server server(io, options, *manager, *store, metrics, token, limits.connections, limits.sse_clients);
 
   const tcp::endpoint bound = acceptor.local_endpoint();
   const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trtwatch::service {
@@ -19,9 +20,29 @@ struct ServerOptions {
   int max_concurrent = 2;
   int queue_limit = 100;
   size_t body_limit = 64 * 1024;
-  double cancel_grace_seconds = 10;
+  // Open connections and SSE streams; 0: as many as the descriptor limit allows after a
+  // reserve for builds. Beyond them: 503 (connections) and 429 (streams), Retry-After.
+  int max_connections = 0;
+  int max_sse_clients = 0;
+  std::string cancel_grace_text = "10s";  // as given on the command line
+  double cancel_grace_seconds = 10;  // --cancel-grace: SIGTERM, then SIGKILL after this long
   bool finish_on_shutdown = false;  // --on-shutdown finish (default: cancel)
+  // Browser-borne requests: an Origin other than the service's own is refused unless
+  // listed here ("http://host:port"); without a token, a Host that is neither an IP
+  // address, localhost nor listed is refused (DNS rebinding).
+  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_hosts;
 };
+
+// Why a request is refused as browser-borne (cross-origin or a foreign Host), or empty.
+// `origin`/`host` are the header values (empty when absent); `token_required` says
+// whether a bearer token guards the API (then a foreign Host cannot read anything).
+std::string BrowserCheck(std::string_view origin, std::string_view host, bool token_required,
+                         const ServerOptions& options);
+
+// Reads and checks a token file: a regular file, not accessible by group or others,
+// one line of 16 to 4096 visible characters. Returns false with `*error` set.
+bool ReadTokenFile(const std::string& path, std::string* token, std::string* error);
 
 // Runs the service until SIGTERM/SIGINT and a graceful stop. Returns the exit code;
 // a bad option prints a message naming the problem and the fix and returns 2.

@@ -192,7 +192,8 @@ def test_sigterm_cancels_running_builds_and_keeps_records(tmp_path):
     try:
         record = s2.get(doc["id"])
         assert record["status"] == "cancelled"
-        assert record["cancel"]["reason"] == "shutdown"
+        assert record["cancel"]["reason"] == "signal"
+        assert record["cancel"]["message"] == "the service is shutting down"
     finally:
         s2.stop()
 
@@ -304,7 +305,7 @@ def test_a_stalled_client_gets_coalesced_steps_and_slows_nobody(server):
     slow = socketlib.socket()
     slow.setsockopt(socketlib.SOL_SOCKET, socketlib.SO_RCVBUF, 4096)  # a tiny window
     slow.connect(("127.0.0.1", server.port))
-    slow.sendall(f"GET {doc['events_url']} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    slow.sendall(f"GET {doc['events_url']} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     fast = SseReader(server.port, doc["events_url"]).read_all()  # reads while `slow` does not
     assert fast[-1]["event"] == "build_finish"
     stored = SseReader(server.port, doc["events_url"]).read_all()

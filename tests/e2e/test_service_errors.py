@@ -55,9 +55,13 @@ BAD_SUBMISSIONS = [
     (json.dumps({"simulate": "small-cnn", "timeout": "soon"}), ["timeout"]),
     (json.dumps({"simulate": "small-cnn", "colour": "red"}), ["unknown field \"colour\""]),
     (json.dumps({"simulate": "small-cnn", "options": {"fp16": True}}), ["real builds only"]),
-    (json.dumps({"model": "net.onnx", "options": {"progress": "tty"}}), ["not allowed"]),
+    (json.dumps({"model": "net.onnx", "options": {"progress": "tty"}}), ["unknown option \"progress\""]),
+    (json.dumps({"model": "net.onnx", "options": {"onnx": "/etc/shadow"}}), ["unknown option \"onnx\""]),
+    (json.dumps({"model": "net.onnx", "options": {"timing-cache": "/tmp/c"}}), ["outside every model root"]),
+    (json.dumps({"model": "net.onnx", "options": {"timing-cache": "/" + "é" * 2040 + "xy/c"}}), ["longer than 1024 bytes"]),
     (json.dumps({"model": "net.onnx", "options": {"workspace": "--evil"}}), ["starts with '-'"]),
-    (json.dumps({"model": "net.onnx", "options": {"x": [1]}}), ["boolean, number or string"]),
+    (json.dumps({"model": "net.onnx", "options": {"x": [1]}}), ["unknown option \"x\""]),
+    (json.dumps({"model": "net.onnx", "options": {"maxThreads": [1]}}), ["string or number"]),
     (json.dumps({"model": "../outside/secret.onnx"}), [".."]),
     (json.dumps({"model": "sub/../../outside/secret.onnx"}), [".."]),
     (json.dumps({"model": "/etc/passwd"}), ["outside every model root"]),
@@ -148,6 +152,7 @@ def test_keep_alive_serves_several_requests_on_one_connection(server):
 def test_token_is_required_when_configured(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text("0123456789abcdef0123456789abcdef\n")
+    token_file.chmod(0o600)
     s = Server(tmp_path, "--token-file", str(token_file)).start()
     try:
         before = snapshot_with(s, "0123456789abcdef0123456789abcdef")
@@ -194,6 +199,7 @@ def test_bad_server_options_exit_2_with_a_message(tmp_path, args, words):
 def test_short_token_is_refused(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text("short")
+    token_file.chmod(0o600)
     r = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--token-file", str(token_file), "--data-dir",
                         str(tmp_path / "d")], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "at least 16" in r.stderr

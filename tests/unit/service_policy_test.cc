@@ -98,6 +98,39 @@ TEST(BuildRequestTest, RefusesWhatItCannotRun) {
   EXPECT_FALSE(ParseBuildRequest("{", {}, &r, &error));
 }
 
+// Why #2: options come from an explicit list; paths among them stay inside the roots.
+TEST_F(ModelPathTest, BuildOptionsAreAnAllowListWithConfinedPaths) {
+  fs::create_directories(base_ / "data" / "caches");
+  RequestPaths paths{roots_, fs::canonical(base_ / "data").string()};
+  auto parse = [&](const std::string& options, BuildRequest* r, std::string* error) {
+    return ParseBuildRequest(R"({"model":"sub/net.onnx","options":)" + options + "}", paths, r, error);
+  };
+  BuildRequest r;
+  std::string error;
+  ASSERT_TRUE(parse(R"({"fp16":true,"memPoolSize":"workspace:1G","minShapes":"x:1x3","maxThreads":4})", &r, &error))
+      << error;
+  EXPECT_EQ(WorkerArguments(r, "/e"),
+            (std::vector<std::string>{"build", fs::canonical(base_ / "root/sub/net.onnx").string(), "-o", "/e",
+                                      "--fp16", "--maxThreads", "4", "--memPoolSize", "workspace:1G", "--minShapes",
+                                      "x:1x3", "--progress", "json"}));
+  for (const char* refused : {R"({"onnx":"/etc/shadow"})", R"({"saveEngine":"/tmp/e"})", R"({"colour":"red"})",
+                              R"({"events":"/tmp/x"})", R"({"simulate":"small-cnn"})"}) {
+    EXPECT_FALSE(parse(refused, &r, &error)) << refused;
+    EXPECT_NE(error.find("unknown option"), std::string::npos) << error;
+  }
+  EXPECT_FALSE(parse(R"({"fp16":"yes"})", &r, &error));
+  EXPECT_NE(error.find("flag"), std::string::npos);
+  // Caches: relative ones under DATA/caches; absolute ones inside a root or the data dir.
+  ASSERT_TRUE(parse(R"({"timing-cache":"net.cache"})", &r, &error)) << error;
+  EXPECT_EQ(r.options.back().second, fs::canonical(base_ / "data" / "caches").string() + "/net.cache");
+  ASSERT_TRUE(parse(R"({"timing-cache":")" + (base_ / "root" / "t.cache").string() + "\"}", &r, &error)) << error;
+  for (const std::string& escape : {std::string("/tmp/t.cache"), (base_ / "outside" / "t.cache").string(),
+                                    std::string("../t.cache"), std::string("/") + std::string(2040, 'x') + "/c",
+                                    (base_ / "root" / "link.onnx").string(), (base_ / "root" / "sub").string()}) {
+    EXPECT_FALSE(parse(R"({"timing-cache":")" + escape + "\"}", &r, &error)) << escape;
+  }
+}
+
 TEST(MetricsTest, RendersPrometheusText) {
   Metrics m;
   m.BuildFinished("succeeded", 3);

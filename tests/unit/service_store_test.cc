@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "service/build_record.h"
+#include "support/faulty_sqlite_vfs.h"
 
 namespace trtwatch::service {
 namespace {
@@ -117,6 +119,54 @@ TEST(BuildRecordTest, StateNamesRoundTrip) {
   }
   BuildState s;
   EXPECT_FALSE(ParseBuildState("done", &s));
+}
+
+// Why #4: garbage inside the database file is found at start, not served as a
+// truncated replay with 200.
+TEST_F(RecordStoreTest, ADamagedDatabaseIsRefusedAtStart) {
+  {
+    auto store = Open();
+    std::vector<StoredEvent> events;
+    for (uint64_t i = 1; i <= 3000; ++i) events.push_back({i, "{\"seq\":" + std::to_string(i) + ",\"pad\":\"xxxxxxxx\"}"});
+    ASSERT_TRUE(store->AppendEvents("b", events));
+  }  // closing checkpoints the WAL into the main file
+  const std::string db = dir_ + "/trtwatch.db";
+  const auto size = std::filesystem::file_size(db);
+  ASSERT_GT(size, 40000u);
+  {
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    const std::string garbage(8192, '\x5a');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  std::string error;
+  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_NE(error.find("is damaged"), std::string::npos) << error;
+  EXPECT_NE(error.find("move it"), std::string::npos) << error;
+}
+
+// Why #4: every write reports a full disk, and the store works again afterwards
+// (a failed COMMIT must not leave the transaction open).
+TEST_F(RecordStoreTest, WriteFailuresAreReportedAndTheStoreRecovers) {
+  testing::FaultySqliteVfs vfs;
+  std::string error;
+  auto store = RecordStore::Open(dir_, &error, vfs.name());
+  ASSERT_TRUE(store) << error;
+  ASSERT_TRUE(store->AppendEvents("b", {{1, "{}"}}));
+  for (int allowed : {0, 1}) {
+    vfs.FailWritesAfter(allowed, SQLITE_FULL);
+    EXPECT_FALSE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}})) << allowed;
+    EXPECT_FALSE(store->last_error().empty());
+    EXPECT_FALSE(store->Probe());
+    vfs.Heal();
+  }
+  vfs.FailWritesAfter(0, SQLITE_IOERR_WRITE);
+  EXPECT_FALSE(store->Put("b", "running", "{}"));
+  vfs.Heal();
+  EXPECT_TRUE(store->Probe());
+  ASSERT_TRUE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}}));
+  EXPECT_EQ(store->LastSeq("b"), 3u);
+  EXPECT_TRUE(store->Put("b", "failed", "{}"));
 }
 
 }  // namespace
