@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/tensorrt/build_options.h"
+#include "backends/tensorrt/library_names.h"
 #include "platform/shared_library.h"
 
 #ifndef TRTWATCH_VERSION
@@ -30,10 +31,15 @@ std::string Compiler() {
 #endif
 }
 
-TensorRtRuntime ProbeTensorRt() {
+TensorRtRuntime ProbeTensorRt(const trt::CompiledTensorRt& compiled) {
   TensorRtRuntime runtime;
-  // Newest first; the unversioned name last (it is a development symlink).
-  for (const char* name : {"libnvinfer.so.11", "libnvinfer.so.10", "libnvinfer.so.9", "libnvinfer.so"}) {
+  // A TensorRT-enabled trtwatch loads the sonames of the major version it was built
+  // for, and nothing else; without TensorRT, say what is installed, newest first.
+  std::vector<int> majors = {11, 10, 9};
+  if (compiled.built) majors = {compiled.major};
+  for (int major : majors) {
+    const trt::TensorRtLibraryNames names = trt::LibraryNamesForMajor(major);
+    const std::string& name = names.nvinfer;
     runtime.tried.push_back(name);
     std::string error;
     std::unique_ptr<SharedLibrary> lib = SharedLibrary::Open(name, &error, /*lazy=*/true);
@@ -51,17 +57,42 @@ TensorRtRuntime ProbeTensorRt() {
     } else {
       runtime.error = "no getInferLibVersion in " + runtime.path;
     }
-    std::string suffix = std::string(name).substr(std::string("libnvinfer").size());
-    if (auto parser = SharedLibrary::Open("libnvonnxparser" + suffix, &error, /*lazy=*/true)) {
+    if (auto parser = SharedLibrary::Open(names.onnx_parser, &error, /*lazy=*/true)) {
       runtime.onnx_parser_path = parser->Path();
+    }
+    if (auto plugins = SharedLibrary::Open(names.plugins, &error, /*lazy=*/true)) {
+      runtime.plugins_path = plugins->Path();
     }
     break;
   }
   return runtime;
 }
 
+VersionAgreement Agreement(const DoctorReport& r) {
+  if (!r.compiled.built || !r.runtime.found) return VersionAgreement::kNotApplicable;
+  return CompareTensorRtVersions(r.compiled.header_version, r.runtime.version);
+}
+
 bool TensorRtReady(const DoctorReport& r) {
-  return r.compiled.built && !r.compiled.test_double && r.runtime.found && r.nvml.loaded && !r.nvml.gpus.empty();
+  return r.compiled.built && !r.compiled.test_double && r.runtime.found && !r.runtime.onnx_parser_path.empty() &&
+         Agreement(r) != VersionAgreement::kMismatch && r.nvml.loaded && !r.nvml.gpus.empty();
+}
+
+// One line on how the run-time TensorRT relates to the headers, or "" when they agree.
+std::string VersionNote(const DoctorReport& r) {
+  const std::string pair = "built with TensorRT " + r.compiled.header_version + " headers, loaded " + r.runtime.version;
+  switch (Agreement(r)) {
+    case VersionAgreement::kMismatch:
+      return "MISMATCH: " + pair + "; rebuild trtwatch against the installed TensorRT (-DTensorRT_ROOT=...) or "
+             "install TensorRT " + std::to_string(r.compiled.major);
+    case VersionAgreement::kOlderMinor:
+      return "older than the headers: " + pair + "; features newer than " + r.runtime.version +
+             " may be refused by TensorRT";
+    case VersionAgreement::kNewerMinor:
+      return "newer than the headers: " + pair + " (fine: same major version)";
+    default:
+      return "";
+  }
 }
 
 std::string TensorRtBackendNote(const DoctorReport& r) {
@@ -70,12 +101,32 @@ std::string TensorRtBackendNote(const DoctorReport& r) {
            "or 11 and rebuild with -DTensorRT_ROOT=/path/to/TensorRT (docs/tensorrt.md)";
   }
   if (r.compiled.test_double) return "built against the tests' TensorRT double: for tests only";
-  if (!r.runtime.found) return "built, but libnvinfer was not found at run time: add TensorRT's lib/ to LD_LIBRARY_PATH";
+  if (!r.runtime.found) {
+    return "built for TensorRT " + std::to_string(r.compiled.major) + ", but " +
+           trt::LibraryNamesForMajor(r.compiled.major).nvinfer +
+           " was not found at run time: install it, or add TensorRT's lib/ to LD_LIBRARY_PATH";
+  }
+  if (r.runtime.onnx_parser_path.empty()) {
+    return "built, but " + trt::LibraryNamesForMajor(r.compiled.major).onnx_parser +
+           " (the ONNX parser) was not found at run time: install it with TensorRT";
+  }
+  if (Agreement(r) == VersionAgreement::kMismatch) return "not usable: " + VersionNote(r);
   if (!r.nvml.loaded || r.nvml.gpus.empty()) return "built, but no NVIDIA GPU is visible: engine builds need one";
   return "ready";
 }
 
 }  // namespace
+
+VersionAgreement CompareTensorRtVersions(const std::string& headers, const std::string& runtime) {
+  auto parse = [](const std::string& text, int out[3]) {
+    return std::sscanf(text.c_str(), "%d.%d.%d", &out[0], &out[1], &out[2]) == 3;
+  };
+  int h[3], r[3];
+  if (!parse(headers, h) || !parse(runtime, r)) return VersionAgreement::kMismatch;  // "unknown"
+  if (h[0] != r[0]) return VersionAgreement::kMismatch;
+  if (h[1] == r[1] && h[2] == r[2]) return VersionAgreement::kSame;
+  return (r[1] > h[1] || (r[1] == h[1] && r[2] > h[2])) ? VersionAgreement::kNewerMinor : VersionAgreement::kOlderMinor;
+}
 
 DoctorReport GatherDoctorReport() {
   DoctorReport report;
@@ -85,7 +136,7 @@ DoctorReport GatherDoctorReport() {
   report.sanitizer = TRTWATCH_SANITIZE_NAME;
   report.compiled = trt::CompiledWith();
   report.nvml = QueryNvml();
-  report.runtime = ProbeTensorRt();
+  report.runtime = ProbeTensorRt(report.compiled);
   return report;
 }
 
@@ -96,7 +147,8 @@ std::string FormatDoctorText(const DoctorReport& r) {
        (r.sanitizer.empty() ? "" : ", sanitizer: " + r.sanitizer) + ")");
   if (r.compiled.built) {
     line("  compiled with TensorRT " + r.compiled.header_version + " headers" +
-         (r.compiled.root.empty() ? "" : " from " + r.compiled.root) +
+         (r.compiled.root.empty() ? "" : " from " + r.compiled.root) + "; loads " +
+         trt::LibraryNamesForMajor(r.compiled.major).nvinfer + " at run time" +
          (r.compiled.test_double ? " (the tests' double)" : ""));
   } else {
     line("  compiled without TensorRT");
@@ -124,6 +176,10 @@ std::string FormatDoctorText(const DoctorReport& r) {
     line("TensorRT at run time: " + (r.runtime.version.empty() ? std::string("version unknown") : r.runtime.version) +
          ", " + r.runtime.path);
     line("  ONNX parser: " + (r.runtime.onnx_parser_path.empty() ? std::string("not found") : r.runtime.onnx_parser_path));
+    line("  standard plugins: " +
+         (r.runtime.plugins_path.empty() ? std::string("not found (models that use them will not parse)")
+                                         : r.runtime.plugins_path));
+    if (const std::string note = VersionNote(r); !note.empty()) line("  " + note);
   } else {
     std::string tried;
     for (const std::string& name : r.runtime.tried) tried += (tried.empty() ? "" : ", ") + name;
@@ -169,6 +225,11 @@ std::string FormatDoctorJson(const DoctorReport& r) {
         {"path", r.runtime.found ? json(r.runtime.path) : json(nullptr)},
         {"version", r.runtime.version.empty() ? json(nullptr) : json(r.runtime.version)},
         {"onnx_parser", r.runtime.onnx_parser_path.empty() ? json(nullptr) : json(r.runtime.onnx_parser_path)},
+        {"plugins", r.runtime.plugins_path.empty() ? json(nullptr) : json(r.runtime.plugins_path)},
+        {"matches_headers", Agreement(r) == VersionAgreement::kNotApplicable
+                                ? json(nullptr)
+                                : json(Agreement(r) != VersionAgreement::kMismatch)},
+        {"version_note", VersionNote(r).empty() ? json(nullptr) : json(VersionNote(r))},
         {"tried", r.runtime.tried},
         {"error", r.runtime.error.empty() ? json(nullptr) : json(r.runtime.error)}}},
       {"backends",

@@ -24,9 +24,15 @@ struct TensorRtRuntime {
   std::string path;     // where the loader found it
   std::string version;  // from getInferLibVersion()
   std::string onnx_parser_path;
+  std::string plugins_path;        // libnvinfer_plugin, TensorRT's standard plugins
   std::vector<std::string> tried;  // names tried when not found
   std::string error;               // the loader's last message
 };
+
+// Compile-time vs run-time TensorRT: kMismatch when the major versions differ (the
+// backend refuses to build), kNewerMinor/kOlderMinor when only minor or patch differ.
+enum class VersionAgreement { kNotApplicable, kSame, kNewerMinor, kOlderMinor, kMismatch };
+VersionAgreement CompareTensorRtVersions(const std::string& headers, const std::string& runtime);
 
 struct DoctorReport {
   std::string version;

@@ -1,6 +1,6 @@
 """The library as a user gets it: `cmake --install` (and the .deb), then examples/cpp
 built from the installed package alone, against the TensorRT TEST DOUBLE standing in
-for the user's TensorRT (tests/tensorrt_double, built as libnvinfer.so)."""
+for the user's TensorRT (tests/tensorrt_double, built as stand-in libnvinfer.so and libnvonnxparser.so)."""
 import json
 import os
 import pathlib
@@ -14,7 +14,8 @@ import pytest
 from conftest import SOURCE_DIR
 
 BUILD_DIR = pathlib.Path(os.environ.get("TRTWATCH_BUILD_DIR", SOURCE_DIR / "build"))
-FAKE_NVINFER = os.environ.get("TRTWATCH_FAKE_NVINFER", "")
+# The double's stand-in libnvinfer/libnvonnxparser (10.x shape), as TensorRT ships them.
+FAKE_TENSORRT_DIR = pathlib.Path(os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR", BUILD_DIR / "fake_tensorrt" / "10"))
 
 pytestmark = pytest.mark.skipif(
     bool(os.environ.get("TRTWATCH_SANITIZE")),
@@ -45,9 +46,8 @@ def installed(tmp_path_factory):
     (tensorrt / "lib").mkdir()
     for header in (SOURCE_DIR / "tests" / "tensorrt_double").glob("Nv*.h"):
         shutil.copy(header, tensorrt / "include")
-    shutil.copy(FAKE_NVINFER, tensorrt / "lib" / "libnvinfer.so")
-    # The double implements the ONNX parser in the same library.
-    (tensorrt / "lib" / "libnvonnxparser.so").symlink_to("libnvinfer.so")
+    for library in [*FAKE_TENSORRT_DIR.glob("libnvinfer.so*"), *FAKE_TENSORRT_DIR.glob("libnvonnxparser.so*")]:
+        shutil.copy(library, tensorrt / "lib")
 
     examples = build_examples(prefix, tensorrt, root / "examples")
     model = root / "model.onnx"

@@ -6,6 +6,9 @@ or not, a TensorRT backend in the binary or not), checked independently of trtwa
 import ctypes
 import json
 import os
+import subprocess
+
+import pytest
 
 from conftest import run
 
@@ -84,7 +87,6 @@ def test_bad_input_is_refused_before_anything_starts(tmp_path):
     cases = [
         (["build", str(tmp_path / "missing.onnx"), "-o", str(tmp_path / "m.engine")], "missing.onnx"),
         (["build", str(model), "-o", str(tmp_path / "no" / "m.engine")], "mkdir -p"),
-        (["build", str(model)], "-o ENGINE"),
         (["build", str(model), "-o", str(tmp_path / "m.engine"), "--optShapes=input:1x3xx224"], "--optShapes"),
         (["build", str(model), "-o", str(tmp_path / "m.engine"), "--minShapes=input:4x3", "--optShapes=input:1x3"],
          "min <= opt <= max"),
@@ -100,3 +102,167 @@ def test_bad_input_is_refused_before_anything_starts(tmp_path):
         assert part in proc.stderr, (args, proc.stderr)
         assert proc.stdout == "", args  # nothing started: no event stream
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx"]
+
+
+# --- A TensorRT-enabled trtwatch (compiled against tests/tensorrt_double) with the
+# double's stand-in libraries present (on LD_LIBRARY_PATH) or absent.
+
+DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
+FAKE_TENSORRT_DIR = os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR")
+needs_double = pytest.mark.skipif(not DOUBLE_BIN, reason="built without TRTWATCH_TENSORRT_DOUBLE_TESTS")
+
+
+def run_double(*args, libraries, env=None, timeout=120):
+    """Runs the double-built trtwatch with TensorRT's stand-in libraries present or not."""
+    full_env = {k: v for k, v in os.environ.items() if k not in ("TRTWATCH_PROGRESS", "LD_LIBRARY_PATH")}
+    if libraries:
+        full_env["LD_LIBRARY_PATH"] = FAKE_TENSORRT_DIR
+    full_env.update(env or {})
+    return subprocess.run([DOUBLE_BIN, *args], capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+@needs_double
+def test_tensorrt_build_without_tensorrt_installed_still_runs_everything_else(tmp_path):
+    doc = json.loads(run_double("doctor", "--json", libraries=False).stdout)
+    assert doc["trtwatch"]["tensorrt_headers"] == "10.99.0"
+    runtime = doc["tensorrt_runtime"]
+    assert runtime["found"] is False and runtime["tried"] == ["libnvinfer.so.10"]  # the compiled major only
+    trt = {b["name"]: b for b in doc["backends"]}["tensorrt"]
+    assert trt["built"] is True and trt["ready"] is False
+    text = run_double("doctor", libraries=False)
+    assert text.returncode == 0 and "TensorRT at run time: not found (tried libnvinfer.so.10)" in text.stdout
+
+    sim = run_double("build", "--simulate", "small-cnn", "--speed", "50", "--progress", "plain", libraries=False)
+    assert sim.returncode == 0, sim.stderr
+
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"onnx")
+    real = run_double("build", str(model), "-o", str(tmp_path / "m.plan"), libraries=False)
+    assert real.returncode == 2, real.stderr
+    assert "TensorRT 10 is not installed" in real.stderr and "libnvinfer.so.10" in real.stderr
+    assert "LD_LIBRARY_PATH" in real.stderr and real.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+
+
+@needs_double
+def test_tensorrt_build_serves_simulated_builds_without_tensorrt(tmp_path, monkeypatch):
+    import service_client
+    monkeypatch.setattr(service_client, "BIN", DOUBLE_BIN)
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
+    server = service_client.Server(tmp_path).start()
+    try:
+        build = server.submit({"simulate": "small-cnn", "speed": 50})
+        assert server.wait_status(build["id"], {"succeeded", "failed"})["status"] == "succeeded"
+    finally:
+        server.stop()
+
+
+@needs_double
+def test_doctor_compares_compiled_and_loaded_versions():
+    same = json.loads(run_double("doctor", "--json", libraries=True).stdout)["tensorrt_runtime"]
+    assert same["found"] and same["version"] == "10.99.0" and same["matches_headers"] is True
+    assert same["path"].startswith(FAKE_TENSORRT_DIR) and same["onnx_parser"] and same["plugins"]
+    assert same["version_note"] is None
+
+    older = json.loads(run_double("doctor", "--json", libraries=True,
+                                  env={"FAKE_TENSORRT_LIB_VERSION": "100300"}).stdout)["tensorrt_runtime"]
+    assert older["matches_headers"] is True and "older than the headers" in older["version_note"]
+
+    other = run_double("doctor", libraries=True, env={"FAKE_TENSORRT_LIB_VERSION": "9200"})
+    assert other.returncode == 0
+    assert "MISMATCH: built with TensorRT 10.99.0 headers, loaded 9.2.0" in other.stdout
+
+
+@needs_double
+def test_a_mismatched_library_refuses_the_build_with_the_fix(tmp_path):
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"onnx")
+    proc = run_double("build", str(model), "-o", str(tmp_path / "m.plan"), libraries=True,
+                      env={"FAKE_TENSORRT_LIB_VERSION": "9200"})
+    assert proc.returncode == 2
+    assert "built against TensorRT 10.99.0 but loaded libnvinfer 9.2.0" in proc.stderr
+
+
+@needs_double
+def test_builds_against_the_stand_in_libraries(tmp_path):
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"onnx")
+    proc = run_double("build", str(model), "-o", str(tmp_path / "m.plan"), "--progress", "json", libraries=True)
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    start = events[0]
+    assert start["type"] == "build_start" and start["backend"] == "tensorrt"
+    assert start["facts"]["tensorrt_version"] == "10.99.0"
+    assert (tmp_path / "m.plan").read_bytes().startswith(b"FAKE-ENGINE")
+
+
+def run_double_in(folder, *args, env=None):
+    full_env = {k: v for k, v in os.environ.items() if k not in ("TRTWATCH_PROGRESS",)}
+    full_env["LD_LIBRARY_PATH"] = FAKE_TENSORRT_DIR
+    full_env.update(env or {})
+    return subprocess.run([DOUBLE_BIN, *args], capture_output=True, text=True, timeout=120, env=full_env, cwd=folder)
+
+
+@needs_double
+def test_trtexec_command_lines_run_unchanged(tmp_path):
+    (tmp_path / "m.onnx").write_bytes(b"onnx")
+    first = run_double_in(tmp_path, "build", "--onnx=m.onnx", "--saveEngine=m.plan", "--best", "--skipInference")
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "m.plan").exists()
+    notices = [line for line in first.stderr.splitlines() if "ignored (trtexec's inference options" in line]
+    assert len(notices) == 1 and "--skipInference" in notices[0], first.stderr
+
+    (tmp_path / "m.plan").unlink()
+    second = run_double_in(tmp_path, "build", "--onnx=m.onnx", "--minShapes=x:1x3x224x224",
+                           "--maxShapes=x:8x3x224x224", "--fp16", "--timingCacheFile=t.cache",
+                           env={"FAKE_TENSORRT_INPUTS": "x:-1x3x224x224"})
+    assert second.returncode == 0, second.stderr
+    assert "--optShapes not given for \"x\": using --maxShapes (8x3x224x224)" in second.stderr
+    # No --saveEngine: built, not saved (as trtexec); the timing cache is written.
+    assert "the engine is built and not saved" in second.stderr
+    assert not (tmp_path / "m.plan").exists() and (tmp_path / "t.cache").read_bytes().startswith(b"FAKECACHE")
+
+
+@needs_double
+def test_inference_and_refused_options(tmp_path):
+    (tmp_path / "m.onnx").write_bytes(b"onnx")
+    ok = run_double_in(tmp_path, "build", "m.onnx", "-o", "m.plan", "--iterations=10", "--warmUp", "200",
+                       "--duration=3", "--useCudaGraph", "--noDataTransfers", "--separateProfileRun",
+                       "--dumpProfile", "--exportTimes=t.json")
+    assert ok.returncode == 0, ok.stderr
+    assert "--iterations --warmUp --duration --useCudaGraph" in ok.stderr
+    assert not (tmp_path / "t.json").exists()
+    refused = run_double_in(tmp_path, "build", "m.onnx", "-o", "x.plan", "--loadEngine=m.plan")
+    assert refused.returncode == 2 and "--loadEngine: trtwatch builds engines" in refused.stderr
+    assert not (tmp_path / "x.plan").exists()
+    maxthreads_help = run_double_in(tmp_path, "build", "--help").stdout
+    assert "trtwatch's own option" in maxthreads_help
+
+
+@needs_double
+def test_several_profiles_from_the_command_line(tmp_path):
+    (tmp_path / "m.onnx").write_bytes(b"onnx")
+    proc = run_double_in(tmp_path, "build", "m.onnx", "-o", "m.plan", "--profile=0", "--minShapes=x:1x4",
+                         "--optShapes=x:2x4", "--maxShapes=x:4x4", "--profile=1", "--optShapes=x:8x4",
+                         env={"FAKE_TENSORRT_INPUTS": "x:-1x4"})
+    assert proc.returncode == 0, proc.stderr
+    assert "--minShapes not given for \"x\" (--profile=1): using --optShapes (8x4)" in proc.stderr
+
+
+@needs_double
+def test_two_builds_sharing_one_timing_cache_both_land_their_entries(tmp_path):
+    (tmp_path / "m.onnx").write_bytes(b"onnx")
+    env = {k: v for k, v in os.environ.items() if k != "TRTWATCH_PROGRESS"}
+    env.update({"LD_LIBRARY_PATH": FAKE_TENSORRT_DIR, "FAKE_TENSORRT_STEP_MS": "4"})
+    procs = []
+    for key in ("first", "second"):
+        procs.append(subprocess.Popen(
+            [DOUBLE_BIN, "build", "m.onnx", "-o", f"{key}.plan", "--timing-cache", "shared.cache", "--progress", "quiet"],
+            cwd=tmp_path, env={**env, "FAKE_TENSORRT_CACHE_KEY": key}, stderr=subprocess.PIPE, text=True))
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    blob = (tmp_path / "shared.cache").read_text()
+    for key in ("first", "second"):
+        for n in range(4):
+            assert f"{key}{n}|" in blob, blob

@@ -8,6 +8,14 @@
 
 #include "NvInferVersion.h"
 
+// The version number the factory functions pass to the library: 9.x encodes
+// major*1000 + minor*100 + patch, 10.x on major*10000 + minor*100 + patch.
+#if NV_TENSORRT_MAJOR < 10
+#define NV_TENSORRT_VERSION ((NV_TENSORRT_MAJOR * 1000) + (NV_TENSORRT_MINOR * 100) + NV_TENSORRT_PATCH)
+#else
+#define NV_TENSORRT_VERSION ((NV_TENSORRT_MAJOR * 10000L) + (NV_TENSORRT_MINOR * 100L) + NV_TENSORRT_PATCH)
+#endif
+
 namespace nvinfer1 {
 
 using AsciiChar = char;
@@ -50,3 +58,5 @@ class ILogger {
 };
 
 }  // namespace nvinfer1
+
+extern "C" int32_t getInferLibVersion() noexcept;

@@ -4,6 +4,12 @@
 
 #include "NvInfer.h"
 
+#define NV_ONNX_PARSER_MAJOR 0
+#define NV_ONNX_PARSER_MINOR 1
+#define NV_ONNX_PARSER_PATCH 0
+static constexpr int32_t NV_ONNX_PARSER_VERSION =
+    ((NV_ONNX_PARSER_MAJOR * 10000) + (NV_ONNX_PARSER_MINOR * 100) + NV_ONNX_PARSER_PATCH);
+
 namespace nvonnxparser {
 
 class IParserError {
@@ -22,6 +28,16 @@ class IParser {
   virtual ~IParser() noexcept = default;
 };
 
-IParser* createParser(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger) noexcept;
+}  // namespace nvonnxparser
 
+// As in TensorRT: C entry points in libnvonnxparser, wrapped inline.
+extern "C" void* createNvOnnxParser_INTERNAL(void* network, void* logger, int version) noexcept;
+extern "C" int getNvOnnxParserVersion() noexcept;
+
+namespace nvonnxparser {
+namespace {
+inline IParser* createParser(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger) noexcept {
+  return static_cast<IParser*>(createNvOnnxParser_INTERNAL(&network, &logger, NV_ONNX_PARSER_VERSION));
+}
+}  // namespace
 }  // namespace nvonnxparser

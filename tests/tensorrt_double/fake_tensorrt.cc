@@ -2,8 +2,7 @@
 // code: a stand-in that behaves as TensorRT's documentation says, for CI.
 #include "fake_tensorrt.h"
 
-#include <NvOnnxParser.h>
-
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -12,7 +11,8 @@ namespace fake_trt {
 
 namespace {
 
-std::unique_ptr<Script> g_script = std::make_unique<Script>();
+std::unique_ptr<Script> NewScript();
+std::unique_ptr<Script> g_script = NewScript();
 std::unique_ptr<Record> g_record = std::make_unique<Record>();
 
 class FakeHostMemory final : public nvinfer1::IHostMemory {
@@ -30,6 +30,7 @@ class FakeTensor final : public nvinfer1::ITensor {
   explicit FakeTensor(FakeInput input) : input_(std::move(input)) {}
   ~FakeTensor() noexcept override = default;
   char const* getName() const noexcept override { return input_.name.c_str(); }
+  bool isShapeTensor() const noexcept override { return input_.shape_tensor; }
   nvinfer1::Dims getDimensions() const noexcept override {
     nvinfer1::Dims dims{};
     dims.nbDims = static_cast<int32_t>(input_.dims.size());
@@ -70,28 +71,74 @@ class FakeProfile final : public nvinfer1::IOptimizationProfile {
     }
     return true;
   }
+#if NV_TENSORRT_MAJOR < 11
+  bool setShapeValues(char const* inputName, nvinfer1::OptProfileSelector select, int32_t const* values,
+                      int32_t n) noexcept override {
+#else
+  bool setShapeValuesV2(char const* inputName, nvinfer1::OptProfileSelector select, int64_t const* values,
+                        int32_t n) noexcept override {
+#endif
+    Record::DimsCall call{inputName, select, {}};
+    call.values = true;
+    for (int32_t i = 0; i < n; ++i) call.dims.push_back(values[i]);
+    g_record->dims_calls.push_back(std::move(call));
+    return true;
+  }
 };
 
 class FakeTimingCache final : public nvinfer1::ITimingCache {
  public:
-  FakeTimingCache(std::string device, int entries) : device_(std::move(device)), entries_(entries) {}
-  nvinfer1::IHostMemory* serialize() const noexcept override {
-    return new FakeHostMemory(MakeCacheBlob(device_, entries_));
+  FakeTimingCache(std::string device, std::set<std::string> keys) : device_(std::move(device)), keys_(std::move(keys)) {}
+  nvinfer1::IHostMemory* serialize() const noexcept override { return new FakeHostMemory(CacheBlob(device_, keys_)); }
+  // TensorRT: entries from another device/version mismatch unless ignored.
+  bool combine(nvinfer1::ITimingCache const& input, bool ignoreMismatch) noexcept override {
+    const auto& other = static_cast<const FakeTimingCache&>(input);
+    ++g_record->cache_combines;
+    if (other.device_ != device_ && !ignoreMismatch) return false;
+    keys_.insert(other.keys_.begin(), other.keys_.end());
+    return true;
   }
   const std::string& device() const { return device_; }
-  int entries() const { return entries_; }
-  void Learn(int n) { entries_ += n; }
+  int entries() const { return static_cast<int>(keys_.size()); }
+  // The timings measured by a build: keys named after the Script's cache_key.
+  void Learn(int n) {
+    const size_t first = keys_.size();
+    for (int i = 0; i < n; ++i) keys_.insert(g_script->cache_key + std::to_string(first + static_cast<size_t>(i)));
+  }
 
  private:
   std::string device_;
-  int entries_;
+  std::set<std::string> keys_;
 };
 
 class FakeConfig final : public nvinfer1::IBuilderConfig {
  public:
   void setFlag(nvinfer1::BuilderFlag flag) noexcept override { g_record->flags.push_back(flag); }
-  void setMemoryPoolLimit(nvinfer1::MemoryPoolType, std::size_t size) noexcept override {
-    g_record->workspace = size;
+  void clearFlag(nvinfer1::BuilderFlag flag) noexcept override { g_record->cleared_flags.push_back(flag); }
+  bool setTacticSources(nvinfer1::TacticSources sources) noexcept override {
+    g_record->tactic_sources = sources;
+    return true;
+  }
+  nvinfer1::TacticSources getTacticSources() const noexcept override { return kDefaultTacticSources; }
+  void setHardwareCompatibilityLevel(nvinfer1::HardwareCompatibilityLevel level) noexcept override {
+    g_record->hardware_compatibility = level;
+  }
+  void setProfilingVerbosity(nvinfer1::ProfilingVerbosity verbosity) noexcept override {
+    g_record->profiling_verbosity = verbosity;
+  }
+  void setDLACore(int32_t core) noexcept override { g_record->dla_core = core; }
+  void setDefaultDeviceType(nvinfer1::DeviceType type) noexcept override { g_record->device_type = type; }
+  void setPluginsToSerialize(char const* const* paths, int32_t n) noexcept override {
+    for (int32_t i = 0; i < n; ++i) g_record->plugins_to_serialize.emplace_back(paths[i]);
+  }
+  void setMaxNbTactics(int32_t n) noexcept override { g_record->max_tactics = n; }
+  bool setTilingOptimizationLevel(nvinfer1::TilingOptimizationLevel level) noexcept override {
+    g_record->tiling_level = static_cast<int32_t>(level);
+    return true;
+  }
+  void setMemoryPoolLimit(nvinfer1::MemoryPoolType pool, std::size_t size) noexcept override {
+    if (pool == nvinfer1::MemoryPoolType::kWORKSPACE) g_record->workspace = size;
+    g_record->pools[static_cast<int32_t>(pool)] = size;
   }
   void setBuilderOptimizationLevel(int32_t level) noexcept override { g_record->optimization_level = level; }
   void setMaxAuxStreams(int32_t n) noexcept override { g_record->aux_streams = n; }
@@ -102,11 +149,11 @@ class FakeConfig final : public nvinfer1::IBuilderConfig {
   nvinfer1::ITimingCache* createTimingCache(void const* blob, std::size_t size) const noexcept override {
     const std::string text(static_cast<const char*>(blob), blob == nullptr ? 0 : size);
     g_record->cache_blob_in = text;
-    if (text.empty()) return new FakeTimingCache("fake-gpu", 0);
-    char device[64] = {};
-    int entries = 0;
-    if (std::sscanf(text.c_str(), "FAKECACHE;device=%63[^;];entries=%d", device, &entries) != 2) return nullptr;
-    return new FakeTimingCache(device, entries);
+    if (text.empty()) return new FakeTimingCache("fake-gpu", {});
+    std::string device;
+    std::set<std::string> keys;
+    if (!ParseCacheBlob(text, &device, &keys)) return nullptr;
+    return new FakeTimingCache(device, keys);
   }
   bool setTimingCache(nvinfer1::ITimingCache const& cache, bool ignoreMismatch) noexcept override {
     auto* fake = const_cast<FakeTimingCache*>(static_cast<const FakeTimingCache*>(&cache));
@@ -132,6 +179,7 @@ class FakeBuilder final : public nvinfer1::IBuilder {
     g_record->max_threads = n;
     return true;
   }
+  nvinfer1::IPluginRegistry& getPluginRegistry() noexcept override { return registry_; }
   nvinfer1::INetworkDefinition* createNetworkV2(nvinfer1::NetworkDefinitionCreationFlags flags) noexcept override {
     g_record->network_flags = flags;
     return new FakeNetwork;
@@ -148,6 +196,17 @@ class FakeBuilder final : public nvinfer1::IBuilder {
                                                 nvinfer1::IBuilderConfig& config) noexcept override;
 
  private:
+  // loadLibrary records the path and succeeds for files that exist.
+  class Registry final : public nvinfer1::IPluginRegistry {
+   public:
+    PluginLibraryHandle loadLibrary(nvinfer1::AsciiChar const* path) noexcept override {
+      g_record->dynamic_plugins.emplace_back(path);
+      std::FILE* f = std::fopen(path, "rb");
+      if (f == nullptr) return nullptr;
+      std::fclose(f);
+      return this;
+    }
+  } registry_;
   nvinfer1::ILogger& logger_;
   FakeConfig* config_ = nullptr;
   std::vector<std::unique_ptr<FakeProfile>> profiles_;  // the builder owns its profiles
@@ -190,7 +249,7 @@ nvinfer1::IHostMemory* FakeBuilder::buildSerializedNetwork(nvinfer1::INetworkDef
         const std::string name = "Timing tactics " + std::to_string(w);
         monitor->phaseStart(name.c_str(), root, script.worker_steps);
         for (int k = 0; k < script.worker_steps && !stop.load(); ++k) {
-          if (script.step_time.count() > 0) std::this_thread::sleep_for(script.step_time);
+          if (script.step_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(script.step_ms));
           const bool go_on = monitor->stepComplete(name.c_str(), k);
           g_record->steps_reported.fetch_add(1);
           if (w == 0 && s == 0 && k == script.hook_step && script.hook) script.hook();
@@ -221,81 +280,94 @@ nvinfer1::IHostMemory* FakeBuilder::buildSerializedNetwork(nvinfer1::INetworkDef
   return new FakeHostMemory(script.engine);
 }
 
-class FakeParserError final : public nvonnxparser::IParserError {
- public:
-  explicit FakeParserError(std::string text) : text_(std::move(text)) {}
-  ~FakeParserError() override = default;
-  char const* desc() const override { return text_.c_str(); }
-
- private:
-  std::string text_;
-};
-
-class FakeParser final : public nvonnxparser::IParser {
- public:
-  FakeParser(FakeNetwork& network, nvinfer1::ILogger& logger) : network_(network), logger_(logger) {}
-  bool parseFromFile(char const* file, int verbosity) noexcept override {
-    g_record->parsed_file = file;
-    g_record->parse_verbosity = verbosity;
-    if (std::FILE* f = std::fopen(file, "rb")) {
-      std::fclose(f);
-    } else {
-      errors_.emplace_back(std::string("failed to open file ") + file);
-      return false;
+// Processes that load the double as their TensorRT (the end-to-end tests) script it
+// through the environment: FAKE_TENSORRT_INPUTS="x:-1x3x224x224,s:" (-1 dynamic, no
+// dimensions a scalar), FAKE_TENSORRT_LIB_VERSION, FAKE_TENSORRT_STEP_MS (a pause per
+// step, so that concurrent builds overlap).
+std::unique_ptr<Script> NewScript() {
+  auto script = std::make_unique<Script>();
+  if (const char* inputs = std::getenv("FAKE_TENSORRT_INPUTS")) {
+    script->inputs.clear();
+    std::string text = inputs;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t comma = text.find(',', pos);
+      if (comma == std::string::npos) comma = text.size();
+      const std::string item = text.substr(pos, comma - pos);
+      const size_t colon = item.find(':');
+      FakeInput input{item.substr(0, colon), {}};
+      if (!input.name.empty() && input.name.back() == '#') {  // "shape#:2": a shape tensor
+        input.name.pop_back();
+        input.shape_tensor = true;
+      }
+      std::string dims = colon == std::string::npos ? "" : item.substr(colon + 1);
+      size_t d = 0;
+      while (d < dims.size()) {
+        size_t x = dims.find('x', d);
+        if (x == std::string::npos) x = dims.size();
+        input.dims.push_back(std::atoll(dims.substr(d, x - d).c_str()));
+        d = x + 1;
+      }
+      script->inputs.push_back(input);
+      pos = comma + 1;
     }
-    if (g_script->parse_fails) {
-      logger_.log(nvinfer1::ILogger::Severity::kERROR, "fake parser: node 3 (FancyOp) is not supported");
-      errors_.emplace_back("In node 3 with name: /fancy and operator: FancyOp (parseNode): UNSUPPORTED_NODE");
-      return false;
-    }
-    network_.Populate();
-    return true;
   }
-  int getNbErrors() const noexcept override { return static_cast<int>(errors_.size()); }
-  nvonnxparser::IParserError const* getError(int index) const noexcept override {
-    return index >= 0 && index < getNbErrors() ? &errors_[static_cast<size_t>(index)] : nullptr;
-  }
-
- private:
-  FakeNetwork& network_;
-  nvinfer1::ILogger& logger_;
-  std::vector<FakeParserError> errors_;
-};
+  if (const char* version = std::getenv("FAKE_TENSORRT_LIB_VERSION")) script->lib_version = std::atoi(version);
+  if (const char* ms = std::getenv("FAKE_TENSORRT_STEP_MS")) script->step_ms = std::atoi(ms);
+  if (const char* key = std::getenv("FAKE_TENSORRT_CACHE_KEY")) script->cache_key = key;
+  return script;
+}
 
 }  // namespace
 
-std::chrono::milliseconds StepTimeFromEnvironment() {
-  const char* text = std::getenv("FAKE_TENSORRT_STEP_MS");
-  return std::chrono::milliseconds(text != nullptr ? std::atoi(text) : 0);
-}
+void PopulateNetwork(nvinfer1::INetworkDefinition& network) { static_cast<FakeNetwork&>(network).Populate(); }
 
 Script& GetScript() { return *g_script; }
 Record& GetRecord() { return *g_record; }
 void Reset() {
-  g_script = std::make_unique<Script>();
+  g_script = NewScript();
   g_record = std::make_unique<Record>();
 }
 
+std::string CacheBlob(const std::string& device, const std::set<std::string>& keys) {
+  std::string text = "FAKECACHE;device=" + device + ";entries=" + std::to_string(keys.size()) + ";keys=";
+  for (const std::string& key : keys) text += key + "|";
+  return text;
+}
+
+bool ParseCacheBlob(const std::string& blob, std::string* device, std::set<std::string>* keys) {
+  const std::string head = "FAKECACHE;device=";
+  if (blob.compare(0, head.size(), head) != 0) return false;
+  const size_t semi = blob.find(';', head.size());
+  const size_t at = blob.find(";keys=", head.size());
+  if (semi == std::string::npos || at == std::string::npos) return false;
+  *device = blob.substr(head.size(), semi - head.size());
+  size_t pos = at + 6;
+  while (pos < blob.size()) {
+    const size_t bar = blob.find('|', pos);
+    if (bar == std::string::npos) return false;
+    keys->insert(blob.substr(pos, bar - pos));
+    pos = bar + 1;
+  }
+  return true;
+}
+
 std::string MakeCacheBlob(const std::string& device, int entries) {
-  return "FAKECACHE;device=" + device + ";entries=" + std::to_string(entries);
+  std::set<std::string> keys;
+  for (int i = 0; i < entries; ++i) keys.insert("t" + std::to_string(i));
+  return CacheBlob(device, keys);
 }
 
 }  // namespace fake_trt
 
-namespace nvinfer1 {
-IBuilder* createInferBuilder(ILogger& logger) noexcept {
+extern "C" void* createInferBuilder_INTERNAL(void* logger_ptr, int32_t version) noexcept {
+  auto& logger = *static_cast<nvinfer1::ILogger*>(logger_ptr);
+  fake_trt::GetRecord().builder_version_arg = version;
   if (fake_trt::GetScript().builder_fails) {
-    logger.log(ILogger::Severity::kERROR, "fake: CUDA initialization failure with error: 35");
+    logger.log(nvinfer1::ILogger::Severity::kERROR, "fake: CUDA initialization failure with error: 35");
     return nullptr;
   }
-  return new fake_trt::FakeBuilder(logger);
+  return static_cast<nvinfer1::IBuilder*>(new fake_trt::FakeBuilder(logger));
 }
-}  // namespace nvinfer1
-
-namespace nvonnxparser {
-IParser* createParser(nvinfer1::INetworkDefinition& network, nvinfer1::ILogger& logger) noexcept {
-  return new fake_trt::FakeParser(static_cast<fake_trt::FakeNetwork&>(network), logger);
-}
-}  // namespace nvonnxparser
 
 extern "C" int32_t getInferLibVersion() noexcept { return fake_trt::GetScript().lib_version; }

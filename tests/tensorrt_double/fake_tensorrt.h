@@ -1,5 +1,6 @@
-// Control of the fake TensorRT in fake_tensorrt.cc (part of the TEST DOUBLE, not
-// NVIDIA code): what the next build does (Script) and what the backend asked of the
+// Control of the fake TensorRT (part of the TEST DOUBLE, not NVIDIA code), built as
+// stand-ins for TensorRT's libraries: fake_tensorrt.cc is libnvinfer.so.N,
+// fake_onnx_parser.cc libnvonnxparser.so.N, fake_plugins.cc libnvinfer_plugin.so.N: what the next build does (Script) and what the backend asked of the
 // builder (Record).
 //
 // The fake builder behaves towards its progress monitor as TensorRT documents:
@@ -14,9 +15,9 @@
 #include <NvInfer.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -29,22 +30,22 @@ namespace fake_trt {
 struct FakeInput {
   std::string name;
   std::vector<int64_t> dims;  // -1: dynamic
+  bool shape_tensor = false;
 };
 
-// FAKE_TENSORRT_STEP_MS, when set to a number: how long each worker step takes, so
-// that a program linked against the double as its TensorRT (examples/cpp in CI) builds
-// for a while and can be timed out or interrupted.
-std::chrono::milliseconds StepTimeFromEnvironment();
+// What getTacticSources() reports before any change (all five sources).
+inline constexpr nvinfer1::TacticSources kDefaultTacticSources = 0x1F;
 
 struct Script {
-  int32_t lib_version = 109900;  // what getInferLibVersion() returns (10.99.0)
+  int32_t lib_version = NV_TENSORRT_VERSION;  // what getInferLibVersion() returns (10.99.0)
   bool builder_fails = false;    // createInferBuilder returns null
   bool parse_fails = false;      // parseFromFile reports an unsupported node
   std::vector<FakeInput> inputs = {{"input", {1, 3, 224, 224}}};
   int workers = 4;   // threads calling the monitor at once, per root step
   int root_steps = 3;
   int worker_steps = 25;
-  std::chrono::milliseconds step_time = StepTimeFromEnvironment();
+  int step_ms = 0;  // a pause after each worker step
+  std::string cache_key = "t";  // timing-cache entries a build learns are named cache_key + N
   bool build_fails = false;  // logs an error, returns no engine
   std::string engine = "FAKE-ENGINE:0123456789";
   // Called once on worker 0's thread after its step `hook_step` of the first root step.
@@ -65,6 +66,7 @@ struct Record {
     std::string input;
     nvinfer1::OptProfileSelector selector;
     std::vector<int64_t> dims;
+    bool values = false;  // setShapeValues (a shape tensor), not setDimensions
   };
   std::vector<DimsCall> dims_calls;
   int profiles_added = 0;
@@ -77,6 +79,23 @@ struct Record {
   bool monitor_detached_after_build = false;
   int builds = 0;
   bool returned_engine = false;
+  std::vector<nvinfer1::BuilderFlag> cleared_flags;
+  std::map<int32_t, size_t> pools;  // MemoryPoolType -> bytes
+  std::optional<nvinfer1::TacticSources> tactic_sources;
+  std::optional<nvinfer1::HardwareCompatibilityLevel> hardware_compatibility;
+  std::optional<nvinfer1::ProfilingVerbosity> profiling_verbosity;
+  std::optional<int32_t> dla_core;
+  std::optional<nvinfer1::DeviceType> device_type;
+  std::vector<std::string> plugins_to_serialize;
+  std::vector<std::string> dynamic_plugins;
+  std::optional<int32_t> max_tactics;
+  std::optional<int32_t> tiling_level;
+  int cache_combines = 0;
+  int32_t builder_version_arg = 0;  // the version createInferBuilder_INTERNAL was given
+  int parser_version_arg = -1;
+  int plugin_inits = 0;  // initLibNvInferPlugins calls
+  bool plugin_logger_given = false;
+  std::string plugin_namespace;
   std::atomic<int> steps_reported{0};
   std::atomic<int> false_returns{0};
   std::mutex threads_mu;
@@ -88,8 +107,14 @@ Record& GetRecord();
 // A fresh Script and Record; call at the start of every test.
 void Reset();
 
-// The fake's timing cache format: "FAKECACHE;device=NAME;entries=N". A cache from
-// another device mismatches; anything else is unreadable.
+// The parser's side of the fake network: adds the Script's inputs.
+void PopulateNetwork(nvinfer1::INetworkDefinition& network);
+
+// The fake's timing cache format: "FAKECACHE;device=NAME;entries=N;keys=K1|K2|". A
+// cache from another device mismatches; anything else is unreadable.
+std::string CacheBlob(const std::string& device, const std::set<std::string>& keys);
+bool ParseCacheBlob(const std::string& blob, std::string* device, std::set<std::string>* keys);
+// A cache with entries t0..t(N-1), what N steps of learning from empty give.
 std::string MakeCacheBlob(const std::string& device, int entries);
 
 }  // namespace fake_trt

@@ -1,6 +1,8 @@
 #include "backends/tensorrt/build_options.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,15 +100,17 @@ TEST(ResolveTest, MapsEveryOption) {
   EXPECT_EQ(o.optimization_level, 5);
   EXPECT_EQ(o.max_aux_streams, 0);
   EXPECT_EQ(o.max_threads, 8);
-  ASSERT_EQ(o.shapes.size(), 2u);
-  EXPECT_EQ(o.shapes[0].input, "input");
-  EXPECT_EQ(o.shapes[0].min, (Shape{1, 3, 224, 224}));
-  EXPECT_EQ(o.shapes[0].opt, (Shape{8, 3, 224, 224}));
-  EXPECT_EQ(o.shapes[0].max, (Shape{32, 3, 224, 224}));
+  ASSERT_EQ(o.profiles.size(), 1u);
+  const Profile& shapes = o.profiles[0];
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].input, "input");
+  EXPECT_EQ(shapes[0].min, (Shape{1, 3, 224, 224}));
+  EXPECT_EQ(shapes[0].opt, (Shape{8, 3, 224, 224}));
+  EXPECT_EQ(shapes[0].max, (Shape{32, 3, 224, 224}));
   // Missing min and max default to opt, as in trtexec.
-  EXPECT_EQ(o.shapes[1].input, "mask");
-  EXPECT_EQ(o.shapes[1].min, (Shape{8, 128}));
-  EXPECT_EQ(o.shapes[1].max, (Shape{8, 128}));
+  EXPECT_EQ(shapes[1].input, "mask");
+  EXPECT_EQ(shapes[1].min, (Shape{8, 128}));
+  EXPECT_EQ(shapes[1].max, (Shape{8, 128}));
   EXPECT_TRUE(o.verbose && o.timing_cache_ignore_mismatch && o.no_builder_cache && o.error_on_timing_cache_miss);
   EXPECT_EQ(o.timing_cache, "cache.bin");
 }
@@ -117,7 +121,59 @@ TEST(ResolveTest, DefaultsLeaveTensorRtDefaults) {
   const BuildOptions o = Resolve(RawBuildFlags{}, &error, &ok);
   ASSERT_TRUE(ok) << error;
   EXPECT_FALSE(o.workspace_bytes || o.optimization_level || o.max_aux_streams || o.max_threads);
-  EXPECT_TRUE(o.shapes.empty());
+  EXPECT_TRUE(o.profiles.empty());
+  EXPECT_TRUE(o.notices.empty());
+}
+
+TEST(ResolveTest, MissingShapeListsAreFilledAsTrtexecDoes) {
+  auto one = [](const char* min, const char* opt, const char* max) {
+    RawBuildFlags raw;
+    raw.min_shapes = min;
+    raw.opt_shapes = opt;
+    raw.max_shapes = max;
+    std::string error;
+    bool ok = false;
+    const BuildOptions o = Resolve(raw, &error, &ok);
+    EXPECT_TRUE(ok) << error;
+    return o;
+  };
+  // min and max: opt is max (the done-when command line of issue 16).
+  BuildOptions o = one("x:1x3", "", "x:8x3");
+  EXPECT_EQ(o.profiles.at(0).at(0).opt, (Shape{8, 3}));
+  EXPECT_NE(o.notices.at(0).find("--optShapes not given for \"x\": using --maxShapes (8x3)"), std::string::npos)
+      << o.notices.at(0);
+  o = one("x:2", "", "");  // min only: everything is min
+  EXPECT_EQ(o.profiles[0][0].opt, (Shape{2}));
+  EXPECT_EQ(o.profiles[0][0].max, (Shape{2}));
+  o = one("", "", "x:4");  // max only: min and opt from max
+  EXPECT_EQ(o.profiles[0][0].min, (Shape{4}));
+  o = one("", "s:scalar", "");  // a 0-dimensional shape
+  EXPECT_TRUE(o.profiles[0][0].opt.empty());
+}
+
+TEST(ResolveTest, SeveralProfilesAndPools) {
+  RawBuildFlags raw;
+  raw.profiles = {{"x:1", "x:2", "x:4"}, {"", "x:8", ""}};
+  raw.mem_pool_size = {"workspace:1G,dlaSRAM:1M", "tacticSharedMem:48K", "dlaLocalDRAM:2", "dlaGlobalDRAM:3"};
+  raw.ignored = {"--skipInference", "--iterations"};
+  raw.tactic_sources = "-CUBLAS,+cudnn";
+  std::string error;
+  bool ok = false;
+  const BuildOptions o = Resolve(raw, &error, &ok);
+  ASSERT_TRUE(ok) << error;
+  ASSERT_EQ(o.profiles.size(), 2u);
+  EXPECT_EQ(o.profiles[1][0].min, (Shape{8}));
+  EXPECT_EQ(o.dla_sram_bytes, 1ULL << 20);
+  EXPECT_EQ(o.tactic_shared_memory_bytes, 48ULL << 10);
+  EXPECT_EQ(o.dla_local_dram_bytes, 2ULL << 20);
+  EXPECT_EQ(o.dla_global_dram_bytes, 3ULL << 20);
+  ASSERT_EQ(o.tactic_sources.size(), 2u);
+  EXPECT_FALSE(o.tactic_sources[0].enable);
+  EXPECT_EQ(o.tactic_sources[1].source, "CUDNN");
+  EXPECT_NE(std::find(o.notices.begin(), o.notices.end(),
+                      "ignored (trtexec's inference options; trtwatch only builds the engine): --skipInference "
+                      "--iterations"),
+            o.notices.end());
 }
 
 struct BadCase {
@@ -136,14 +192,23 @@ TEST(ResolveTest, RejectsContradictionsWithTheFix) {
   add("typed+fp16", [](RawBuildFlags& r) { r.strongly_typed = r.fp16 = true; }, "drop --fp16");
   add("two pools", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G", "workspace:2G"}; }, "twice");
   add("pool+workspace", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G"}; r.workspace = "10"; }, "not both");
-  add("other pool", [](RawBuildFlags& r) { r.mem_pool_size = {"dlaSRAM:1M"}; }, "only the workspace pool");
-  add("listed pool", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G,dlaSRAM:1M"}; }, "dlaSRAM:1M");
+  add("unknown pool", [](RawBuildFlags& r) { r.mem_pool_size = {"sram:1M"}; }, "POOL one of workspace, dlaSRAM");
+  add("listed pool", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G,sram:1M"}; }, "sram:1M");
+  add("tactic sign", [](RawBuildFlags& r) { r.tactic_sources = "CUBLAS"; }, "+SOURCE or -SOURCE");
+  add("hw level", [](RawBuildFlags& r) { r.hardware_compatibility_level = "hopper+"; }, "not one of none, ampere+");
+  add("lean alone", [](RawBuildFlags& r) { r.exclude_lean_runtime = true; }, "add --versionCompatible");
+  add("fallback alone", [](RawBuildFlags& r) { r.allow_gpu_fallback = true; }, "needs --useDLACore");
+  add("strict+ignore", [](RawBuildFlags& r) {
+    r.timing_cache = "c";
+    r.timing_cache_strict = r.timing_cache_ignore_mismatch = true;
+  }, "contradict");
+  add("shapes then profile", [](RawBuildFlags& r) { r.opt_shapes = "x:1"; r.profiles = {{"", "x:1", ""}}; },
+      "before the first --profile");
   add("listed twice", [](RawBuildFlags& r) { r.mem_pool_size = {"workspace:1G,workspace:2G"}; }, "twice");
   add("level 6", [](RawBuildFlags& r) { r.builder_optimization_level = "6"; }, "from 0 to 5");
   add("level text", [](RawBuildFlags& r) { r.builder_optimization_level = "max"; }, "--builderOptimizationLevel");
   add("threads 0", [](RawBuildFlags& r) { r.max_threads = "0"; }, "--maxThreads");
   add("aux -1", [](RawBuildFlags& r) { r.max_aux_streams = "-1"; }, "--maxAuxStreams");
-  add("no opt", [](RawBuildFlags& r) { r.min_shapes = "x:1"; }, "add --optShapes=x:");
   add("ranks", [](RawBuildFlags& r) { r.opt_shapes = "x:1x2"; r.max_shapes = "x:1"; }, "same number of dimensions");
   add("order", [](RawBuildFlags& r) { r.min_shapes = "x:4x2"; r.opt_shapes = "x:2x2"; }, "min <= opt <= max");
   add("bad syntax", [](RawBuildFlags& r) { r.opt_shapes = "x=1x2"; }, "--optShapes");
@@ -162,8 +227,9 @@ TEST(ResolveTest, RejectsContradictionsWithTheFix) {
 TEST(ResolveTest, NeedsModelAndEngine) {
   BuildOptions o;
   std::string error;
-  EXPECT_FALSE(ResolveBuildOptions("m.onnx", "", RawBuildFlags{}, &o, &error));
-  EXPECT_NE(error.find("-o ENGINE"), std::string::npos) << error;
+  // No engine file: built and not saved, as trtexec without --saveEngine, with a notice.
+  EXPECT_TRUE(ResolveBuildOptions("m.onnx", "", RawBuildFlags{}, &o, &error)) << error;
+  EXPECT_NE(o.notices.at(0).find("not saved"), std::string::npos);
   EXPECT_FALSE(ResolveBuildOptions("m.onnx", "m.onnx", RawBuildFlags{}, &o, &error));
   EXPECT_NE(error.find("overwrite the model"), std::string::npos) << error;
 }
@@ -227,6 +293,10 @@ TEST(TensorRtMajorTest, VersionLimits) {
   o.fp16 = false;
   o.strongly_typed = true;
   EXPECT_TRUE(CheckForTensorRtMajor(o, 11, &error));
+  o.max_tactics = 2;  // setMaxNbTactics came in 10.4
+  EXPECT_FALSE(CheckForTensorRtVersion(o, 10, 3, &error));
+  EXPECT_NE(error.find("--maxTactics needs TensorRT 10.4 or newer"), std::string::npos) << error;
+  EXPECT_TRUE(CheckForTensorRtVersion(o, 10, 4, &error));
 }
 
 TEST(TensorRtVersionTest, DecodesBothEncodings) {

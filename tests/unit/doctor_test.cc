@@ -23,6 +23,7 @@ DoctorReport ReadyMachine() {
   r.compiled.built = true;
   r.compiled.header_version = "10.16.0";
   r.compiled.root = "/opt/tensorrt";
+  r.compiled.major = 10;
   r.nvml.loaded = true;
   r.nvml.error.clear();
   r.nvml.library = "/usr/lib/libnvidia-ml.so.1";
@@ -37,8 +38,27 @@ DoctorReport ReadyMachine() {
   r.runtime.library = "libnvinfer.so.10";
   r.runtime.path = "/opt/tensorrt/lib/libnvinfer.so.10";
   r.runtime.version = "10.16.0";
+  r.runtime.onnx_parser_path = "/opt/tensorrt/lib/libnvonnxparser.so.10";
   r.runtime.error.clear();
   return r;
+}
+
+TEST(DoctorTest, ComparesCompiledAndLoadedVersions) {
+  EXPECT_EQ(CompareTensorRtVersions("10.16.0", "10.16.0"), VersionAgreement::kSame);
+  EXPECT_EQ(CompareTensorRtVersions("10.16.0", "10.16.1"), VersionAgreement::kNewerMinor);
+  EXPECT_EQ(CompareTensorRtVersions("10.16.0", "10.3.0"), VersionAgreement::kOlderMinor);
+  EXPECT_EQ(CompareTensorRtVersions("10.16.0", "9.2.0"), VersionAgreement::kMismatch);
+  EXPECT_EQ(CompareTensorRtVersions("10.16.0", "unknown"), VersionAgreement::kMismatch);
+  DoctorReport r = ReadyMachine();
+  r.runtime.version = "11.1.0";
+  const std::string text = FormatDoctorText(r);
+  EXPECT_NE(text.find("MISMATCH: built with TensorRT 10.16.0 headers, loaded 11.1.0"), std::string::npos) << text;
+  const auto doc = nlohmann::json::parse(FormatDoctorJson(r));
+  EXPECT_EQ(doc["tensorrt_runtime"]["matches_headers"], false);
+  EXPECT_EQ(doc["backends"][1]["ready"], false);
+  r.runtime.onnx_parser_path.clear();
+  r.runtime.version = "10.16.0";
+  EXPECT_NE(FormatDoctorText(r).find("libnvonnxparser.so.10 (the ONNX parser) was not found"), std::string::npos);
 }
 
 TEST(DoctorTest, TextSaysWhatIsMissingAndHowToGetIt) {

@@ -58,7 +58,19 @@ TEST(SimulatorTest, BuiltinProfilesParse) {
     std::string error;
     EXPECT_TRUE(LoadProfile(name, &error).has_value()) << name << ": " << error;
   }
-  EXPECT_EQ(BuiltinProfileNames().size(), 3u);
+  EXPECT_EQ(BuiltinProfileNames().size(), 4u);
+}
+
+TEST(SimulatorTest, Trt87MnistFollowsTheVerifiedTree) {
+  const SimRun run = Simulate("trt87-mnist", 20);
+  ExpectWellFormedStream(run.events);
+  EXPECT_EQ(run.result.status, BuildStatus::kSucceeded);
+  EXPECT_EQ(MaxDepth(run.events), 5);  // 6 levels, as in NVIDIA's README
+  int times212 = 0;
+  for (const Event& e : run.events) {
+    if (e.type == EventType::kPhaseStart && e.phase == "Finding fastest tactic for Times212") times212 = e.total;
+  }
+  EXPECT_EQ(times212, 37);
 }
 
 TEST(SimulatorTest, SmallCnnLooksLikeATensorRTBuild) {

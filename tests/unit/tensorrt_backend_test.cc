@@ -22,6 +22,22 @@ namespace {
 
 using trtwatch::testing::RecordingSink;
 
+// The headers' version as FormatTensorRtVersion prints it (kDoubleVersion for the 10.x double).
+const std::string kDoubleVersion = FormatTensorRtVersion(NV_TENSORRT_VERSION);
+
+// The double's stand-in libraries, loaded at run time as TensorRT's are. The test
+// binary links the fake libnvinfer too (to script it); dlopen finds that same copy.
+const LoadedTensorRt& FakeTensorRt() {
+  static const LoadedTensorRt* const loaded = [] {
+    std::string error;
+    auto library = LoadedTensorRt::Load(
+        LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, LibraryNamesForMajor(NV_TENSORRT_MAJOR)), &error);
+    if (!library) ADD_FAILURE() << error;
+    return library.release();
+  }();
+  return *loaded;
+}
+
 class TensorRtBackendTest : public trtwatch::testing::TempDirTest {
  protected:
   void SetUp() override {
@@ -44,7 +60,7 @@ class TensorRtBackendTest : public trtwatch::testing::TempDirTest {
   // Builds with options_; `during` runs from the fake builder's worker 0 at `hook_step`.
   Run Build(const std::function<void(Monitor&)>& during = nullptr, int hook_step = 3,
             const std::string& nvml = TRTWATCH_FAKE_NVML) {
-    TensorRtBackend backend(options_, nvml);
+    TensorRtBackend backend(options_, tensorrt_ != nullptr ? *tensorrt_ : FakeTensorRt(), nvml);
     RecordingSink sink;
     BuildSession session(SteadyClock::Instance(), {&sink}, SessionOptions{});
     if (during) {
@@ -72,6 +88,7 @@ class TensorRtBackendTest : public trtwatch::testing::TempDirTest {
   }
 
   BuildOptions options_;
+  const LoadedTensorRt* tensorrt_ = nullptr;  // FakeTensorRt() when null
 };
 
 TEST_F(TensorRtBackendTest, BuildsAndWritesTheEngine) {
@@ -86,7 +103,7 @@ TEST_F(TensorRtBackendTest, BuildsAndWritesTheEngine) {
   EXPECT_TRUE(record.monitor_detached_after_build);
   EXPECT_EQ(record.parsed_file, options_.model);
   EXPECT_EQ(record.parse_verbosity, static_cast<int>(nvinfer1::ILogger::Severity::kWARNING));
-  EXPECT_EQ(record.network_flags, 0u);
+  EXPECT_EQ(record.network_flags, NV_TENSORRT_MAJOR < 10 ? 1u : 0u);  // 9.x: kEXPLICIT_BATCH
   EXPECT_GE(record.callback_threads.size(), 2u);  // the monitor was called from several threads
   EXPECT_EQ(record.false_returns.load(), 0);
 
@@ -104,8 +121,8 @@ TEST_F(TensorRtBackendTest, BuildStartCarriesTensorRtAndGpuFacts) {
   EXPECT_EQ(run.events.front().type, EventType::kBuildStart);
   EXPECT_EQ(run.events.front().backend, "tensorrt");
   EXPECT_EQ(run.events.front().model, options_.model);
-  EXPECT_EQ(Fact(run, "tensorrt_version"), "10.99.0");
-  EXPECT_EQ(Fact(run, "tensorrt_headers"), "10.99.0");
+  EXPECT_EQ(Fact(run, "tensorrt_version"), kDoubleVersion);
+  EXPECT_EQ(Fact(run, "tensorrt_headers"), kDoubleVersion);
   EXPECT_EQ(Fact(run, "gpu"), "Fake GPU H");
   EXPECT_EQ(Fact(run, "gpu_compute_capability"), "9.0");
   EXPECT_EQ(Fact(run, "gpu_memory"), "150.0 GiB");
@@ -123,29 +140,110 @@ TEST_F(TensorRtBackendTest, WithoutNvmlTheFactsSaySo) {
 }
 
 TEST_F(TensorRtBackendTest, MapsOptionsOntoTheBuilder) {
+#if NV_TENSORRT_MAJOR < 11
   options_.fp16 = options_.bf16 = options_.int8 = true;
+#endif
   options_.workspace_bytes = 3ULL << 30;
+  options_.dla_sram_bytes = 1ULL << 20;
   options_.optimization_level = 4;
   options_.max_aux_streams = 2;
   options_.max_threads = 6;
   options_.no_builder_cache = true;
+  options_.no_tf32 = true;
+  options_.refit = true;
+  options_.version_compatible = options_.exclude_lean_runtime = true;
+  options_.hardware_compatibility_level = "ampere+";
+  options_.profiling_verbosity = "detailed";
+  options_.dla_core = 1;
+  options_.allow_gpu_fallback = true;
+  options_.tactic_sources = {{"JIT_CONVOLUTIONS", false}};
   const Run run = Build();
   ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
   const fake_trt::Record& r = fake_trt::GetRecord();
   using F = nvinfer1::BuilderFlag;
-  EXPECT_EQ(r.flags, (std::vector<F>{F::kFP16, F::kBF16, F::kINT8, F::kDISABLE_TIMING_CACHE}));
+  std::vector<F> expected;
+#if NV_TENSORRT_MAJOR < 11
+  expected = {F::kFP16, F::kBF16, F::kINT8};
+#endif
+  for (F f : {F::kREFIT, F::kVERSION_COMPATIBLE, F::kEXCLUDE_LEAN_RUNTIME, F::kDISABLE_TIMING_CACHE, F::kGPU_FALLBACK}) {
+    expected.push_back(f);
+  }
+  EXPECT_EQ(r.flags, expected);
+  EXPECT_EQ(r.cleared_flags, std::vector<F>{F::kTF32});
   EXPECT_EQ(r.workspace, 3ULL << 30);
+  EXPECT_EQ(r.pools.at(static_cast<int32_t>(nvinfer1::MemoryPoolType::kDLA_MANAGED_SRAM)), 1ULL << 20);
   EXPECT_EQ(r.optimization_level, 4);
   EXPECT_EQ(r.aux_streams, 2);
   EXPECT_EQ(r.max_threads, 6);
-  EXPECT_EQ(r.network_flags, 0u);
+  EXPECT_EQ(r.hardware_compatibility, nvinfer1::HardwareCompatibilityLevel::kAMPERE_PLUS);
+  EXPECT_EQ(r.profiling_verbosity, nvinfer1::ProfilingVerbosity::kDETAILED);
+  EXPECT_EQ(r.dla_core, 1);
+  EXPECT_EQ(r.device_type, nvinfer1::DeviceType::kDLA);
+  EXPECT_EQ(r.tactic_sources,
+            fake_trt::kDefaultTacticSources & ~(1U << static_cast<uint32_t>(nvinfer1::TacticSource::kJIT_CONVOLUTIONS)));
+  EXPECT_EQ(r.network_flags, NV_TENSORRT_MAJOR < 10 ? 1u : 0u);  // 9.x: kEXPLICIT_BATCH
 }
+
+#if NV_TENSORRT_MAJOR == 10
+TEST_F(TensorRtBackendTest, TensorRt10OptionsAndBestFollowTheGpu) {
+  options_.best = true;
+  options_.int4 = true;
+  options_.strip_weights = true;
+  options_.max_tactics = 3;
+  options_.tiling_optimization_level = 2;
+  options_.tactic_shared_memory_bytes = 48 * 1024;
+  // The stand-in NVML reports compute capability 8.0 or more for its first GPU.
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  const fake_trt::Record& r = fake_trt::GetRecord();
+  using F = nvinfer1::BuilderFlag;
+  EXPECT_EQ(r.flags, (std::vector<F>{F::kFP16, F::kBF16, F::kINT8, F::kINT4, F::kSTRIP_PLAN, F::kREFIT_IDENTICAL}));
+  EXPECT_EQ(r.max_tactics, 3);
+  EXPECT_EQ(r.tiling_level, 2);
+  EXPECT_EQ(r.pools.at(static_cast<int32_t>(nvinfer1::MemoryPoolType::kTACTIC_SHARED_MEMORY)), 48u * 1024);
+  // Without NVML the GPU is unknown: --best asks for all three.
+  fake_trt::Reset();
+  BuildOptions best_only;
+  best_only.model = options_.model;
+  best_only.output = options_.output;
+  best_only.best = true;
+  options_ = best_only;
+  ASSERT_EQ(Build(nullptr, 3, dir_ + "/no-nvml.so").result.status, BuildStatus::kSucceeded);
+  EXPECT_EQ(fake_trt::GetRecord().flags, (std::vector<F>{F::kFP16, F::kBF16, F::kINT8}));
+}
+#endif
+
+#if NV_TENSORRT_MAJOR == 9
+TEST_F(TensorRtBackendTest, TensorRt9RefusesWhatCameLater) {
+  options_.int4 = true;
+  std::string error;
+  EXPECT_EQ(MakeTensorRtBackend(options_, FakeTensorRt(), &error), nullptr);
+  EXPECT_NE(error.find("--int4 needs TensorRT 10.1 or newer"), std::string::npos) << error;
+}
+#endif
+
+#if NV_TENSORRT_MAJOR >= 11
+TEST_F(TensorRtBackendTest, TensorRt11RefusesWeakTypesAndRemovedTacticSources) {
+  std::string error;
+  options_.best = true;
+  EXPECT_EQ(MakeTensorRtBackend(options_, FakeTensorRt(), &error), nullptr);
+  EXPECT_NE(error.find("strongly typed networks only"), std::string::npos) << error;
+  options_.best = false;
+  options_.tactic_sources = {{"CUBLAS", true}};
+  EXPECT_EQ(MakeTensorRtBackend(options_, FakeTensorRt(), &error), nullptr);
+  EXPECT_NE(error.find("has no CUBLAS tactic source"), std::string::npos) << error;
+}
+#endif
 
 TEST_F(TensorRtBackendTest, StronglyTypedSetsTheNetworkFlag) {
   options_.strongly_typed = true;
   ASSERT_EQ(Build().result.status, BuildStatus::kSucceeded);
-  EXPECT_EQ(fake_trt::GetRecord().network_flags,
-            1u << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kSTRONGLY_TYPED));
+  using NF = nvinfer1::NetworkDefinitionCreationFlag;
+  // 9.x adds kEXPLICIT_BATCH; 11.x has strongly typed networks only (no flag).
+  const uint32_t expected = NV_TENSORRT_MAJOR >= 11 ? 0u
+                            : (1u << static_cast<uint32_t>(NF::kSTRONGLY_TYPED)) |
+                                  (NV_TENSORRT_MAJOR < 10 ? 1u << static_cast<uint32_t>(NF::kEXPLICIT_BATCH) : 0u);
+  EXPECT_EQ(fake_trt::GetRecord().network_flags, expected);
   EXPECT_TRUE(fake_trt::GetRecord().flags.empty());
 }
 
@@ -163,7 +261,7 @@ TEST_F(TensorRtBackendTest, LogLinesAreSeverityFiltered) {
 
 TEST_F(TensorRtBackendTest, DynamicShapesBecomeOneProfile) {
   fake_trt::GetScript().inputs = {{"input", {-1, 3, -1, -1}}, {"scale", {1}}};
-  options_.shapes = {{"input", {1, 3, 64, 64}, {8, 3, 224, 224}, {16, 3, 512, 512}}};
+  options_.profiles = {{{"input", {1, 3, 64, 64}, {8, 3, 224, 224}, {16, 3, 512, 512}}}};
   const Run run = Build();
   ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
   const fake_trt::Record& r = fake_trt::GetRecord();
@@ -176,23 +274,58 @@ TEST_F(TensorRtBackendTest, DynamicShapesBecomeOneProfile) {
   EXPECT_EQ(r.profiles_added, 1);
 }
 
-TEST_F(TensorRtBackendTest, DynamicInputWithoutShapesFailsNamingIt) {
+TEST_F(TensorRtBackendTest, DynamicInputWithoutShapesGetsOnesWithAWarning) {
   fake_trt::GetScript().inputs = {{"tokens", {-1, 128}}};
   const Run run = Build();
-  EXPECT_EQ(run.result.status, BuildStatus::kFailed);
-  EXPECT_NE(run.result.error.find("\"tokens\" has a dynamic shape (-1x128)"), std::string::npos) << run.result.error;
-  EXPECT_NE(run.result.error.find("--optShapes=tokens:"), std::string::npos) << run.result.error;
-  EXPECT_EQ(fake_trt::GetRecord().builds, 0);
-  EXPECT_FALSE(Exists(options_.output));
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  const fake_trt::Record& r = fake_trt::GetRecord();
+  ASSERT_EQ(r.dims_calls.size(), 3u);
+  for (const auto& call : r.dims_calls) EXPECT_EQ(call.dims, (std::vector<int64_t>{1, 128}));
+  EXPECT_EQ(r.profiles_added, 1);
+  bool warned = false;
+  for (const std::string& line : LogMessages(run)) {
+    warned = warned || (line.find("\"tokens\" is dynamic (-1x128) but no shapes were given: using 1x128") !=
+                            std::string::npos &&
+                        line.find("--minShapes/--optShapes/--maxShapes=tokens:") != std::string::npos);
+  }
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(TensorRtBackendTest, ShapeTensorsGetValuesAndScalarsWork) {
+  fake_trt::GetScript().inputs = {{"dims", {2}, /*shape_tensor=*/true}, {"x", {}}};
+  options_.profiles = {{{"dims", {1, 8}, {4, 8}, {8, 8}}}};
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  const fake_trt::Record& r = fake_trt::GetRecord();
+  ASSERT_EQ(r.dims_calls.size(), 3u);
+  EXPECT_TRUE(r.dims_calls[0].values);
+  EXPECT_EQ(r.dims_calls[1].dims, (std::vector<int64_t>{4, 8}));
+  options_.profiles = {{{"dims", {1}, {1}, {1}}}};
+  fake_trt::Reset();
+  fake_trt::GetScript().inputs = {{"dims", {2}, true}};
+  const Run wrong = Build();
+  EXPECT_NE(wrong.result.error.find("the values given for it have 1 values"), std::string::npos) << wrong.result.error;
+}
+
+TEST_F(TensorRtBackendTest, SeveralProfilesEachGetEveryDynamicInput) {
+  fake_trt::GetScript().inputs = {{"a", {-1, 4}}, {"b", {-1}}};
+  options_.profiles = {{{"a", {1, 4}, {2, 4}, {4, 4}}, {"b", {1}, {1}, {1}}}, {{"a", {8, 4}, {8, 4}, {16, 4}}}};
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  const fake_trt::Record& r = fake_trt::GetRecord();
+  EXPECT_EQ(r.profiles_added, 2);
+  ASSERT_EQ(r.dims_calls.size(), 12u);  // 2 inputs x 2 profiles x min/opt/max
+  EXPECT_EQ(r.dims_calls[3].dims, (std::vector<int64_t>{8, 4}));  // a, profile 1, min
+  EXPECT_EQ(r.dims_calls[9].dims, (std::vector<int64_t>{1}));     // b, profile 1: defaulted to 1
 }
 
 TEST_F(TensorRtBackendTest, ShapesForAnUnknownInputListTheRealOnes) {
-  options_.shapes = {{"image", {1, 3}, {1, 3}, {1, 3}}};
+  options_.profiles = {{{"image", {1, 3}, {1, 3}, {1, 3}}}};
   const Run run = Build();
   EXPECT_EQ(run.result.status, BuildStatus::kFailed);
   EXPECT_NE(run.result.error.find("no input named \"image\"; its inputs are: input (1x3x224x224)"), std::string::npos)
       << run.result.error;
-  options_.shapes = {{"input", {1, 3}, {1, 3}, {1, 3}}};
+  options_.profiles = {{{"input", {1, 3}, {1, 3}, {1, 3}}}};
   const Run rank = Build();
   EXPECT_NE(rank.result.error.find("have 2 dimensions"), std::string::npos) << rank.result.error;
 }
@@ -281,37 +414,65 @@ TEST_F(TensorRtBackendTest, TimingCacheIsCreatedThenReused) {
   ASSERT_EQ(second.result.status, BuildStatus::kSucceeded) << second.result.error;
   EXPECT_EQ(fake_trt::GetRecord().cache_blob_in, fake_trt::MakeCacheBlob("fake-gpu", 4));
   EXPECT_EQ(Read(options_.timing_cache), fake_trt::MakeCacheBlob("fake-gpu", 8));
-  EXPECT_EQ(Entries(), (std::vector<std::string>{"model.engine", "model.onnx", "timing.cache"}));
+  EXPECT_EQ(Entries(), (std::vector<std::string>{"model.engine", "model.onnx", "timing.cache", "timing.cache.lock"}));
 }
 
-TEST_F(TensorRtBackendTest, MismatchedTimingCacheNeedsConsent) {
+TEST_F(TensorRtBackendTest, MismatchedTimingCacheIsUsedWithAWarningUnlessStrict) {
   options_.timing_cache = dir_ + "/timing.cache";
   const std::string other = fake_trt::MakeCacheBlob("other-gpu", 10);
   std::ofstream(options_.timing_cache) << other;
+  options_.timing_cache_strict = true;
   const Run refused = Build();
   EXPECT_EQ(refused.result.status, BuildStatus::kFailed);
-  EXPECT_NE(refused.result.error.find("--timing-cache-ignore-mismatch"), std::string::npos) << refused.result.error;
+  EXPECT_NE(refused.result.error.find("drop --timing-cache-strict"), std::string::npos) << refused.result.error;
   EXPECT_EQ(Read(options_.timing_cache), other);
   EXPECT_FALSE(Exists(options_.output));
 
   fake_trt::Reset();
-  options_.timing_cache_ignore_mismatch = true;
+  options_.timing_cache_strict = false;
   const Run accepted = Build();
   ASSERT_EQ(accepted.result.status, BuildStatus::kSucceeded) << accepted.result.error;
   EXPECT_TRUE(fake_trt::GetRecord().cache_ignore_mismatch);
+  bool warned = false;
+  for (const std::string& line : LogMessages(accepted)) warned = warned || line.find("using it anyway") != std::string::npos;
+  EXPECT_TRUE(warned);
   EXPECT_EQ(Read(options_.timing_cache), fake_trt::MakeCacheBlob("other-gpu", 14));
 }
 
-TEST_F(TensorRtBackendTest, UnreadableTimingCacheIsReplacedOnlyWhenAsked) {
+TEST_F(TensorRtBackendTest, NoBuilderCacheWinsOverTheCacheFile) {
+  options_.timing_cache = dir_ + "/timing.cache";
+  options_.no_builder_cache = true;
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  EXPECT_FALSE(fake_trt::GetRecord().cache_set);
+  EXPECT_FALSE(Exists(options_.timing_cache));
+}
+
+TEST_F(TensorRtBackendTest, SavingMergesWhatAnotherBuildWroteMeanwhile) {
+  options_.timing_cache = dir_ + "/timing.cache";
+  // Another build saves its entries while this one runs.
+  fake_trt::GetScript().cache_key = "mine";
+  fake_trt::GetScript().before_return = [&] {
+    std::ofstream(options_.timing_cache) << fake_trt::CacheBlob("fake-gpu", {"theirs0", "theirs1"});
+  };
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  EXPECT_EQ(Read(options_.timing_cache),
+            fake_trt::CacheBlob("fake-gpu", {"mine0", "mine1", "mine2", "mine3", "theirs0", "theirs1"}));
+  EXPECT_TRUE(Exists(options_.timing_cache + ".lock"));
+}
+
+TEST_F(TensorRtBackendTest, UnreadableTimingCacheIsReplacedUnlessStrict) {
   options_.timing_cache = dir_ + "/timing.cache";
   std::ofstream(options_.timing_cache) << "garbage";
+  options_.timing_cache_strict = true;
   const Run refused = Build();
   EXPECT_EQ(refused.result.status, BuildStatus::kFailed);
-  EXPECT_NE(refused.result.error.find("cannot be read by TensorRT 10.99.0"), std::string::npos) << refused.result.error;
+  EXPECT_NE(refused.result.error.find("cannot be read by TensorRT " + kDoubleVersion), std::string::npos) << refused.result.error;
   EXPECT_EQ(Read(options_.timing_cache), "garbage");
 
   fake_trt::Reset();
-  options_.timing_cache_ignore_mismatch = true;
+  options_.timing_cache_strict = false;
   const Run replaced = Build();
   ASSERT_EQ(replaced.result.status, BuildStatus::kSucceeded) << replaced.result.error;
   EXPECT_EQ(Read(options_.timing_cache), fake_trt::MakeCacheBlob("fake-gpu", 4));
@@ -338,12 +499,70 @@ TEST_F(TensorRtBackendTest, ErrorOnTimingCacheMissFailsOnAnEmptyCache) {
 TEST_F(TensorRtBackendTest, FactoryChecksTheLibraryMatchesTheHeaders) {
   EXPECT_TRUE(CompiledWith().built);
   EXPECT_TRUE(CompiledWith().test_double);
-  EXPECT_EQ(CompiledWith().header_version, "10.99.0");
+  EXPECT_EQ(CompiledWith().header_version, kDoubleVersion);
   std::string error;
-  EXPECT_NE(MakeTensorRtBackend(options_, &error), nullptr) << error;
-  fake_trt::GetScript().lib_version = 9200;
-  EXPECT_EQ(MakeTensorRtBackend(options_, &error), nullptr);
-  EXPECT_NE(error.find("built against TensorRT 10.99.0 but loaded libnvinfer 9.2.0"), std::string::npos) << error;
+  EXPECT_NE(MakeTensorRtBackend(options_, FakeTensorRt(), &error), nullptr) << error;
+  fake_trt::GetScript().lib_version = NV_TENSORRT_MAJOR == 9 ? 100300 : 9200;
+  EXPECT_EQ(MakeTensorRtBackend(options_, FakeTensorRt(), &error), nullptr);
+  const std::string loaded = NV_TENSORRT_MAJOR == 9 ? "10.3.0" : "9.2.0";
+  EXPECT_NE(error.find("built against TensorRT " + kDoubleVersion + " but loaded libnvinfer " + loaded),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(TensorRtBackendTest, StandardPluginsAreInitialisedAndUserPluginsLoaded) {
+  const std::string plugin = dir_ + "/libmyplugin.so";
+  std::ofstream(plugin) << "not really a library";
+  options_.dynamic_plugins = {plugin};
+  options_.plugins_to_serialize = {plugin};
+  // A fresh load: the standard plugins are initialised once per LoadedTensorRt.
+  std::string error;
+  const auto fresh = LoadedTensorRt::Load(
+      LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, LibraryNamesForMajor(NV_TENSORRT_MAJOR)), &error);
+  ASSERT_NE(fresh, nullptr) << error;
+  tensorrt_ = fresh.get();
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  EXPECT_EQ(fake_trt::GetRecord().plugin_inits, 1);
+  ASSERT_EQ(Build().result.status, BuildStatus::kSucceeded);
+  EXPECT_EQ(fake_trt::GetRecord().plugin_inits, 1);  // not again
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  const fake_trt::Record& r = fake_trt::GetRecord();
+  EXPECT_TRUE(r.plugin_logger_given);
+  EXPECT_EQ(r.plugin_namespace, "");
+  EXPECT_EQ(r.dynamic_plugins, (std::vector<std::string>{plugin, plugin}));  // once per build
+  EXPECT_EQ(r.plugins_to_serialize, (std::vector<std::string>{plugin, plugin}));
+  options_.static_plugins = {plugin};  // not a shared library: named in the failure
+  const Run bad = Build();
+  EXPECT_EQ(bad.result.status, BuildStatus::kFailed);
+  EXPECT_NE(bad.result.error.find("--staticPlugins: cannot load \"" + plugin + "\""), std::string::npos)
+      << bad.result.error;
+}
+
+TEST_F(TensorRtBackendTest, EntryPointsGetTheHeadersVersions) {
+  ASSERT_EQ(Build().result.status, BuildStatus::kSucceeded);
+  EXPECT_EQ(fake_trt::GetRecord().builder_version_arg, NV_TENSORRT_VERSION);
+  EXPECT_EQ(fake_trt::GetRecord().parser_version_arg, NV_ONNX_PARSER_VERSION);
+}
+
+TEST_F(TensorRtBackendTest, MissingLibrariesAreNamedWithTheFix) {
+  std::string error;
+  const TensorRtLibraryNames names = LibraryNamesForMajor(NV_TENSORRT_MAJOR);
+  EXPECT_EQ(LoadedTensorRt::Load(LibraryNamesIn(dir_, names), &error), nullptr);
+  EXPECT_NE(error.find("TensorRT " + std::to_string(NV_TENSORRT_MAJOR) + " is not installed"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find(names.nvinfer), std::string::npos) << error;
+  EXPECT_NE(error.find("LD_LIBRARY_PATH"), std::string::npos) << error;
+  // nvinfer present, the parser absent: the parser is named.
+  TensorRtLibraryNames half = LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, names);
+  half.onnx_parser = dir_ + "/" + names.onnx_parser;
+  EXPECT_EQ(LoadedTensorRt::Load(half, &error), nullptr);
+  EXPECT_NE(error.find("ONNX parser is not installed"), std::string::npos) << error;
+  // Not TensorRT at all: the missing entry point is named.
+  TensorRtLibraryNames wrong = LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, names);
+  wrong.nvinfer = TRTWATCH_FAKE_NVML;
+  EXPECT_EQ(LoadedTensorRt::Load(wrong, &error), nullptr);
+  EXPECT_NE(error.find("getInferLibVersion is missing"), std::string::npos) << error;
 }
 
 }  // namespace

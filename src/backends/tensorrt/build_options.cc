@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -113,14 +114,14 @@ bool ParseShapeList(const std::string& text, const char* flag, std::vector<std::
     const std::string dims = text.substr(dims_begin, dims_end - dims_begin);
     Shape shape;
     size_t d = 0;
-    while (true) {
+    while (dims != "scalar") {  // trtexec's word for a 0-dimensional shape
       const size_t x = dims.find('x', d);
       const std::string_view piece =
           std::string_view(dims).substr(d, x == std::string::npos ? std::string::npos : x - d);
       int64_t value = 0;
       if (!ParseDim(piece, &value)) {
         *error = std::string(flag) + ": \"" + dims + "\" for input \"" + name +
-                 "\" is not a shape of non-negative whole numbers joined by 'x'" + example;
+                 "\" is not a shape of non-negative whole numbers joined by 'x' (or scalar)" + example;
         return false;
       }
       shape.push_back(value);
@@ -175,6 +176,70 @@ bool ParseMemorySize(const std::string& text, const char* flag, uint64_t* bytes,
   return true;
 }
 
+namespace {
+
+// One optimization profile with trtexec's rules (sampleOptions.cpp, processShapes): a
+// list not given for an input is filled from the others — min from opt, else max;
+// opt from max, else min; max from opt, else min — with a notice, as trtexec warns.
+bool ResolveProfile(const RawProfile& raw, int index, Profile* out, std::vector<std::string>* notices,
+                    std::string* error) {
+  const std::string where = index < 0 ? "" : " (--profile=" + std::to_string(index) + ")";
+  std::vector<std::pair<std::string, Shape>> mins, opts, maxs;
+  if (!ParseShapeList(raw.min_shapes, "--minShapes", &mins, error) ||
+      !ParseShapeList(raw.opt_shapes, "--optShapes", &opts, error) ||
+      !ParseShapeList(raw.max_shapes, "--maxShapes", &maxs, error)) {
+    *error += where;
+    return false;
+  }
+  auto find = [](const std::vector<std::pair<std::string, Shape>>& list, const std::string& name) -> const Shape* {
+    for (const auto& [n, s] : list) {
+      if (n == name) return &s;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> names;
+  for (const auto* list : {&mins, &opts, &maxs}) {
+    for (const auto& [n, s] : *list) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  }
+  for (const std::string& name : names) {
+    const Shape* min = find(mins, name);
+    const Shape* opt = find(opts, name);
+    const Shape* max = find(maxs, name);
+    ShapeRange range;
+    range.input = name;
+    range.min = min ? *min : opt ? *opt : *max;
+    range.opt = opt ? *opt : max ? *max : *min;
+    range.max = max ? *max : opt ? *opt : *min;
+    auto note = [&](const char* missing, const char* from, const Shape& shape) {
+      notices->push_back(std::string(missing) + " not given for \"" + name + "\"" + where + ": using " + from + " (" +
+                         FormatShape(shape) + "), as trtexec does");
+    };
+    if (!min) note("--minShapes", opt ? "--optShapes" : "--maxShapes", range.min);
+    if (!opt) note("--optShapes", max ? "--maxShapes" : "--minShapes", range.opt);
+    if (!max) note("--maxShapes", opt ? "--optShapes" : "--minShapes", range.max);
+    if (range.min.size() != range.opt.size() || range.max.size() != range.opt.size()) {
+      *error = "input \"" + name + "\"" + where + ": min " + FormatShape(range.min) + ", opt " +
+               FormatShape(range.opt) + " and max " + FormatShape(range.max) +
+               " must have the same number of dimensions";
+      return false;
+    }
+    for (size_t i = 0; i < range.opt.size(); ++i) {
+      if (range.min[i] > range.opt[i] || range.opt[i] > range.max[i]) {
+        *error = "input \"" + name + "\"" + where + ": dimension " + std::to_string(i) +
+                 " needs min <= opt <= max (got " + FormatShape(range.min) + ", " + FormatShape(range.opt) + ", " +
+                 FormatShape(range.max) + ")";
+        return false;
+      }
+    }
+    out->push_back(std::move(range));
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ResolveBuildOptions(const std::string& model, const std::string& output, const RawBuildFlags& raw,
                          BuildOptions* options, std::string* error) {
   BuildOptions o;
@@ -185,15 +250,20 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
     return false;
   }
   if (output.empty()) {
-    *error = "no engine file given: add -o ENGINE (e.g. -o model.engine)";
-    return false;
+    // trtexec without --saveEngine builds and discards the engine (it warms a timing cache).
+    o.notices.push_back("no -o/--saveEngine: the engine is built and not saved (as trtexec without --saveEngine)");
   }
   o.fp16 = raw.fp16;
   o.bf16 = raw.bf16;
   o.int8 = raw.int8;
+  o.fp8 = raw.fp8;
+  o.int4 = raw.int4;
+  o.best = raw.best;
   o.strongly_typed = raw.strongly_typed;
-  if (o.strongly_typed && (o.fp16 || o.bf16 || o.int8)) {
-    *error = "--stronglyTyped takes the types from the model; drop --fp16/--bf16/--int8, or drop --stronglyTyped";
+  o.no_tf32 = raw.no_tf32;
+  if (o.strongly_typed && (o.fp16 || o.bf16 || o.int8 || o.fp8 || o.int4 || o.best)) {
+    *error = "--stronglyTyped takes the types from the model; drop --fp16/--bf16/--int8/--fp8/--int4/--best, or drop "
+             "--stronglyTyped";
     return false;
   }
 
@@ -208,20 +278,32 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
       begin = comma + 1;
     }
   }
+  const std::pair<const char*, std::optional<uint64_t>*> pool_names[] = {
+      {"workspace", &o.workspace_bytes},
+      {"dlaSRAM", &o.dla_sram_bytes},
+      {"dlaLocalDRAM", &o.dla_local_dram_bytes},
+      {"dlaGlobalDRAM", &o.dla_global_dram_bytes},
+      {"tacticSharedMem", &o.tactic_shared_memory_bytes}};
   for (const std::string& pool : pools) {
     const size_t colon = pool.find(':');
     const std::string name = colon == std::string::npos ? "" : pool.substr(0, colon);
-    if (name != "workspace") {
-      *error = "--memPoolSize: \"" + pool + "\": only the workspace pool is supported (--memPoolSize=workspace:4G)";
+    std::optional<uint64_t>* target = nullptr;
+    for (const auto& [known, field] : pool_names) {
+      if (name == known) target = field;
+    }
+    if (target == nullptr) {
+      *error = "--memPoolSize: \"" + pool +
+               "\": expected POOL:SIZE with POOL one of workspace, dlaSRAM, dlaLocalDRAM, dlaGlobalDRAM, "
+               "tacticSharedMem (e.g. --memPoolSize=workspace:4G)";
       return false;
     }
-    if (o.workspace_bytes) {
-      *error = "--memPoolSize: the workspace size is given twice";
+    if (*target) {
+      *error = "--memPoolSize: the " + name + " size is given twice";
       return false;
     }
     uint64_t bytes = 0;
     if (!ParseMemorySize(pool.substr(colon + 1), "--memPoolSize", &bytes, error)) return false;
-    o.workspace_bytes = bytes;
+    *target = bytes;
   }
   if (!raw.workspace.empty()) {
     if (o.workspace_bytes) {
@@ -234,64 +316,126 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
   }
   if (!ParseInt(raw.builder_optimization_level, "--builderOptimizationLevel", 0, 5, &o.optimization_level, error) ||
       !ParseInt(raw.max_aux_streams, "--maxAuxStreams", 0, 1024, &o.max_aux_streams, error) ||
-      !ParseInt(raw.max_threads, "--maxThreads", 1, 4096, &o.max_threads, error)) {
+      !ParseInt(raw.max_threads, "--maxThreads", 1, 4096, &o.max_threads, error) ||
+      !ParseInt(raw.max_tactics, "--maxTactics", -1, 1 << 30, &o.max_tactics, error) ||
+      !ParseInt(raw.tiling_optimization_level, "--tilingOptimizationLevel", 0, 3, &o.tiling_optimization_level,
+                error) ||
+      !ParseInt(raw.use_dla_core, "--useDLACore", 0, 64, &o.dla_core, error) ||
+      !ParseInt(raw.device, "--device", 0, 1023, &o.device, error)) {
     return false;
   }
 
-  // Shapes: one optimization profile. As in trtexec, a missing min or max is the opt.
-  std::vector<std::pair<std::string, Shape>> mins, opts, maxs;
-  if (!ParseShapeList(raw.min_shapes, "--minShapes", &mins, error) ||
-      !ParseShapeList(raw.opt_shapes, "--optShapes", &opts, error) ||
-      !ParseShapeList(raw.max_shapes, "--maxShapes", &maxs, error)) {
-    return false;
-  }
-  auto find = [](const std::vector<std::pair<std::string, Shape>>& list, const std::string& name) -> const Shape* {
-    for (const auto& [n, s] : list) {
-      if (n == name) return &s;
-    }
-    return nullptr;
-  };
-  std::vector<std::string> names;
-  for (const auto* list : {&opts, &mins, &maxs}) {
-    for (const auto& [n, s] : *list) {
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-    }
-  }
-  for (const std::string& name : names) {
-    const Shape* opt = find(opts, name);
-    if (opt == nullptr) {
-      *error = "input \"" + name + "\" has --minShapes/--maxShapes but no --optShapes; add --optShapes=" + name +
-               ":DIMS (the shape to tune for)";
-      return false;
-    }
-    ShapeRange range;
-    range.input = name;
-    range.opt = *opt;
-    range.min = find(mins, name) ? *find(mins, name) : *opt;
-    range.max = find(maxs, name) ? *find(maxs, name) : *opt;
-    if (range.min.size() != range.opt.size() || range.max.size() != range.opt.size()) {
-      *error = "input \"" + name + "\": min " + FormatShape(range.min) + ", opt " + FormatShape(range.opt) +
-               " and max " + FormatShape(range.max) + " must have the same number of dimensions";
-      return false;
-    }
-    for (size_t i = 0; i < range.opt.size(); ++i) {
-      if (range.min[i] > range.opt[i] || range.opt[i] > range.max[i]) {
-        *error = "input \"" + name + "\": dimension " + std::to_string(i) + " needs min <= opt <= max (got " +
-                 FormatShape(range.min) + ", " + FormatShape(range.opt) + ", " + FormatShape(range.max) + ")";
+  // --tacticSources=-CUBLAS,+CUDNN (trtexec's syntax: each source with a sign).
+  if (!raw.tactic_sources.empty()) {
+    size_t begin = 0;
+    while (begin <= raw.tactic_sources.size()) {
+      size_t comma = raw.tactic_sources.find(',', begin);
+      if (comma == std::string::npos) comma = raw.tactic_sources.size();
+      const std::string item = raw.tactic_sources.substr(begin, comma - begin);
+      static const char* const kSources[] = {"CUBLAS", "CUBLAS_LT", "CUDNN", "EDGE_MASK_CONVOLUTIONS",
+                                             "JIT_CONVOLUTIONS"};
+      const bool signed_ok = item.size() > 1 && (item[0] == '+' || item[0] == '-');
+      std::string name = signed_ok ? item.substr(1) : item;
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+      if (!signed_ok || std::find_if(std::begin(kSources), std::end(kSources),
+                                     [&](const char* k) { return name == k; }) == std::end(kSources)) {
+        *error = "--tacticSources: \"" + item +
+                 "\" should be +SOURCE or -SOURCE with SOURCE one of CUBLAS, CUBLAS_LT, CUDNN, "
+                 "EDGE_MASK_CONVOLUTIONS, JIT_CONVOLUTIONS (e.g. --tacticSources=-CUBLAS,+CUDNN)";
         return false;
       }
+      o.tactic_sources.push_back({name, item[0] == '+'});
+      begin = comma + 1;
     }
-    o.shapes.push_back(std::move(range));
+  }
+  auto one_of = [&](const std::string& value, const char* flag, std::initializer_list<const char*> allowed,
+                    std::string* out) {
+    if (value.empty()) return true;
+    std::string list;
+    for (const char* a : allowed) {
+      if (value == a) {
+        *out = value;
+        return true;
+      }
+      list += std::string(list.empty() ? "" : ", ") + a;
+    }
+    *error = std::string(flag) + ": \"" + value + "\" is not one of " + list;
+    return false;
+  };
+  std::string sparsity;
+  if (!one_of(raw.hardware_compatibility_level, "--hardwareCompatibilityLevel",
+              {"none", "ampere+", "sameComputeCapability"}, &o.hardware_compatibility_level) ||
+      !one_of(raw.profiling_verbosity, "--profilingVerbosity", {"layer_names_only", "detailed", "none"},
+              &o.profiling_verbosity) ||
+      !one_of(raw.sparsity, "--sparsity", {"disable", "enable"}, &sparsity)) {
+    return false;
+  }
+  o.sparsity = sparsity == "enable";
+  o.version_compatible = raw.version_compatible;
+  o.exclude_lean_runtime = raw.exclude_lean_runtime;
+  if (o.exclude_lean_runtime && !o.version_compatible) {
+    *error = "--excludeLeanRuntime applies to version-compatible engines only: add --versionCompatible";
+    return false;
+  }
+  o.refit = raw.refit;
+  o.strip_weights = raw.strip_weights;
+  o.allow_weight_streaming = raw.allow_weight_streaming;
+  o.no_compilation_cache = raw.no_compilation_cache;
+  o.direct_io = raw.direct_io;
+  o.allow_gpu_fallback = raw.allow_gpu_fallback;
+  if (o.allow_gpu_fallback && !o.dla_core) {
+    *error = "--allowGPUFallback lets DLA layers fall back to the GPU: it needs --useDLACore=N";
+    return false;
+  }
+  o.static_plugins = raw.static_plugins;
+  o.dynamic_plugins = raw.dynamic_plugins;
+  o.plugins_to_serialize = raw.plugins_to_serialize;
+  if (!raw.ignored.empty()) {
+    std::string list;
+    for (const std::string& flag : raw.ignored) list += (list.empty() ? "" : " ") + flag;
+    o.notices.push_back("ignored (trtexec's inference options; trtwatch only builds the engine): " + list);
+  }
+
+  // Shapes: one optimization profile per --profile (or one from the plain options).
+  std::vector<RawProfile> raw_profiles = raw.profiles;
+  if (!raw.min_shapes.empty() || !raw.opt_shapes.empty() || !raw.max_shapes.empty()) {
+    if (!raw_profiles.empty()) {
+      *error = "--minShapes/--optShapes/--maxShapes before the first --profile: put every shape list after a "
+               "--profile=N, or use no --profile at all";
+      return false;
+    }
+    raw_profiles.push_back({raw.min_shapes, raw.opt_shapes, raw.max_shapes});
+  }
+  for (size_t p = 0; p < raw_profiles.size(); ++p) {
+    Profile profile;
+    if (!ResolveProfile(raw_profiles[p], raw_profiles.size() > 1 ? static_cast<int>(p) : -1, &profile, &o.notices,
+                        error)) {
+      return false;
+    }
+    o.profiles.push_back(std::move(profile));
   }
 
   o.verbose = raw.verbose;
   o.timing_cache = raw.timing_cache;
   o.timing_cache_ignore_mismatch = raw.timing_cache_ignore_mismatch;
+  o.timing_cache_strict = raw.timing_cache_strict;
+  if (o.timing_cache_strict && o.timing_cache_ignore_mismatch) {
+    *error = "--timing-cache-strict and --timing-cache-ignore-mismatch contradict each other: give one";
+    return false;
+  }
+  if (o.timing_cache_strict && o.timing_cache.empty()) {
+    *error = "--timing-cache-strict needs --timing-cache FILE";
+    return false;
+  }
   o.no_builder_cache = raw.no_builder_cache;
   o.error_on_timing_cache_miss = raw.error_on_timing_cache_miss;
   if (o.timing_cache_ignore_mismatch && o.timing_cache.empty()) {
     *error = "--timing-cache-ignore-mismatch needs --timing-cache FILE";
     return false;
+  }
+  if (o.no_builder_cache && !o.timing_cache.empty()) {
+    o.notices.push_back("--noBuilderCache: the timing cache \"" + o.timing_cache +
+                        "\" is neither read nor written (as trtexec)");
   }
   if (o.error_on_timing_cache_miss && o.timing_cache.empty()) {
     *error = "--errorOnTimingCacheMiss needs --timing-cache FILE (a cache to miss)";
@@ -301,7 +445,7 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
     *error = "--timing-cache: \"" + o.timing_cache + "\" is also the model or the engine; give the cache its own file";
     return false;
   }
-  if (o.model == o.output) {
+  if (o.model == o.output && !o.output.empty()) {
     *error = "-o: the engine would overwrite the model \"" + o.model + "\"; give the engine another name";
     return false;
   }
@@ -325,7 +469,16 @@ bool CheckBuildPaths(const BuildOptions& options, std::string* error) {
     *error = "model \"" + options.model + "\" cannot be read (" + std::strerror(errno) + "); check its permissions";
     return false;
   }
-  if (!CheckOutputFolder(options.output, "engine", "-o", error)) return false;
+  if (!options.output.empty() && !CheckOutputFolder(options.output, "engine", "-o", error)) return false;
+  for (const auto* list : {&options.static_plugins, &options.dynamic_plugins, &options.plugins_to_serialize}) {
+    for (const std::string& plugin : *list) {
+      if (::stat(plugin.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(plugin.c_str(), R_OK) != 0) {
+        *error = "plugin library \"" + plugin + "\" is not a readable file; check the path given to "
+                 "--staticPlugins/--dynamicPlugins/--setPluginsToSerialize";
+        return false;
+      }
+    }
+  }
   if (!options.timing_cache.empty()) {
     if (::stat(options.timing_cache.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
       *error = "--timing-cache: \"" + options.timing_cache + "\" is not a regular file; give a file path";
@@ -337,16 +490,54 @@ bool CheckBuildPaths(const BuildOptions& options, std::string* error) {
 }
 
 bool CheckForTensorRtMajor(const BuildOptions& options, int major, std::string* error) {
+  return CheckForTensorRtVersion(options, major, 99, error);
+}
+
+bool CheckForTensorRtVersion(const BuildOptions& options, int major, int minor, std::string* error) {
+  const std::string version = std::to_string(major) + "." + std::to_string(minor);
   if (major < 9) {
     *error = "TensorRT " + std::to_string(major) +
              " has no progress monitor (it came in TensorRT 9.0); install TensorRT 9, 10 or 11";
     return false;
   }
-  if (major >= 11 && (options.fp16 || options.bf16 || options.int8)) {
+  if (major >= 11 && (options.fp16 || options.bf16 || options.int8 || options.fp8 || options.int4 || options.best)) {
     *error = "TensorRT " + std::to_string(major) +
-             " builds strongly typed networks only: the types come from the model. Drop --fp16/--bf16/--int8 and "
-             "export the model in the precision you want (or quantize it with Q/DQ nodes)";
+             " builds strongly typed networks only: the types come from the model. Drop "
+             "--fp16/--bf16/--int8/--fp8/--int4/--best and export the model in the precision you want (or quantize "
+             "it with Q/DQ nodes)";
     return false;
+  }
+  // Options whose API came after 9.0, with the version that added it.
+  const struct {
+    bool asked;
+    const char* option;
+    int major, minor;
+  } needs[] = {
+      {options.int4, "--int4", 10, 1},
+      {options.strip_weights, "--stripWeights", 10, 0},
+      {options.allow_weight_streaming, "--allowWeightStreaming", 10, 0},
+      {options.tactic_shared_memory_bytes.has_value(), "--memPoolSize=tacticSharedMem", 10, 0},
+      {options.max_tactics.has_value(), "--maxTactics", 10, 4},
+      {options.tiling_optimization_level.has_value(), "--tilingOptimizationLevel", 10, 8},
+      {options.hardware_compatibility_level == "sameComputeCapability", "--hardwareCompatibilityLevel=sameComputeCapability",
+       10, 9},
+  };
+  for (const auto& need : needs) {
+    if (need.asked && (major < need.major || (major == need.major && minor < need.minor))) {
+      *error = std::string(need.option) + " needs TensorRT " + std::to_string(need.major) + "." +
+               std::to_string(need.minor) + " or newer; this trtwatch was built for TensorRT " + version +
+               ": drop the option, or rebuild trtwatch against a newer TensorRT";
+      return false;
+    }
+  }
+  if (major >= 11) {
+    for (const TacticSourceChange& change : options.tactic_sources) {
+      if (change.source == "CUBLAS" || change.source == "CUBLAS_LT" || change.source == "CUDNN") {
+        *error = "--tacticSources: TensorRT " + std::to_string(major) + " has no " + change.source +
+                 " tactic source (removed in 11.0); only EDGE_MASK_CONVOLUTIONS and JIT_CONVOLUTIONS remain";
+        return false;
+      }
+    }
   }
   return true;
 }
@@ -366,7 +557,10 @@ std::string FormatTensorRtVersion(int32_t version) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
+int TensorRtMajorOf(int32_t version) { return version >= 100000 ? version / 10000 : version / 1000; }
+
 std::string FormatShape(const Shape& shape) {
+  if (shape.empty()) return "scalar";
   std::string text;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) text += 'x';

@@ -18,13 +18,16 @@ struct CompiledTensorRt {
   bool built = false;          // the TensorRT backend is part of this binary
   std::string header_version;  // NV_TENSORRT_MAJOR.MINOR.PATCH of the headers compiled against
   std::string root;            // where CMake found TensorRT
+  int major = 0;               // NV_TENSORRT_MAJOR: the sonames loaded at run time follow it
   bool test_double = false;    // built against tests/tensorrt_double (tests only)
 };
 CompiledTensorRt CompiledWith();
 
 // A backend for `options` (already through ResolveBuildOptions and CheckBuildPaths).
-// Null, with the reason and its fix in `*error`, when this binary has no TensorRT or
-// the options ask for what this TensorRT cannot do.
+// Loads TensorRT's libraries (libnvinfer.so.MAJOR, libnvonnxparser.so.MAJOR) on first
+// use. Null, with the reason and its fix in `*error`, when this binary has no
+// TensorRT, TensorRT is not installed, or the options ask for what this TensorRT
+// cannot do.
 std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, std::string* error);
 
 }  // namespace trtwatch::trt

@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <limits>
+#include <optional>
+#include <vector>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -14,6 +17,7 @@
 #include "backends/tensorrt/factory.h"
 #include "backends/tensorrt/progress_adapter.h"
 #include "platform/atomic_file.h"
+#include "platform/file_lock.h"
 
 #ifndef TRTWATCH_TENSORRT_ROOT
 #define TRTWATCH_TENSORRT_ROOT ""
@@ -77,6 +81,154 @@ nvinfer1::NetworkDefinitionCreationFlags NetworkFlags(const BuildOptions& option
   return flags;
 }
 
+// One input's range in a profile: dimensions, or for a shape tensor its values.
+bool SetProfileRange(nvinfer1::IOptimizationProfile& profile, const ShapeRange& range, bool shape_tensor) {
+  const std::pair<nvinfer1::OptProfileSelector, const Shape*> sides[] = {
+      {nvinfer1::OptProfileSelector::kMIN, &range.min},
+      {nvinfer1::OptProfileSelector::kOPT, &range.opt},
+      {nvinfer1::OptProfileSelector::kMAX, &range.max}};
+  for (const auto& [selector, shape] : sides) {
+    if (shape_tensor) {
+#if NV_TENSORRT_MAJOR >= 11
+      const std::vector<int64_t> values(shape->begin(), shape->end());
+      if (!profile.setShapeValuesV2(range.input.c_str(), selector, values.data(), static_cast<int32_t>(values.size()))) {
+        return false;
+      }
+#else
+      std::vector<int32_t> values;
+      for (int64_t v : *shape) {
+        if (v > std::numeric_limits<int32_t>::max()) return false;
+        values.push_back(static_cast<int32_t>(v));
+      }
+      TRTWATCH_ALLOW_DEPRECATED_BEGIN
+      if (!profile.setShapeValues(range.input.c_str(), selector, values.data(), static_cast<int32_t>(values.size()))) {
+        return false;
+      }
+      TRTWATCH_ALLOW_DEPRECATED_END
+#endif
+    } else {
+      nvinfer1::Dims dims;
+      if (!ToDims(*shape, &dims) || !profile.setDimensions(range.input.c_str(), selector, dims)) return false;
+    }
+  }
+  return true;
+}
+
+// The builder flags and settings BuildOptions asks for (everything but shapes and
+// the timing cache). False with the reason when TensorRT refuses one.
+bool ConfigureBuilder(const BuildOptions& o, int compute_capability, nvinfer1::IBuilderConfig& config,
+                      std::string* error) {
+  using F = nvinfer1::BuilderFlag;
+  if (!CheckForTensorRtVersion(o, NV_TENSORRT_MAJOR, NV_TENSORRT_MINOR, error)) return false;
+#if NV_TENSORRT_MAJOR < 11
+  // --best as trtexec 10.x resolves it: fp16 and int8 (not on SM 10.3), bf16 from
+  // Ampere (SM 8.0) on; an unknown GPU gets all three.
+  const bool best_int8 = o.best && compute_capability != 103;
+  const bool best_bf16 = o.best && (compute_capability == 0 || compute_capability >= 80);
+  TRTWATCH_ALLOW_DEPRECATED_BEGIN
+  if (o.fp16 || o.best) config.setFlag(F::kFP16);
+  if (o.bf16 || best_bf16) config.setFlag(F::kBF16);
+  if (o.int8 || best_int8) config.setFlag(F::kINT8);
+  if (o.fp8) config.setFlag(F::kFP8);
+#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 1)
+  if (o.int4) config.setFlag(F::kINT4);
+#endif
+  TRTWATCH_ALLOW_DEPRECATED_END
+#else
+  static_cast<void>(compute_capability);
+#endif
+  if (o.no_tf32) config.clearFlag(F::kTF32);
+  if (o.refit) config.setFlag(F::kREFIT);
+#if NV_TENSORRT_MAJOR >= 10
+  if (o.strip_weights) {  // trtexec: a weight-stripped plan, refittable with the same weights
+    config.setFlag(F::kSTRIP_PLAN);
+    config.setFlag(F::kREFIT_IDENTICAL);
+  }
+  if (o.allow_weight_streaming) config.setFlag(F::kWEIGHT_STREAMING);
+#endif
+  if (o.version_compatible) config.setFlag(F::kVERSION_COMPATIBLE);
+  if (o.exclude_lean_runtime) config.setFlag(F::kEXCLUDE_LEAN_RUNTIME);
+  if (o.no_compilation_cache) config.setFlag(F::kDISABLE_COMPILATION_CACHE);
+  TRTWATCH_ALLOW_DEPRECATED_BEGIN  // kDIRECT_IO: deprecated in 10.x, still honoured
+  if (o.direct_io) config.setFlag(F::kDIRECT_IO);
+  TRTWATCH_ALLOW_DEPRECATED_END
+  if (o.sparsity) config.setFlag(F::kSPARSE_WEIGHTS);
+  if (o.error_on_timing_cache_miss) config.setFlag(F::kERROR_ON_TIMING_CACHE_MISS);
+  if (o.no_builder_cache) config.setFlag(F::kDISABLE_TIMING_CACHE);
+
+  using P = nvinfer1::MemoryPoolType;
+  const std::pair<P, const std::optional<uint64_t>*> pools[] = {
+      {P::kWORKSPACE, &o.workspace_bytes},
+      {P::kDLA_MANAGED_SRAM, &o.dla_sram_bytes},
+      {P::kDLA_LOCAL_DRAM, &o.dla_local_dram_bytes},
+      {P::kDLA_GLOBAL_DRAM, &o.dla_global_dram_bytes},
+#if NV_TENSORRT_MAJOR >= 10
+      {P::kTACTIC_SHARED_MEMORY, &o.tactic_shared_memory_bytes},
+#endif
+  };
+  for (const auto& [pool, bytes] : pools) {
+    if (*bytes) config.setMemoryPoolLimit(pool, static_cast<std::size_t>(**bytes));
+  }
+  if (o.optimization_level) config.setBuilderOptimizationLevel(*o.optimization_level);
+  if (o.max_aux_streams) config.setMaxAuxStreams(*o.max_aux_streams);
+#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 4)
+  if (o.max_tactics) config.setMaxNbTactics(*o.max_tactics);
+#endif
+#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 8)
+  if (o.tiling_optimization_level &&
+      !config.setTilingOptimizationLevel(static_cast<nvinfer1::TilingOptimizationLevel>(*o.tiling_optimization_level))) {
+    *error = "TensorRT refused --tilingOptimizationLevel=" + std::to_string(*o.tiling_optimization_level);
+    return false;
+  }
+#endif
+  if (!o.tactic_sources.empty()) {
+    nvinfer1::TacticSources sources = config.getTacticSources();
+    for (const TacticSourceChange& change : o.tactic_sources) {
+      nvinfer1::TacticSource source = nvinfer1::TacticSource::kEDGE_MASK_CONVOLUTIONS;
+      if (change.source == "JIT_CONVOLUTIONS") source = nvinfer1::TacticSource::kJIT_CONVOLUTIONS;
+#if NV_TENSORRT_MAJOR < 11
+      TRTWATCH_ALLOW_DEPRECATED_BEGIN
+      if (change.source == "CUBLAS") source = nvinfer1::TacticSource::kCUBLAS;
+      if (change.source == "CUBLAS_LT") source = nvinfer1::TacticSource::kCUBLAS_LT;
+      if (change.source == "CUDNN") source = nvinfer1::TacticSource::kCUDNN;
+      TRTWATCH_ALLOW_DEPRECATED_END
+#endif
+      const auto bit = 1U << static_cast<uint32_t>(source);
+      sources = change.enable ? (sources | bit) : (sources & ~bit);
+    }
+    if (!config.setTacticSources(sources)) {
+      *error = "TensorRT refused the --tacticSources given";
+      return false;
+    }
+  }
+  if (!o.hardware_compatibility_level.empty()) {
+    using H = nvinfer1::HardwareCompatibilityLevel;
+    H level = H::kNONE;
+    if (o.hardware_compatibility_level == "ampere+") level = H::kAMPERE_PLUS;
+#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 9)
+    if (o.hardware_compatibility_level == "sameComputeCapability") level = H::kSAME_COMPUTE_CAPABILITY;
+#endif
+    config.setHardwareCompatibilityLevel(level);
+  }
+  if (!o.profiling_verbosity.empty()) {
+    using V = nvinfer1::ProfilingVerbosity;
+    config.setProfilingVerbosity(o.profiling_verbosity == "detailed" ? V::kDETAILED
+                                 : o.profiling_verbosity == "none"   ? V::kNONE
+                                                                     : V::kLAYER_NAMES_ONLY);
+  }
+  if (o.dla_core) {
+    config.setDefaultDeviceType(nvinfer1::DeviceType::kDLA);
+    config.setDLACore(*o.dla_core);
+    if (o.allow_gpu_fallback) config.setFlag(F::kGPU_FALLBACK);
+  }
+  if (!o.plugins_to_serialize.empty()) {
+    std::vector<const char*> paths;
+    for (const std::string& path : o.plugins_to_serialize) paths.push_back(path.c_str());
+    config.setPluginsToSerialize(paths.data(), static_cast<int32_t>(paths.size()));
+  }
+  return true;
+}
+
 }  // namespace
 
 Facts TensorRtFacts(int32_t runtime_version, const NvmlReport& nvml) {
@@ -101,17 +253,21 @@ Facts TensorRtFacts(int32_t runtime_version, const NvmlReport& nvml) {
   return facts;
 }
 
-TensorRtBackend::TensorRtBackend(BuildOptions options, const std::string& nvml_library)
+TensorRtBackend::TensorRtBackend(BuildOptions options, const LoadedTensorRt& tensorrt, const std::string& nvml_library)
     : options_(std::move(options)),
-      facts_(TensorRtFacts(getInferLibVersion(), QueryNvml(nvml_library))),
-      logger_(options_.verbose ? trtwatch::Severity::kVerbose : trtwatch::Severity::kWarning) {}
+      tensorrt_(tensorrt),
+      logger_(options_.verbose ? trtwatch::Severity::kVerbose : trtwatch::Severity::kWarning) {
+  const NvmlReport nvml = QueryNvml(nvml_library);
+  facts_ = TensorRtFacts(tensorrt.Version(), nvml);
+  if (!nvml.gpus.empty()) gpu_compute_capability_ = nvml.gpus.front().cc_major * 10 + nvml.gpus.front().cc_minor;
+}
 
 BuildInfo TensorRtBackend::Describe() const {
   BuildInfo info;
   info.backend = "tensorrt";
   info.model = options_.model;
   info.facts = facts_;
-  info.facts.emplace_back("engine", options_.output);
+  if (!options_.output.empty()) info.facts.emplace_back("engine", options_.output);
   if (!options_.timing_cache.empty()) info.facts.emplace_back("timing_cache", options_.timing_cache);
   return info;
 }
@@ -154,17 +310,29 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   ProgressAdapter adapter(monitor);
   TrtPtr<nvinfer1::ITimingCache> cache;
 
-  TrtPtr<nvinfer1::IBuilder> builder(nvinfer1::createInferBuilder(logger_));
+  for (const std::string& notice : options_.notices) monitor.Log(trtwatch::Severity::kWarning, notice);
+  // Plugins as trtexec loads them: TensorRT's standard set, then the user's.
+  std::string plugin_error;
+  if (!tensorrt_.InitPlugins(logger_, &plugin_error)) monitor.Log(trtwatch::Severity::kWarning, plugin_error);
+  for (const std::string& path : options_.static_plugins) {
+    if (!tensorrt_.LoadStaticPlugin(path, &plugin_error)) return fail(plugin_error);
+  }
+  TrtPtr<nvinfer1::IBuilder> builder(tensorrt_.CreateBuilder(logger_));
   if (!builder) {
     return fail("TensorRT could not create a builder: is an NVIDIA GPU with a working driver visible? "
                 "(`trtwatch doctor` shows what trtwatch sees)");
+  }
+  for (const std::string& path : options_.dynamic_plugins) {
+    if (builder->getPluginRegistry().loadLibrary(path.c_str()) == nullptr) {
+      return fail("--dynamicPlugins: TensorRT could not load the plugin library \"" + path + "\"");
+    }
   }
   if (options_.max_threads && !builder->setMaxThreads(*options_.max_threads)) {
     return fail("TensorRT refused --maxThreads=" + std::to_string(*options_.max_threads));
   }
   TrtPtr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(NetworkFlags(options_)));
   if (!network) return fail("TensorRT could not create a network definition");
-  TrtPtr<nvonnxparser::IParser> parser(nvonnxparser::createParser(*network, logger_));
+  TrtPtr<nvonnxparser::IParser> parser(tensorrt_.CreateParser(*network, logger_));
   if (!parser) return fail("TensorRT could not create the ONNX parser");
   const int verbosity = static_cast<int>(options_.verbose ? nvinfer1::ILogger::Severity::kVERBOSE
                                                           : nvinfer1::ILogger::Severity::kWARNING);
@@ -181,85 +349,15 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
 
   TrtPtr<nvinfer1::IBuilderConfig> config(builder->createBuilderConfig());
   if (!config) return fail("TensorRT could not create a builder config");
-#if NV_TENSORRT_MAJOR < 11
-  TRTWATCH_ALLOW_DEPRECATED_BEGIN
-  if (options_.fp16) config->setFlag(nvinfer1::BuilderFlag::kFP16);
-  if (options_.bf16) config->setFlag(nvinfer1::BuilderFlag::kBF16);
-  if (options_.int8) config->setFlag(nvinfer1::BuilderFlag::kINT8);
-  TRTWATCH_ALLOW_DEPRECATED_END
-#else
-  if (options_.fp16 || options_.bf16 || options_.int8) {
-    std::string reason;
-    CheckForTensorRtMajor(options_, NV_TENSORRT_MAJOR, &reason);
-    return fail(reason);
-  }
-#endif
-  if (options_.no_builder_cache) config->setFlag(nvinfer1::BuilderFlag::kDISABLE_TIMING_CACHE);
-  if (options_.error_on_timing_cache_miss) config->setFlag(nvinfer1::BuilderFlag::kERROR_ON_TIMING_CACHE_MISS);
-  if (options_.workspace_bytes) {
-    config->setMemoryPoolLimit(nvinfer1::MemoryPoolType::kWORKSPACE, static_cast<std::size_t>(*options_.workspace_bytes));
-  }
-  if (options_.optimization_level) config->setBuilderOptimizationLevel(*options_.optimization_level);
-  if (options_.max_aux_streams) config->setMaxAuxStreams(*options_.max_aux_streams);
+  std::string refused;
+  if (!ConfigureBuilder(options_, gpu_compute_capability_, *config, &refused)) return fail(refused);
+  if (!ApplyProfiles(*builder, *network, *config, monitor, &refused)) return fail(refused);
 
-  // Dynamic shapes: one optimization profile holding every range given; every input
-  // with a dynamic dimension needs one.
-  const int32_t input_count = network->getNbInputs();
-  std::string input_list;
-  for (int32_t i = 0; i < input_count; ++i) {
-    const nvinfer1::ITensor* input = network->getInput(i);
-    input_list += std::string(i == 0 ? "" : ", ") + input->getName() + " (" + FormatDims(input->getDimensions()) + ")";
-  }
-  for (const ShapeRange& range : options_.shapes) {
-    bool found = false;
-    for (int32_t i = 0; i < input_count && !found; ++i) {
-      const nvinfer1::ITensor* input = network->getInput(i);
-      if (range.input != input->getName()) continue;
-      found = true;
-      if (input->getDimensions().nbDims != static_cast<int32_t>(range.opt.size())) {
-        return fail("input \"" + range.input + "\" has shape " + FormatDims(input->getDimensions()) +
-                    ", but the shapes given for it have " + std::to_string(range.opt.size()) + " dimensions");
-      }
-    }
-    if (!found) return fail("the model has no input named \"" + range.input + "\"; its inputs are: " + input_list);
-  }
-  for (int32_t i = 0; i < input_count; ++i) {
-    const nvinfer1::ITensor* input = network->getInput(i);
-    const nvinfer1::Dims dims = input->getDimensions();
-    bool dynamic = false;
-    for (int32_t d = 0; d < dims.nbDims; ++d) dynamic = dynamic || dims.d[d] < 0;
-    if (!dynamic) continue;
-    bool covered = false;
-    for (const ShapeRange& range : options_.shapes) covered = covered || range.input == input->getName();
-    if (!covered) {
-      return fail("input \"" + std::string(input->getName()) + "\" has a dynamic shape (" + FormatDims(dims) +
-                  "): give its range with --minShapes/--optShapes/--maxShapes, e.g. --optShapes=" +
-                  input->getName() + ":1x...");
-    }
-  }
-  if (!options_.shapes.empty()) {
-    nvinfer1::IOptimizationProfile* profile = builder->createOptimizationProfile();  // owned by the builder
-    if (profile == nullptr) return fail("TensorRT could not create an optimization profile");
-    for (const ShapeRange& range : options_.shapes) {
-      const std::pair<nvinfer1::OptProfileSelector, const Shape*> sides[] = {
-          {nvinfer1::OptProfileSelector::kMIN, &range.min},
-          {nvinfer1::OptProfileSelector::kOPT, &range.opt},
-          {nvinfer1::OptProfileSelector::kMAX, &range.max}};
-      for (const auto& [selector, shape] : sides) {
-        nvinfer1::Dims dims;
-        if (!ToDims(*shape, &dims) || !profile->setDimensions(range.input.c_str(), selector, dims)) {
-          return fail("TensorRT rejected the shapes for input \"" + range.input + "\" (min " + FormatShape(range.min) +
-                      ", opt " + FormatShape(range.opt) + ", max " + FormatShape(range.max) + ")");
-        }
-      }
-    }
-    if (config->addOptimizationProfile(profile) < 0) {
-      return fail("TensorRT rejected the optimization profile made from --minShapes/--optShapes/--maxShapes");
-    }
-  }
-
-  // Timing cache: load what is there, build with it, save the updated cache.
-  if (!options_.timing_cache.empty()) {
+  // Timing cache, with trtexec's semantics: --noBuilderCache wins over a cache file;
+  // a cache from another device or version is used anyway, with a warning (refused
+  // under --timing-cache-strict); the file is merged into, never overwritten.
+  const bool use_cache_file = !options_.timing_cache.empty() && !options_.no_builder_cache;
+  if (use_cache_file) {
     std::string blob;
     std::string read_error;
     int read_errno = 0;
@@ -270,21 +368,32 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
                                                  "\" does not exist yet; it will be written after the build");
     }
     cache.reset(config->createTimingCache(blob.data(), blob.size()));
-    if (!cache && !blob.empty() && options_.timing_cache_ignore_mismatch) {
-      monitor.Log(trtwatch::Severity::kWarning, "timing cache \"" + options_.timing_cache +
-                                                    "\" is unreadable by this TensorRT; starting a new one");
+    if (!cache && !blob.empty() && !options_.timing_cache_strict) {
+      monitor.Log(trtwatch::Severity::kWarning,
+                  "timing cache \"" + options_.timing_cache + "\" is unreadable by TensorRT " +
+                      FormatTensorRtVersion(tensorrt_.Version()) +
+                      " (corrupt, or another TensorRT version's): starting a new one, which replaces it after the build");
       cache.reset(config->createTimingCache(nullptr, 0));
     }
     if (!cache) {
       return fail("timing cache \"" + options_.timing_cache + "\" cannot be read by TensorRT " +
-                  FormatTensorRtVersion(getInferLibVersion()) +
-                  " (corrupt, or written by another TensorRT version): delete it to start a new one, or pass "
-                  "--timing-cache-ignore-mismatch to replace it");
+                  FormatTensorRtVersion(tensorrt_.Version()) +
+                  " (corrupt, or written by another TensorRT version): delete it to start a new one, or drop "
+                  "--timing-cache-strict to replace it");
     }
-    if (!config->setTimingCache(*cache, options_.timing_cache_ignore_mismatch)) {
+    bool attached = config->setTimingCache(*cache, options_.timing_cache_ignore_mismatch);
+    if (!attached && !options_.timing_cache_strict) {
+      logger_.ClearErrors();  // TensorRT's complaint about the mismatch is answered here
+      monitor.Log(trtwatch::Severity::kWarning,
+                  "timing cache \"" + options_.timing_cache +
+                      "\" was made on another GPU, CUDA or TensorRT version: using it anyway, as trtexec does "
+                      "(its timings may not fit this GPU; --timing-cache-strict refuses such a cache)");
+      attached = config->setTimingCache(*cache, /*ignoreMismatch=*/true);
+    }
+    if (!attached) {
       return fail("timing cache \"" + options_.timing_cache +
-                  "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or pass "
-                  "--timing-cache-ignore-mismatch to use it anyway");
+                  "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or drop "
+                  "--timing-cache-strict to use it anyway");
     }
   }
   if (monitor.IsCancelRequested()) return cancelled();
@@ -295,16 +404,13 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
 
   // Whatever TensorRT learnt is kept, also when the build was cancelled.
   if (cache && (engine || monitor.IsCancelRequested())) {
-    if (const nvinfer1::ITimingCache* used = config->getTimingCache()) {
-      TrtPtr<nvinfer1::IHostMemory> data(used->serialize());
-      if (data) SaveTimingCache(data->data(), data->size(), monitor);
-    }
+    if (const nvinfer1::ITimingCache* used = config->getTimingCache()) SaveTimingCache(*config, *used, monitor);
   }
   if (monitor.IsCancelRequested()) return cancelled();
   if (!engine) return fail("TensorRT built no engine");
 
   std::string write_error;
-  if (!WriteFileAtomically(options_.output,
+  if (!options_.output.empty() && !WriteFileAtomically(options_.output,
                            std::string_view(static_cast<const char*>(engine->data()), engine->size()),
                            &write_error)) {
     return fail("the engine was built but not saved: " + write_error);
@@ -313,9 +419,130 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   return outcome;
 }
 
-void TensorRtBackend::SaveTimingCache(const void* data, size_t size, Monitor& monitor) const {
+bool TensorRtBackend::ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetworkDefinition& network,
+                                    nvinfer1::IBuilderConfig& config, Monitor& monitor, std::string* error) const {
+  const int32_t input_count = network.getNbInputs();
+  std::string input_list;
+  for (int32_t i = 0; i < input_count; ++i) {
+    const nvinfer1::ITensor* input = network.getInput(i);
+    input_list += std::string(i == 0 ? "" : ", ") + input->getName() + " (" + FormatDims(input->getDimensions()) +
+                  (input->isShapeTensor() ? ", a shape tensor" : "") + ")";
+  }
+  // What the user gave must fit the model: names, ranks, shape-tensor value counts.
+  for (const Profile& profile : options_.profiles) {
+    for (const ShapeRange& range : profile) {
+      const nvinfer1::ITensor* input = nullptr;
+      for (int32_t i = 0; i < input_count && input == nullptr; ++i) {
+        if (range.input == network.getInput(i)->getName()) input = network.getInput(i);
+      }
+      if (input == nullptr) {
+        *error = "the model has no input named \"" + range.input + "\"; its inputs are: " + input_list;
+        return false;
+      }
+      const nvinfer1::Dims dims = input->getDimensions();
+      // A shape tensor's "shape" is its values: as many as its one dimension (1 if scalar).
+      const int64_t expected = input->isShapeTensor() ? (dims.nbDims == 0 ? 1 : dims.d[0]) : dims.nbDims;
+      if (expected >= 0 && expected != static_cast<int64_t>(range.opt.size())) {
+        *error = "input \"" + range.input + "\" has shape " + FormatDims(dims) + ", but the " +
+                 (input->isShapeTensor() ? "values" : "shapes") + " given for it have " +
+                 std::to_string(range.opt.size()) + (input->isShapeTensor() ? " values" : " dimensions");
+        return false;
+      }
+    }
+  }
+  const size_t profile_count = std::max<size_t>(1, options_.profiles.size());
+  std::vector<nvinfer1::IOptimizationProfile*> profiles;  // owned by the builder
+  bool dynamic_model = false;
+  for (int32_t i = 0; i < input_count; ++i) {
+    const nvinfer1::ITensor* input = network.getInput(i);
+    const nvinfer1::Dims dims = input->getDimensions();
+    bool dynamic = input->isShapeTensor();
+    for (int32_t d = 0; d < dims.nbDims; ++d) dynamic = dynamic || dims.d[d] < 0;
+    if (!dynamic) continue;
+    dynamic_model = true;
+    while (profiles.size() < profile_count) {
+      profiles.push_back(builder.createOptimizationProfile());
+      if (profiles.back() == nullptr) {
+        *error = "TensorRT could not create an optimization profile";
+        return false;
+      }
+    }
+    for (size_t p = 0; p < profile_count; ++p) {
+      ShapeRange range;
+      const ShapeRange* given = nullptr;
+      if (p < options_.profiles.size()) {
+        for (const ShapeRange& r : options_.profiles[p]) given = r.input == input->getName() ? &r : given;
+      }
+      if (given != nullptr) {
+        range = *given;
+      } else {
+        // trtexec: a dynamic input without shapes gets 1 for each dynamic dimension.
+        Shape ones;
+        if (input->isShapeTensor()) {
+          ones.assign(dims.nbDims == 0 ? 1 : static_cast<size_t>(std::max<int64_t>(dims.d[0], 0)), 1);
+        } else {
+          for (int32_t d = 0; d < dims.nbDims; ++d) ones.push_back(dims.d[d] > 0 ? dims.d[d] : 1);
+        }
+        range = {input->getName(), ones, ones, ones};
+        monitor.Log(trtwatch::Severity::kWarning,
+                    "input \"" + std::string(input->getName()) + "\" is dynamic (" + FormatDims(dims) +
+                        ") but no shapes were given" +
+                        (profile_count > 1 ? " in --profile=" + std::to_string(p) : std::string()) + ": using " +
+                        FormatShape(ones) + " (as trtexec does); give --minShapes/--optShapes/--maxShapes=" +
+                        input->getName() + ":... to choose");
+      }
+      if (!SetProfileRange(*profiles[p], range, input->isShapeTensor())) {
+        *error = "TensorRT rejected the " + std::string(input->isShapeTensor() ? "values" : "shapes") +
+                 " for input \"" + range.input + "\" (min " + FormatShape(range.min) + ", opt " +
+                 FormatShape(range.opt) + ", max " + FormatShape(range.max) + ")";
+        return false;
+      }
+    }
+  }
+  if (!dynamic_model) {
+    if (!options_.profiles.empty()) {
+      monitor.Log(trtwatch::Severity::kWarning, "the model's inputs are all static: the shapes given are not used");
+    }
+    return true;
+  }
+  for (size_t p = 0; p < profiles.size(); ++p) {
+    if (config.addOptimizationProfile(profiles[p]) < 0) {
+      *error = "TensorRT rejected optimization profile " + std::to_string(p) +
+               " (made from --minShapes/--optShapes/--maxShapes)";
+      return false;
+    }
+  }
+  return true;
+}
+
+void TensorRtBackend::SaveTimingCache(nvinfer1::IBuilderConfig& config, const nvinfer1::ITimingCache& learnt,
+                                      Monitor& monitor) const {
+  // Read, merge and replace under one lock, so that builds sharing the file at once
+  // all land their entries (trtexec merges with ITimingCache::combine too).
   std::string error;
-  if (!WriteFileAtomically(options_.timing_cache, std::string_view(static_cast<const char*>(data), size), &error)) {
+  const std::unique_ptr<FileLock> lock = FileLock::Acquire(options_.timing_cache + ".lock", &error);
+  if (!lock) {
+    monitor.Log(trtwatch::Severity::kWarning, "timing cache not saved: " + error);
+    return;
+  }
+  std::string current;
+  int read_errno = 0;
+  TrtPtr<nvinfer1::ITimingCache> merged;
+  if (ReadWholeFile(options_.timing_cache, &current, &error, &read_errno) && !current.empty()) {
+    merged.reset(config.createTimingCache(current.data(), current.size()));
+    if (merged && !merged->combine(learnt, /*ignoreMismatch=*/false)) merged.reset();
+    if (!merged) {
+      monitor.Log(trtwatch::Severity::kWarning, "timing cache \"" + options_.timing_cache +
+                                                    "\" now holds another device's or version's cache: replacing it");
+    }
+  }
+  TrtPtr<nvinfer1::IHostMemory> data(merged ? merged->serialize() : learnt.serialize());
+  if (!data) {
+    monitor.Log(trtwatch::Severity::kWarning, "timing cache not saved: TensorRT could not serialize it");
+    return;
+  }
+  if (!WriteFileAtomically(options_.timing_cache,
+                           std::string_view(static_cast<const char*>(data->data()), data->size()), &error)) {
     monitor.Log(trtwatch::Severity::kWarning, "timing cache not saved: " + error);
   }
 }
@@ -325,6 +552,7 @@ CompiledTensorRt CompiledWith() {
   compiled.built = true;
   compiled.header_version = HeaderVersion();
   compiled.root = TRTWATCH_TENSORRT_ROOT;
+  compiled.major = NV_TENSORRT_MAJOR;
 #ifdef TRTWATCH_TENSORRT_TEST_DOUBLE
   compiled.test_double = true;
 #endif
@@ -333,16 +561,26 @@ CompiledTensorRt CompiledWith() {
 
 std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, std::string* error) {
   if (!CheckForTensorRtMajor(options, NV_TENSORRT_MAJOR, error)) return nullptr;
+  const LoadedTensorRt* tensorrt = LoadedTensorRt::ForProcess(error);
+  if (tensorrt == nullptr) {
+    *error = "cannot build \"" + options.model + "\": " + *error;
+    return nullptr;
+  }
+  return MakeTensorRtBackend(options, *tensorrt, error);
+}
+
+std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, const LoadedTensorRt& tensorrt,
+                                             std::string* error) {
+  if (!CheckForTensorRtMajor(options, NV_TENSORRT_MAJOR, error)) return nullptr;
   // TensorRT's library must be the major version the headers were.
-  const int32_t runtime = getInferLibVersion();
-  const int32_t runtime_major = runtime >= 100000 ? runtime / 10000 : runtime / 1000;
-  if (runtime_major != NV_TENSORRT_MAJOR) {
+  const int32_t runtime = tensorrt.Version();
+  if (TensorRtMajorOf(runtime) != NV_TENSORRT_MAJOR) {
     *error = "this trtwatch was built against TensorRT " + HeaderVersion() + " but loaded libnvinfer " +
              FormatTensorRtVersion(runtime) + "; rebuild trtwatch against the installed TensorRT (-DTensorRT_ROOT=...) "
              "or put the matching libnvinfer first on LD_LIBRARY_PATH";
     return nullptr;
   }
-  return std::make_unique<TensorRtBackend>(options);
+  return std::make_unique<TensorRtBackend>(options, tensorrt);
 }
 
 }  // namespace trtwatch::trt

@@ -9,23 +9,29 @@
 // A cancel request that arrives after TensorRT produced the engine still wins: the
 // engine is discarded, so an interrupted build never leaves a file behind.
 //
+// TensorRT's libraries are loaded at run time (LoadedTensorRt): nothing here links
+// against them.
+//
 // Threading: Build() runs on the caller's thread; TensorRT calls the adapters from its
 // own threads meanwhile. One Build() at a time per object.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "backends/backend.h"
 #include "backends/tensorrt/build_options.h"
 #include "backends/tensorrt/logger_adapter.h"
+#include "backends/tensorrt/tensorrt_library.h"
 #include "platform/nvml.h"
 
 namespace trtwatch::trt {
 
 class TensorRtBackend final : public Backend {
  public:
-  // `nvml_library` is where GPU facts come from (tests pass a stand-in).
-  explicit TensorRtBackend(BuildOptions options, const std::string& nvml_library = kNvmlLibrary);
+  // `tensorrt` must outlive the backend. `nvml_library` is where GPU facts come from
+  // (tests pass a stand-in).
+  TensorRtBackend(BuildOptions options, const LoadedTensorRt& tensorrt, const std::string& nvml_library = kNvmlLibrary);
 
   BuildInfo Describe() const override;
   BuildOutcome Build(Monitor& monitor) override;
@@ -33,12 +39,23 @@ class TensorRtBackend final : public Backend {
  private:
   BuildOutcome BuildAttached(Monitor& monitor);
   std::string WithErrors(const std::string& message) const;
-  void SaveTimingCache(const void* data, size_t size, Monitor& monitor) const;
+  // Every optimization profile (--profile, or the plain shape options), with
+  // trtexec's defaults for dynamic inputs without shapes.
+  bool ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetworkDefinition& network,
+                     nvinfer1::IBuilderConfig& config, Monitor& monitor, std::string* error) const;
+  // Merges what the build learnt into the cache file, under the file's lock.
+  void SaveTimingCache(nvinfer1::IBuilderConfig& config, const nvinfer1::ITimingCache& learnt, Monitor& monitor) const;
 
   const BuildOptions options_;
+  const LoadedTensorRt& tensorrt_;
   Facts facts_;
+  int gpu_compute_capability_ = 0;  // 80 for 8.0; 0 when NVML does not say (for --best)
   LoggerAdapter logger_;
 };
+
+// MakeTensorRtBackend (factory.h) with the libraries already loaded.
+std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, const LoadedTensorRt& tensorrt,
+                                             std::string* error);
 
 // build_start facts about TensorRT and the GPU: tensorrt_version (run time),
 // tensorrt_headers (compile time), gpu, gpu_compute_capability, gpu_memory,
