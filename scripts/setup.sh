@@ -30,6 +30,11 @@ fi
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/node/node_modules/eventsource ]; then
   (cd tests/node && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/node failed; the EventSource test will be skipped" >&2
 fi
+# `trtwatch mcp`'s tests use the official MCP TypeScript SDK client (tests/mcp, pinned in
+# its package-lock.json); skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
+  (cd tests/mcp && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/mcp failed; the MCP SDK tests will be skipped" >&2
+fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 cmake --preset release >/dev/null

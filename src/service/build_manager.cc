@@ -250,9 +250,11 @@ ApiResult BuildManager::Cancel(const std::string& id) {
   switch (b.record.state) {
     case BuildState::kQueued: {
       queue_.erase(std::find(queue_.begin(), queue_.end(), id));
-      b.record.cancel_reason = "api";
-      b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
-      b.record.cancel_requested_at = NowUnix();
+      if (b.record.cancel_reason.empty()) {
+        b.record.cancel_reason = "api";
+        b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
+        b.record.cancel_requested_at = NowUnix();
+      }
       std::string body = RecordToJson(b.record);
       EndWithoutWorker(b, BuildState::kCancelled, "cancelled while queued");
       return {202, store_.Get(id).value_or(body), id};
@@ -281,6 +283,16 @@ ApiResult BuildManager::Cancel(const std::string& id) {
     default:  // cancelling: asked already; cancel is idempotent
       return {202, ActiveRecordJson(b), id};
   }
+}
+
+ApiResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message) {
+  auto it = active_.find(id);
+  if (it != active_.end() && it->second->record.cancel_reason.empty()) {
+    it->second->record.cancel_reason = reason;
+    it->second->record.cancel_message = message;
+    it->second->record.cancel_requested_at = NowUnix();
+  }
+  return Cancel(id);
 }
 
 BuildManager::Subscription BuildManager::Subscribe(const std::string& id, uint64_t after_seq,

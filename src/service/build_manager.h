@@ -72,6 +72,9 @@ class BuildManager {
   ApiResult Submit(std::string_view body);
   ApiResult Get(const std::string& id);
   ApiResult Cancel(const std::string& id);
+  // Cancel on behalf of another front end (the MCP server): `reason` ("api", "budget")
+  // and `message` are what the record keeps, instead of POST /builds/{id}/cancel's.
+  ApiResult CancelFor(const std::string& id, const std::string& reason, const std::string& message);
 
   struct Subscription {
     bool found = false;
