@@ -3,6 +3,12 @@
 #include <cstdio>
 
 #include <trtwatch/result.h>
+#include "cli/doctor_command.h"
+#include "runner/duration.h"
+
+#ifndef TRTWATCH_VERSION
+#define TRTWATCH_VERSION "0.0.0"
+#endif
 
 namespace trtwatch {
 
@@ -19,6 +25,8 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
+  cmd->add_option("--mcp-max-build-time", options->mcp_max_build_time,
+                  "Budget of every build started over MCP at /mcp (90s, 30m, 2h): cancelled with reason budget");
   cmd->add_option("--on-shutdown", *on_shutdown, "On SIGTERM/SIGINT: cancel running builds, or let them finish")
       ->default_val("cancel");
   return cmd;
@@ -30,6 +38,15 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
+  if (!options.mcp_max_build_time.empty()) {
+    std::string error;
+    if (!ParseDuration(options.mcp_max_build_time, &options.mcp_max_build_seconds, &error)) {
+      std::fprintf(stderr, "trtwatch serve: --mcp-max-build-time: %s\n", error.c_str());
+      return exit_code::kUsage;
+    }
+  }
+  options.doctor_json = [] { return FormatDoctorJson(GatherDoctorReport()); };
+  options.version = TRTWATCH_VERSION;
   return service::RunServer(options);
 }
 

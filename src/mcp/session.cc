@@ -13,6 +13,13 @@ bool SupportedVersion(const std::string& v) {
 
 }  // namespace
 
+std::string Instructions() {
+  return "trtwatch builds NVIDIA TensorRT engines (or simulated builds) with live progress. Call build_engine with "
+         "\"simulate\" (a profile) or \"model\" (an ONNX path); it reports progress while it runs and returns the "
+         "build record. Give a \"timeout\" budget for long builds, or wait=false to get the id at once and follow it "
+         "with get_build. Cancelling the request, or cancel_build, stops the build cleanly at TensorRT's next step.";
+}
+
 Session::Session(Tools& tools, ServerInfo info, Send send)
     : tools_(tools), info_(std::move(info)), send_(std::move(send)) {}
 

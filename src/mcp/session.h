@@ -25,6 +25,9 @@ namespace trtwatch::mcp {
 // The revisions this server speaks, newest first.
 inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
+// What the server tells the client's model about itself (initialize's instructions).
+std::string Instructions();
+
 struct ServerInfo {
   std::string version;       // trtwatch's
   std::string instructions;  // for the client's model

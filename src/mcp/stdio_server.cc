@@ -85,13 +85,6 @@ class LineReader {
 
 }  // namespace
 
-std::string Instructions() {
-  return "trtwatch builds NVIDIA TensorRT engines (or simulated builds) with live progress. Call build_engine with "
-         "\"simulate\" (a profile) or \"model\" (an ONNX path); it reports progress while it runs and returns the "
-         "build record. Give a \"timeout\" budget for long builds, or wait=false to get the id at once and follow it "
-         "with get_build. Cancelling the request, or cancel_build, stops the build cleanly at TensorRT's next step.";
-}
-
 int RunStdioServer(const StdioOptions& options) {
   if (options.max_concurrent < 1) return Usage("--max-concurrent must be at least 1");
   if (options.queue_limit < 0) return Usage("--queue-limit must be 0 or more");
@@ -148,7 +141,8 @@ int RunStdioServer(const StdioOptions& options) {
     if (stopping) return;
     stopping = true;
     reader.Close();
-    tools.Stop("the MCP client disconnected before the build started");
+    tools.CancelQueued("the MCP client disconnected before the build started");
+    tools.Stop();
     boost::system::error_code ignored;
     signals.cancel(ignored);
     manager->Shutdown(/*cancel_running=*/true, [&] { io.stop(); });
@@ -159,6 +153,7 @@ int RunStdioServer(const StdioOptions& options) {
   std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n", options.data_dir.c_str());
   reader.Start();
   io.run();
+  tools.Stop();
   manager.reset();  // workers and their pipes go before the event loop does
   return 0;
 }

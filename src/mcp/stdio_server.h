@@ -27,7 +27,4 @@ struct StdioOptions {
 // Runs until stdin closes; returns the exit code (2 for a bad option, with a message).
 int RunStdioServer(const StdioOptions& options);
 
-// What the server tells the client's model about itself (initialize's instructions).
-std::string Instructions();
-
 }  // namespace trtwatch::mcp

@@ -139,14 +139,14 @@ struct Tools::Budget {
 Tools::Tools(asio::io_context& io, Builds& builds, ToolOptions options)
     : io_(io), builds_(builds), options_(std::move(options)) {}
 
-Tools::~Tools() {
+Tools::~Tools() { Stop(); }
+
+void Tools::Stop() {
   waiters_.clear();
   budgets_.clear();
 }
 
-void Tools::Stop(const std::string& message) {
-  waiters_.clear();
-  budgets_.clear();
+void Tools::CancelQueued(const std::string& message) {
   for (const std::string& id : std::exchange(started_, {})) {
     BuildsResult r = builds_.Get(id);
     if (r.outcome == Outcome::kOk && Str(r.record, "status") == "queued") builds_.Cancel(id, "shutdown", message);
@@ -366,7 +366,9 @@ void Tools::EndWait(uint64_t key) {
     return w->call->Finish(ToolResult(Summary(r.record) + " The server is stopping; the build was not finished.",
                                       r.record, true));
   }
-  if (std::optional<ProgressReport> report = w->tracker.Next(r.record, 0)) w->call->Progress(*report);
+  // No last notification before the result: the result says how the build ended, and
+  // the SDK client handles notifications a turn later than responses, so it would
+  // drop one sent just before the response as "unknown token".
   w->call->Finish(ToolResult(Summary(r.record), r.record, status != "succeeded"));
 }
 

@@ -81,9 +81,12 @@ class Tools {
   bool Has(const std::string& name) const;
   // Runs tool `name` (Has(name) must hold); the result goes to `call` now or later.
   void Call(const std::string& name, const json& arguments, const std::shared_ptr<PendingCall>& call);
-  // Drops the waits and budget timers (the server is stopping), and cancels the
-  // builds this server started that still wait in the queue (`message` says why).
-  void Stop(const std::string& message);
+  // Cancels the builds this server started that still wait in the queue (`message`
+  // says why): a stdio server that stops will not run them.
+  void CancelQueued(const std::string& message);
+  // Drops the waits and budget timers: the server is stopping. Call it before the
+  // build manager goes.
+  void Stop();
 
  private:
   struct Waiter;

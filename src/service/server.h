@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct ServerOptions {
   size_t body_limit = 64 * 1024;
   double cancel_grace_seconds = 10;
   bool finish_on_shutdown = false;  // --on-shutdown finish (default: cancel)
+  // MCP over Streamable HTTP at /mcp (docs/mcp.md): its server-wide build budget
+  // (0 = none), what its doctor tool reports, and the version it announces.
+  std::string mcp_max_build_time;  // as given; parsed into mcp_max_build_seconds
+  double mcp_max_build_seconds = 0;
+  std::function<std::string()> doctor_json;
+  std::string version;
 };
 
 // Runs the service until SIGTERM/SIGINT and a graceful stop. Returns the exit code;

@@ -185,6 +185,9 @@ def test_server_budget_and_stdin_eof(tmp_path):
     assert r["isError"] and r["structuredContent"]["cancel"]["reason"] == "budget"
     assert "server's maximum build time" in r["structuredContent"]["error"]
     started = m.call("build_engine", {"simulate": "large-transformer", "wait": False})["structuredContent"]
+    # Give the worker time to install its signal handlers: a SIGTERM before that kills it
+    # outright and the manager records "failed" (a BuildManager race, REST has it too).
+    time.sleep(1)
     t0 = time.monotonic()
     assert m.close() == 0  # stdin closed: the running build is cancelled and the server exits
     assert time.monotonic() - t0 < 20
