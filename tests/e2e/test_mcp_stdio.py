@@ -178,16 +178,26 @@ def test_a_long_line_is_refused_and_the_session_goes_on(mcp):
     assert mcp.request("ping")["result"] == {}
 
 
-def test_server_budget_and_stdin_eof(tmp_path):
+def test_server_budget(tmp_path):
     m = McpProcess(tmp_path / "data", "--max-build-time", "1s")
     m.initialize()
     r = m.call("build_engine", {"simulate": "large-transformer", "timeout": "1h"})
     assert r["isError"] and r["structuredContent"]["cancel"]["reason"] == "budget"
     assert "server's maximum build time" in r["structuredContent"]["error"]
+    m.close()
+
+
+def test_stdin_eof_cancels_running_builds(tmp_path):
+    m = McpProcess(tmp_path / "data")
+    m.initialize()
     started = m.call("build_engine", {"simulate": "large-transformer", "wait": False})["structuredContent"]
-    # Give the worker time to install its signal handlers: a SIGTERM before that kills it
-    # outright and the manager records "failed" (a BuildManager race, REST has it too).
-    time.sleep(1)
+    # Wait until the worker streams events (its signal handlers are installed by then): a
+    # SIGTERM before that kills it outright and the manager records "failed" (a
+    # BuildManager race that REST cancels share).
+    deadline = time.monotonic() + 60
+    while m.call("get_build", {"id": started["id"]})["structuredContent"]["events"] < 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
     t0 = time.monotonic()
     assert m.close() == 0  # stdin closed: the running build is cancelled and the server exits
     assert time.monotonic() - t0 < 20
