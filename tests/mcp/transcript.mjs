@@ -19,7 +19,7 @@ const at = () => `[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 console.log(`initialize -> ${JSON.stringify(client.getServerVersion())}`);
 const { tools } = await client.listTools();
 console.log('tools/list:');
-for (const t of tools) console.log(`  ${t.name}: ${t.description.split('. ')[0]}.`);
+for (const t of tools) console.log(`  ${t.name}: ${t.description.split('. ')[0].replace(/\.$/, '')}.`);
 
 const controller = new AbortController();
 let seen = 0;
