@@ -1,7 +1,7 @@
 // Prints one SDK client session with `trtwatch mcp`: the tool list, the progress of a
 // simulated large-transformer build, a cancel, and the final record.
 // Usage: node tests/mcp/transcript.mjs path/to/trtwatch [SPEED] [ABORT_AFTER_REGEX]
-// (aborts on the second notification after the first whose message matches)
+// (aborts at the first notification whose message matches)
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ const call = client.callTool(
     onprogress: (p) => {
       console.log(`${at()} progress ${p.progress.toFixed(3)}/${p.total ?? '?'}  ${p.message}`);
       if (seen > 0 || new RegExp(abortAt).test(p.message)) ++seen;
-      if (seen === 3) {
+      if (seen === 1) {
         console.log(`${at()} client aborts the request -> notifications/cancelled`);
         controller.abort('the agent has seen enough');
       }
