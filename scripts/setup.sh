@@ -42,6 +42,11 @@ if command -v npm >/dev/null 2>&1 && [ ! -d tests/browser/node_modules/playwrigh
   (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent --ignore-scripts) ||
     echo "trtwatch setup: npm ci in tests/browser failed; the browser tests will be skipped" >&2
 fi
+# `trtwatch mcp`'s tests use the official MCP TypeScript SDK client (tests/mcp, pinned in
+# its package-lock.json); skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
+  (cd tests/mcp && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/mcp failed; the MCP SDK tests will be skipped" >&2
+fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 cmake --preset release >/dev/null

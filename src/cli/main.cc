@@ -4,6 +4,7 @@
 
 #include "cli/build_command.h"
 #include "cli/doctor_command.h"
+#include "cli/mcp_command.h"
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
   std::string on_shutdown;
   CLI::App* serve_cmd = trtwatch::AddServeCommand(app, &serve, &on_shutdown);
 
+  trtwatch::McpCommandOptions mcp;
+  CLI::App* mcp_cmd = trtwatch::AddMcpCommand(app, &mcp);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -69,5 +73,6 @@ int main(int argc, char** argv) {
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
+  if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
   return trtwatch::exit_code::kUsage;
 }

@@ -4,7 +4,12 @@
 
 #include <trtwatch/result.h>
 
+#include "cli/doctor_command.h"
 #include "runner/duration.h"
+
+#ifndef TRTWATCH_VERSION
+#define TRTWATCH_VERSION "0.0.0"
+#endif
 
 namespace trtwatch {
 
@@ -34,6 +39,8 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
                   "A web origin (http://host:port) whose pages may call the API (repeatable); others get 403");
   cmd->add_option("--allow-host", options->allowed_hosts,
                   "A host name clients may use in Host besides IP addresses and localhost (repeatable)");
+  cmd->add_option("--mcp-max-build-time", options->mcp_max_build_time,
+                  "Budget of every build started over MCP at /mcp (90s, 30m, 2h): cancelled with reason budget");
   cmd->add_option("--on-shutdown", *on_shutdown, "On SIGTERM/SIGINT: cancel running builds, or let them finish")
       ->default_val("cancel");
   return cmd;
@@ -50,6 +57,15 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     std::fprintf(stderr, "trtwatch serve: --cancel-grace: %s\n", why.c_str());
     return exit_code::kUsage;
   }
+  if (!options.mcp_max_build_time.empty()) {
+    std::string error;
+    if (!ParseDuration(options.mcp_max_build_time, &options.mcp_max_build_seconds, &error)) {
+      std::fprintf(stderr, "trtwatch serve: --mcp-max-build-time: %s\n", error.c_str());
+      return exit_code::kUsage;
+    }
+  }
+  options.doctor_json = [] { return FormatDoctorJson(GatherDoctorReport()); };
+  options.version = TRTWATCH_VERSION;
   return service::RunServer(options);
 }
 

@@ -334,9 +334,11 @@ ApiResult BuildManager::Cancel(const std::string& id, std::string_view body) {
   switch (b.record.state) {
     case BuildState::kQueued: {
       queue_.erase(std::find(queue_.begin(), queue_.end(), id));
-      b.record.cancel_reason = "api";
-      b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
-      b.record.cancel_requested_at = NowUnix();
+      if (b.record.cancel_reason.empty()) {
+        b.record.cancel_reason = "api";
+        b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
+        b.record.cancel_requested_at = NowUnix();
+      }
       EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
       return {202, Get(id).body, id};
     }
@@ -398,6 +400,16 @@ bool BuildManager::RetryUnsaved() {
     storage_error_.clear();
   }
   return true;
+}
+
+ApiResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message) {
+  auto it = active_.find(id);
+  if (it != active_.end() && it->second->record.cancel_reason.empty()) {
+    it->second->record.cancel_reason = reason;
+    it->second->record.cancel_message = message;
+    it->second->record.cancel_requested_at = NowUnix();
+  }
+  return Cancel(id);
 }
 
 BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventSubscriber* subscriber) {

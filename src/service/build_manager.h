@@ -88,6 +88,9 @@ class BuildManager {
   const std::string& storage_error() const { return storage_error_; }
   // Writes the records that could not be stored; returns storage_healthy().
   bool RetryUnsaved();
+  // Cancel on behalf of another front end (the MCP server): `reason` ("api", "budget")
+  // and `message` are what the record keeps, instead of POST /builds/{id}/cancel's.
+  ApiResult CancelFor(const std::string& id, const std::string& reason, const std::string& message);
 
   struct Subscription {
     bool found = false;

@@ -26,6 +26,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "mcp/http_beast.h"
+#include "mcp/manager_builds.h"
+#include "mcp/tools.h"
 #include "service/assets.h"
 #include "service/build_manager.h"
 #include "service/metrics.h"
@@ -192,7 +195,8 @@ class SseStream final : public EventSubscriber {
 class Server {
  public:
   Server(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-         Metrics& metrics, std::string token, int64_t max_connections, int64_t max_sse_clients)
+         Metrics& metrics, std::string token, int64_t max_connections, int64_t max_sse_clients,
+         mcp::HttpEndpoint& mcp)
       : io_(io),
         options_(options),
         manager_(manager),
@@ -200,7 +204,8 @@ class Server {
         metrics_(metrics),
         token_(std::move(token)),
         max_connections_(max_connections),
-        max_sse_clients_(max_sse_clients) {}
+        max_sse_clients_(max_sse_clients),
+        mcp_(mcp) {}
 
   awaitable<void> Accept(tcp::acceptor& acceptor) {
     auto backoff = 10ms;
@@ -285,6 +290,10 @@ class Server {
                              "from the server's --token-file");
         res.set(http::field::www_authenticate, "Bearer");
         if (!co_await Send(stream, std::move(res), req.keep_alive())) break;
+        continue;
+      }
+      if (path == "/mcp") {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
+        if (!co_await mcp::ServeHttp(stream, req, mcp_)) break;
         continue;
       }
       const std::vector<std::string_view> parts = Split(path, '/');
@@ -657,6 +666,7 @@ class Server {
   int64_t sse_clients_ = 0;
   bool stopping_ = false;
   UiSessions ui_sessions_{kUiSessionSeconds, kUiSessionLimit};
+  mcp::HttpEndpoint& mcp_;
 };
 
 bool ParseListen(const std::string& listen, asio::ip::address* address, unsigned short* port, std::string* error) {
@@ -851,7 +861,13 @@ int RunServer(const ServerOptions& options) {
   auto manager = std::make_unique<BuildManager>(io, *store, metrics, manager_options);
   manager->Recover();
   const ConnectionLimits limits = ConnectionLimitsFor(options);
-  Server server(io, options, *manager, *store, metrics, token, limits.connections, limits.sse_clients);
+  mcp::ManagerBuilds mcp_builds(*manager, *store);
+  mcp::ToolOptions mcp_options;
+  mcp_options.max_build_seconds = options.mcp_max_build_seconds;
+  if (options.doctor_json) mcp_options.doctor = [&options] { return json::parse(options.doctor_json()); };
+  mcp::Tools mcp_tools(io, mcp_builds, mcp_options);
+  mcp::HttpEndpoint mcp_endpoint(mcp_tools, mcp::ServerInfo{options.version, mcp::Instructions()});
+  Server server(io, options, *manager, *store, metrics, token, limits.connections, limits.sse_clients, mcp_endpoint);
 
   const tcp::endpoint bound = acceptor.local_endpoint();
   const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
@@ -892,6 +908,7 @@ int RunServer(const ServerOptions& options) {
   signals.async_wait(on_signal);
 
   io.run();
+  mcp_tools.Stop();  // its watches unsubscribe from the manager
   manager.reset();  // workers and their pipes go before the event loop does
   std::fprintf(stderr, "trtwatch serve: stopped\n");
   return 0;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ struct ServerOptions {
   // address, localhost nor listed is refused (DNS rebinding).
   std::vector<std::string> allowed_origins;
   std::vector<std::string> allowed_hosts;
+  // MCP over Streamable HTTP at /mcp (docs/mcp.md): its server-wide build budget
+  // (0 = none), what its doctor tool reports, and the version it announces.
+  std::string mcp_max_build_time;  // as given; parsed into mcp_max_build_seconds
+  double mcp_max_build_seconds = 0;
+  std::function<std::string()> doctor_json;
+  std::string version;
 };
 
 // Why a request is refused as browser-borne (cross-origin or a foreign Host), or empty.

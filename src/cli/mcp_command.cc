@@ -1,0 +1,64 @@
+#include "cli/mcp_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include <trtwatch/result.h>
+#include "cli/doctor_command.h"
+#include "mcp/stdio_server.h"
+#include "runner/duration.h"
+
+#ifndef TRTWATCH_VERSION
+#define TRTWATCH_VERSION "0.0.0"
+#endif
+
+namespace trtwatch {
+
+std::string DefaultMcpDataDir() {
+  const char* state = std::getenv("XDG_STATE_HOME");
+  if (state && *state == '/') return std::string(state) + "/trtwatch";
+  const char* home = std::getenv("HOME");
+  if (home && *home == '/') return std::string(home) + "/.local/state/trtwatch";
+  return "trtwatch-data";
+}
+
+CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
+  CLI::App* cmd = app.add_subcommand(
+      "mcp", "Serve the Model Context Protocol on stdio: build tools for AI agents, with progress and cancellation");
+  cmd->add_option("--data-dir", options->data_dir,
+                  "Where records and event logs are kept; give trtwatch serve's --data-dir to see the builds in "
+                  "its API and dashboard (default: $XDG_STATE_HOME/trtwatch or ~/.local/state/trtwatch)");
+  cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
+  cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
+      ->default_val(2);
+  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait")->default_val(100);
+  cmd->add_option("--max-build-time", options->max_build_time,
+                  "Budget of every build (90s, 30m, 2h): a build running longer is cancelled with reason budget");
+  return cmd;
+}
+
+int RunMcpCommand(const McpCommandOptions& options) {
+  mcp::StdioOptions o;
+  o.data_dir = options.data_dir.empty() ? DefaultMcpDataDir() : options.data_dir;
+  if (options.data_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.data_dir, ec);  // ~/.local/state may not exist yet
+  }
+  o.model_roots = options.model_roots;
+  o.max_concurrent = options.max_concurrent;
+  o.queue_limit = options.queue_limit;
+  if (!options.max_build_time.empty()) {
+    std::string error;
+    if (!ParseDuration(options.max_build_time, &o.max_build_seconds, &error)) {
+      std::fprintf(stderr, "trtwatch mcp: --max-build-time: %s\n", error.c_str());
+      return exit_code::kUsage;
+    }
+  }
+  o.version = TRTWATCH_VERSION;
+  o.doctor = [] { return nlohmann::json::parse(FormatDoctorJson(GatherDoctorReport())); };
+  return mcp::RunStdioServer(o);
+}
+
+}  // namespace trtwatch

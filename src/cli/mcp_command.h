@@ -1,0 +1,24 @@
+// `trtwatch mcp`: its command-line options and the run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace trtwatch {
+
+struct McpCommandOptions {
+  std::string data_dir;  // empty: DefaultMcpDataDir()
+  std::vector<std::string> model_roots;
+  int max_concurrent = 2;
+  int queue_limit = 100;
+  std::string max_build_time;  // a duration; empty = none
+};
+
+// $XDG_STATE_HOME/trtwatch, else ~/.local/state/trtwatch, else ./trtwatch-data.
+std::string DefaultMcpDataDir();
+
+CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options);
+int RunMcpCommand(const McpCommandOptions& options);
+
+}  // namespace trtwatch

@@ -1,0 +1,58 @@
+// Builds: what the MCP tools need from the service's build manager, as typed outcomes
+// the tools map to MCP results. ManagerBuilds (manager_builds.h) is the real one, over
+// service::BuildManager and its RecordStore, so that builds an agent starts are the
+// service's builds (REST API, dashboard, records) and the other way round.
+//
+// Threading: every call on the thread of the event loop the builds run on; callbacks
+// come on that thread too.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trtwatch::mcp {
+
+enum class Outcome {
+  kOk,               // `record` is the build's record
+  kBadRequest,       // the request is invalid: `error` names the problem and the fix
+  kBusy,             // queue full, or the service is stopping: try later
+  kNotFound,         // no build with that id
+  kAlreadyFinished,  // nothing to cancel: `record` is the final record
+  kStorageError,     // the record store failed
+};
+
+struct BuildsResult {
+  Outcome outcome = Outcome::kOk;
+  nlohmann::json record;  // the build's record document, when there is one
+  std::string error;
+};
+
+// While it lives, a build's events are watched. Destroying it stops the callbacks.
+class BuildWatch {
+ public:
+  virtual ~BuildWatch() = default;
+};
+
+class Builds {
+ public:
+  virtual ~Builds() = default;
+  // `request` is a build request as POST /builds takes it.
+  virtual BuildsResult Submit(const nlohmann::json& request) = 0;
+  virtual BuildsResult Get(const std::string& id) = 0;
+  // Cancels cooperatively (queued: at once), keeping `reason` ("api", "budget") and
+  // `message` in the record. Idempotent.
+  virtual BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message) = 0;
+  // Newest first; `statuses` empty means all.
+  virtual std::vector<nlohmann::json> List(const std::vector<std::string>& statuses, int limit) = 0;
+  // Calls `on_event` for each new event of build `id` and `on_end` once its stream is
+  // over (or the service stops). Null if the build is not live (unknown, or over: read
+  // its record with Get). A callback may destroy the watch it was called from.
+  virtual std::unique_ptr<BuildWatch> Watch(const std::string& id, std::function<void()> on_event,
+                                            std::function<void()> on_end) = 0;
+};
+
+}  // namespace trtwatch::mcp

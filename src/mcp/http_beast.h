@@ -1,0 +1,19 @@
+// The Beast side of HttpEndpoint: what `trtwatch serve` calls for a request to /mcp
+// (after its token check). Only the service's server.cc includes this header.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "mcp/http_endpoint.h"
+
+namespace trtwatch::mcp {
+
+// Answers one request to /mcp on `stream`; returns whether the connection stays open.
+boost::asio::awaitable<bool> ServeHttp(boost::beast::tcp_stream& stream,
+                                       const boost::beast::http::request<boost::beast::http::string_body>& request,
+                                       HttpEndpoint& endpoint);
+
+}  // namespace trtwatch::mcp

@@ -1,0 +1,47 @@
+// HttpEndpoint: the MCP server over Streamable HTTP (MCP 2025-11-25) at /mcp of
+// `trtwatch serve`, sharing its builds, records, token auth and cancel path.
+//
+// POST /mcp carries one JSON-RPC message. Notifications and responses get 202. A
+// request gets application/json when its answer is ready at once, else a
+// text/event-stream that carries its progress notifications and ends with its response.
+// `initialize` creates a session (Mcp-Session-Id); later requests must name it (400
+// without, 404 for an unknown or ended one); DELETE /mcp ends it. GET /mcp (a stream of
+// server-initiated messages) is 405: this server sends none. An `Origin` header that is
+// not this server's own or a loopback origin gets 403 (DNS rebinding), as the spec says.
+// A client that drops a stream does not cancel its request (the spec's rule); the
+// build goes on and notifications/cancelled or cancel_build stop it.
+//
+// Threading: the service's event-loop thread only. Beast is confined to the .cc.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "mcp/session.h"
+
+namespace trtwatch::mcp {
+
+class HttpEndpoint {
+ public:
+  HttpEndpoint(Tools& tools, ServerInfo info);
+  ~HttpEndpoint();
+
+  struct Channel;      // one POST's answer, waiting to be written
+  struct HttpSession;  // one MCP session
+
+  Tools& tools() { return tools_; }
+  const ServerInfo& info() const { return info_; }
+  std::map<std::string, std::unique_ptr<HttpSession>>& sessions() { return sessions_; }
+
+ private:
+  Tools& tools_;
+  const ServerInfo info_;
+  std::map<std::string, std::unique_ptr<HttpSession>> sessions_;  // Mcp-Session-Id -> session
+};
+
+// Whether an Origin header value may use the endpoint: absent, the server's own
+// (`host` is the request's Host header), or a loopback origin.
+bool OriginAllowed(std::string_view origin, std::string_view host);
+
+}  // namespace trtwatch::mcp

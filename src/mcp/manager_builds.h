@@ -1,0 +1,32 @@
+// ManagerBuilds: mcp::Builds over the service's BuildManager and RecordStore: the one
+// place where the MCP server meets the service's types.
+//
+// Threading: as BuildManager, the thread that runs its io_context only.
+#pragma once
+
+#include "mcp/builds.h"
+
+namespace trtwatch::service {
+class BuildManager;
+class RecordStore;
+}  // namespace trtwatch::service
+
+namespace trtwatch::mcp {
+
+class ManagerBuilds final : public Builds {
+ public:
+  ManagerBuilds(service::BuildManager& manager, service::RecordStore& store) : manager_(manager), store_(store) {}
+
+  BuildsResult Submit(const nlohmann::json& request) override;
+  BuildsResult Get(const std::string& id) override;
+  BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message) override;
+  std::vector<nlohmann::json> List(const std::vector<std::string>& statuses, int limit) override;
+  std::unique_ptr<BuildWatch> Watch(const std::string& id, std::function<void()> on_event,
+                                    std::function<void()> on_end) override;
+
+ private:
+  service::BuildManager& manager_;
+  service::RecordStore& store_;
+};
+
+}  // namespace trtwatch::mcp

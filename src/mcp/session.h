@@ -1,0 +1,70 @@
+// Session: one MCP client connection's protocol state (lifecycle, version negotiation,
+// requests in flight), independent of the transport.
+//
+// Lifecycle: `initialize` (the client's protocolVersion is answered with itself if
+// supported, else with the latest this server speaks), then `notifications/initialized`;
+// before `initialize` only `ping` is served. Protocol errors (parse error, invalid
+// request, unknown method, unknown tool) are JSON-RPC errors; a tool that fails returns
+// a result with isError. `notifications/cancelled` ends a request in flight without a
+// response and cancels its build.
+//
+// Threading: the thread that runs the tools' event loop; `send` is called on it.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mcp/json_rpc.h"
+#include "mcp/tools.h"
+
+namespace trtwatch::mcp {
+
+// The revisions this server speaks, newest first.
+inline constexpr const char* kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+// What the server tells the client's model about itself (initialize's instructions).
+std::string Instructions();
+
+struct ServerInfo {
+  std::string version;       // trtwatch's
+  std::string instructions;  // for the client's model
+};
+
+class Session {
+ public:
+  // `send(message, related)`: one message to the client; `related` is the id of the
+  // request it belongs to (a response or a progress notification), null otherwise.
+  using Send = std::function<void(const json& message, const json& related)>;
+  Session(Tools& tools, ServerInfo info, Send send);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // One received message (a line on stdio, a POST body on HTTP).
+  void Receive(std::string_view text);
+  void Receive(const Message& message);
+
+  bool initialized() const { return !protocol_version_.empty(); }
+  const std::string& protocol_version() const { return protocol_version_; }
+  size_t in_flight() const { return in_flight_.size(); }
+
+ private:
+  void Request(const Message& m);
+  void Notification(const Message& m);
+  void CallTool(const Message& m);
+  json Initialize(const json& params);
+  // Revisions before 2025-06-18 have no structured content, output schemas or titles.
+  bool Structured() const { return protocol_version_ >= "2025-06-18"; }
+
+  Tools& tools_;
+  const ServerInfo info_;
+  const Send send_;
+  std::string protocol_version_;  // empty until initialize
+  std::map<std::string, std::shared_ptr<PendingCall>> in_flight_;  // IdKey -> tools/call
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);    // outlived by late callbacks
+};
+
+}  // namespace trtwatch::mcp

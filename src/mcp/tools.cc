@@ -1,0 +1,428 @@
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include "mcp/tools.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdio>
+#include <set>
+
+#include "backends/simulated/builtin_profiles.h"
+#include "runner/duration.h"
+
+namespace trtwatch::mcp {
+
+namespace asio = boost::asio;
+
+namespace {
+
+const char* const kStates[] = {"queued", "running", "cancelling", "succeeded",
+                               "failed", "cancelled", "timed_out", "interrupted"};
+
+bool IsFinalStatus(const std::string& s) {
+  return s != "queued" && s != "running" && s != "cancelling";
+}
+
+json RecordSchema() {
+  json states = json::array();
+  for (const char* s : kStates) states.push_back(s);
+  const json nullable_string = {{"type", {"string", "null"}}};
+  const json nullable_int = {{"type", {"integer", "null"}}};
+  return {{"type", "object"},
+          {"description", "A build record, as GET /builds/{id} of `trtwatch serve` returns it"},
+          {"properties",
+           {{"id", {{"type", "string"}, {"description", "b_ and 32 hex digits"}}},
+            {"status", {{"type", "string"}, {"enum", states}}},
+            {"backend", {{"type", "string"}, {"description", "simulated or tensorrt"}}},
+            {"url", {{"type", "string"}}},
+            {"events_url", {{"type", "string"}}},
+            {"request", {{"type", "object"}}},
+            {"model", nullable_string},
+            {"created_at", nullable_string},
+            {"started_at", nullable_string},
+            {"finished_at", nullable_string},
+            {"cancel",
+             {{"type", {"object", "null"}},
+              {"description", "reason (api, budget, shutdown), message, requested_at, latency"}}},
+            {"phase", {{"type", {"object", "null"}}, {"description", "the live phase snapshot"}}},
+            {"events", {{"type", "integer"}}},
+            {"error", nullable_string},
+            {"engine", nullable_string},
+            {"worker_pid", nullable_int},
+            {"exit_code", nullable_int},
+            {"exit_signal", nullable_int}}},
+          {"required", {"id", "status", "backend"}}};
+}
+
+json ProfileNames() {
+  json names = json::array();
+  for (const auto& p : sim::BuiltinProfiles()) names.push_back(p.name);
+  return names;
+}
+
+std::string Str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// One line an agent can act on.
+std::string Summary(const json& record) {
+  const std::string id = Str(record, "id");
+  const std::string status = Str(record, "status");
+  std::string what = Str(record, "backend") == "simulated"
+                         ? "simulated " + Str(record.value("request", json::object()), "simulate")
+                         : Str(record, "model");
+  std::string text = "Build " + id + " (" + what + "): " + status;
+  if (status == "queued" || status == "running" || status == "cancelling") {
+    const Position pos = PositionOf(record);
+    if (!pos.where.empty()) text += ", " + pos.where;
+  }
+  const json cancel = record.value("cancel", json());
+  if (cancel.is_object() && (status == "cancelled" || status == "cancelling")) {
+    text += " (reason " + Str(cancel, "reason") + ")";
+  }
+  const std::string error = Str(record, "error");
+  if (!error.empty()) text += ": " + error;
+  if (status == "succeeded" && !Str(record, "engine").empty()) text += "; engine at " + Str(record, "engine");
+  return text + ".";
+}
+
+// Arguments not in `known` are refused: a misspelt "timout" must not pass silently.
+bool UnknownArgument(const json& args, const std::set<std::string>& known, std::string* error) {
+  for (const auto& [key, value] : args.items()) {
+    if (!known.count(key)) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      *error = "unknown argument \"" + key + "\"; the arguments are " + (list.empty() ? "none" : list);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool BuildId(const json& args, std::string* id, std::string* error) {
+  if (!args.contains("id") || !args["id"].is_string() || args["id"].get<std::string>().empty()) {
+    *error = "\"id\" must be a build id string such as \"b_0123...\"; find ids with list_builds";
+    return false;
+  }
+  *id = args["id"].get<std::string>();
+  return true;
+}
+
+}  // namespace
+
+json ToolResult(const std::string& text, const json& structured, bool is_error) {
+  json content = json::array({{{"type", "text"}, {"text", text}}});
+  content.push_back({{"type", "text"}, {"text", structured.dump(-1, ' ', false, json::error_handler_t::replace)}});
+  return {{"content", content}, {"structuredContent", structured}, {"isError", is_error}};
+}
+
+json ToolError(const std::string& text) {
+  return {{"content", json::array({{{"type", "text"}, {"text", text}}})}, {"isError", true}};
+}
+
+// A build_engine call waiting for its build to end.
+struct Tools::Waiter {
+  std::string id;
+  std::shared_ptr<PendingCall> call;
+  ProgressTracker tracker;
+  std::unique_ptr<BuildWatch> watch;
+  std::unique_ptr<asio::steady_timer> tick;
+  std::chrono::steady_clock::time_point last_event;
+};
+
+// A build's time budget: cancels it with reason "budget" unless it ends first.
+struct Tools::Budget {
+  std::unique_ptr<asio::steady_timer> timer;
+  std::unique_ptr<BuildWatch> watch;
+};
+
+Tools::Tools(asio::io_context& io, Builds& builds, ToolOptions options)
+    : io_(io), builds_(builds), options_(std::move(options)) {}
+
+Tools::~Tools() { Stop(); }
+
+void Tools::Stop() {
+  waiters_.clear();
+  budgets_.clear();
+}
+
+void Tools::CancelQueued(const std::string& message) {
+  for (const std::string& id : std::exchange(started_, {})) {
+    BuildsResult r = builds_.Get(id);
+    if (r.outcome == Outcome::kOk && Str(r.record, "status") == "queued") builds_.Cancel(id, "shutdown", message);
+  }
+}
+
+json Tools::List() const {
+  const json record = RecordSchema();
+  const json id_input = {{"type", "object"},
+                         {"properties", {{"id", {{"type", "string"}, {"description", "The build id (b_...)"}}}}},
+                         {"required", {"id"}},
+                         {"additionalProperties", false}};
+  json build_input = {
+      {"type", "object"},
+      {"properties",
+       {{"simulate",
+         {{"type", "string"},
+          {"enum", ProfileNames()},
+          {"description", "Simulate a TensorRT-like build with this profile (no GPU needed; says it is simulated)"}}},
+        {"seed", {{"type", "integer"}, {"minimum", 0}, {"description", "Seed of the simulation"}}},
+        {"speed",
+         {{"type", "number"},
+          {"minimum", 0.01},
+          {"maximum", 1000},
+          {"description", "Time scale of the simulation (4 = four times as fast)"}}},
+        {"model", {{"type", "string"}, {"description", "ONNX model path inside one of the server's model roots"}}},
+        {"options",
+         {{"type", "object"},
+          {"additionalProperties", {{"type", {"boolean", "number", "string"}}}},
+          {"description", "trtexec-like options of a real build without dashes, e.g. {\"fp16\": true}"}}},
+        {"timeout",
+         {{"type", {"string", "number"}},
+          {"description", "Time budget (\"90s\", \"30m\", \"2h\" or seconds): the build is cancelled with reason "
+                          "budget when it runs longer"}}},
+        {"wait",
+         {{"type", "boolean"},
+          {"default", true},
+          {"description", "true: return when the build ends, with progress notifications meanwhile; false: return "
+                          "at once with the queued build (follow it with get_build)"}}}}},
+      {"additionalProperties", false}};
+  json tools = json::array();
+  tools.push_back({{"name", "build_engine"},
+                   {"title", "Build a TensorRT engine"},
+                   {"description",
+                    "Build a TensorRT engine from an ONNX model (\"model\", \"options\"), or a simulated build "
+                    "(\"simulate\"). Sends progress notifications naming the phase the build is in; cancelling the "
+                    "request cancels the build cooperatively. Returns the build record."},
+                   {"inputSchema", build_input},
+                   {"outputSchema", record}});
+  tools.push_back({{"name", "get_build"},
+                   {"title", "Get a build"},
+                   {"description", "The record of one build: status, phase, error, cancel reason, engine path."},
+                   {"inputSchema", id_input},
+                   {"outputSchema", record},
+                   {"annotations", {{"readOnlyHint", true}}}});
+  json states = json::array();
+  for (const char* s : kStates) states.push_back(s);
+  tools.push_back(
+      {{"name", "list_builds"},
+       {"title", "List builds"},
+       {"description", "The newest builds first, optionally only those with the given statuses."},
+       {"inputSchema",
+        {{"type", "object"},
+         {"properties",
+          {{"status", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", states}}}}},
+           {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}, {"default", 20}}}}},
+         {"additionalProperties", false}}},
+       {"outputSchema",
+        {{"type", "object"}, {"properties", {{"builds", {{"type", "array"}, {"items", record}}}}}, {"required", {"builds"}}}},
+       {"annotations", {{"readOnlyHint", true}}}});
+  tools.push_back({{"name", "cancel_build"},
+                   {"title", "Cancel a build"},
+                   {"description",
+                    "Ask a queued or running build to stop. TensorRT stops at its next step; the record becomes "
+                    "cancelling, then cancelled. Cancelling twice is harmless."},
+                   {"inputSchema", id_input},
+                   {"outputSchema", record},
+                   {"annotations", {{"destructiveHint", true}, {"idempotentHint", true}}}});
+  tools.push_back({{"name", "doctor"},
+                   {"title", "Check this machine"},
+                   {"description", "The NVIDIA driver and GPUs, TensorRT at compile and run time, and the backends "
+                                   "this trtwatch can use (as `trtwatch doctor --json`)."},
+                   {"inputSchema", {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}},
+                   {"outputSchema", {{"type", "object"}}},
+                   {"annotations", {{"readOnlyHint", true}}}});
+  return tools;
+}
+
+bool Tools::Has(const std::string& name) const {
+  return name == "build_engine" || name == "get_build" || name == "list_builds" || name == "cancel_build" ||
+         name == "doctor";
+}
+
+void Tools::Call(const std::string& name, const json& args, const std::shared_ptr<PendingCall>& call) {
+  if (name == "build_engine") return BuildEngine(args, call);
+  if (name == "get_build") return GetBuild(args, call);
+  if (name == "list_builds") return ListBuilds(args, call);
+  if (name == "cancel_build") return CancelBuild(args, call);
+  std::string error;
+  if (UnknownArgument(args, {}, &error)) return call->Finish(ToolError(error));
+  if (!options_.doctor) return call->Finish(ToolError("doctor is not available in this server"));
+  call->Finish(ToolResult("The machine as trtwatch doctor sees it.", options_.doctor(), false));
+}
+
+void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call) {
+  std::string error;
+  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "wait"}, &error)) {
+    return call->Finish(ToolError(error));
+  }
+  bool wait = true;
+  if (args.contains("wait")) {
+    if (!args["wait"].is_boolean()) return call->Finish(ToolError("\"wait\" must be true or false"));
+    wait = args["wait"].get<bool>();
+  }
+  double budget = options_.max_build_seconds;
+  std::string budget_source = "the server's maximum build time";
+  if (args.contains("timeout")) {
+    const json& t = args["timeout"];
+    const std::string text = t.is_string() ? t.get<std::string>() : t.is_number() ? t.dump() : std::string();
+    double seconds = 0;
+    std::string why;
+    if (text.empty() || !ParseDuration(text, &seconds, &why)) {
+      return call->Finish(ToolError("\"timeout\": " + (why.empty() ? "must be a duration like \"30m\"" : why)));
+    }
+    if (budget <= 0 || seconds < budget) {
+      budget = seconds;
+      budget_source = "its timeout argument";
+    }
+  }
+  json request = args;
+  request.erase("timeout");
+  request.erase("wait");
+  BuildsResult r = builds_.Submit(request);
+  if (r.outcome != Outcome::kOk) return call->Finish(ToolError("The build was not started: " + r.error));
+  const std::string id = Str(r.record, "id");
+  started_.push_back(id);
+  if (started_.size() > 1000) started_.erase(started_.begin());  // only the queue matters; it is shorter
+  if (budget > 0) StartBudget(id, budget, budget_source);
+  if (!wait || IsFinalStatus(Str(r.record, "status"))) {
+    return call->Finish(ToolResult(Summary(r.record) + (wait ? "" : " Follow it with get_build, stop it with "
+                                                                   "cancel_build."),
+                                   r.record, wait && Str(r.record, "status") != "succeeded"));
+  }
+  Wait(id, call);
+}
+
+void Tools::StartBudget(const std::string& id, double seconds, const std::string& source) {
+  auto budget = std::make_unique<Budget>();
+  budget->watch = builds_.Watch(id, [] {}, [this, id] { budgets_.erase(id); });
+  if (!budget->watch) return;  // over already
+  budget->timer = std::make_unique<asio::steady_timer>(io_);
+  budget->timer->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(seconds)));
+  const std::string message =
+      "the build exceeded its time budget of " + DurationText(seconds) + " (" + source + ")";
+  budget->timer->async_wait([this, id, message](const boost::system::error_code& ec) {
+    if (ec) return;
+    builds_.Cancel(id, "budget", message);
+  });
+  budgets_[id] = std::move(budget);
+}
+
+void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call) {
+  const uint64_t key = next_waiter_++;
+  auto w = std::make_unique<Waiter>();
+  w->id = id;
+  w->call = call;
+  w->last_event = std::chrono::steady_clock::now();
+  w->watch = builds_.Watch(
+      id,
+      [this, key] {
+        auto it = waiters_.find(key);
+        if (it != waiters_.end()) it->second->last_event = std::chrono::steady_clock::now();
+      },
+      [this, key] { EndWait(key); });
+  call->set_on_cancel([this, key, id](const std::string& reason) {
+    builds_.Cancel(id, "api",
+                   "cancelled by the MCP client" + (reason.empty() ? std::string() : " (" + reason + ")"));
+    waiters_.erase(key);  // the request is over: no response, no more progress
+  });
+  if (!w->watch) {  // ended between submit and here
+    waiters_[key] = std::move(w);
+    return EndWait(key);
+  }
+  w->tick = std::make_unique<asio::steady_timer>(io_);
+  waiters_[key] = std::move(w);
+  Tick(key);
+}
+
+void Tools::Tick(uint64_t key) {
+  auto it = waiters_.find(key);
+  if (it == waiters_.end()) return;
+  Waiter& w = *it->second;
+  if (w.call->wants_progress()) {
+    BuildsResult r = builds_.Get(w.id);
+    if (r.outcome == Outcome::kOk && !IsFinalStatus(Str(r.record, "status"))) {
+      const double silent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - w.last_event).count();
+      if (std::optional<ProgressReport> report = w.tracker.Next(r.record, silent)) w.call->Progress(*report);
+    }
+  }
+  w.tick->expires_after(options_.tick);
+  w.tick->async_wait([this, key](const boost::system::error_code& ec) {
+    if (!ec) Tick(key);
+  });
+}
+
+void Tools::EndWait(uint64_t key) {
+  auto it = waiters_.find(key);
+  if (it == waiters_.end()) return;
+  std::unique_ptr<Waiter> w = std::move(it->second);
+  waiters_.erase(it);
+  BuildsResult r = builds_.Get(w->id);
+  if (r.outcome != Outcome::kOk) return w->call->Finish(ToolError("Build " + w->id + ": " + r.error));
+  const std::string status = Str(r.record, "status");
+  if (!IsFinalStatus(status)) {  // the server stops; the build stays queued for its restart
+    return w->call->Finish(ToolResult(Summary(r.record) + " The server is stopping; the build was not finished.",
+                                      r.record, true));
+  }
+  // No last notification before the result: the result says how the build ended, and
+  // the SDK client handles notifications a turn later than responses, so it would
+  // drop one sent just before the response as "unknown token".
+  w->call->Finish(ToolResult(Summary(r.record), r.record, status != "succeeded"));
+}
+
+void Tools::GetBuild(const json& args, const std::shared_ptr<PendingCall>& call) {
+  std::string error, id;
+  if (UnknownArgument(args, {"id"}, &error) || !BuildId(args, &id, &error)) return call->Finish(ToolError(error));
+  BuildsResult r = builds_.Get(id);
+  if (r.outcome != Outcome::kOk) return call->Finish(ToolError(r.error + " (list builds with list_builds)"));
+  call->Finish(ToolResult(Summary(r.record), r.record, false));
+}
+
+void Tools::ListBuilds(const json& args, const std::shared_ptr<PendingCall>& call) {
+  std::string error;
+  if (UnknownArgument(args, {"status", "limit"}, &error)) return call->Finish(ToolError(error));
+  std::vector<std::string> statuses;
+  if (args.contains("status")) {
+    const json& s = args["status"];
+    bool ok = s.is_array();
+    for (const json& v : ok ? s : json::array()) {
+      ok = ok && v.is_string() && std::find(std::begin(kStates), std::end(kStates), v.get<std::string>()) !=
+                                      std::end(kStates);
+      if (ok) statuses.push_back(v.get<std::string>());
+    }
+    if (!ok) {
+      return call->Finish(ToolError("\"status\" must be an array of queued, running, cancelling, succeeded, failed, "
+                                    "cancelled, timed_out, interrupted"));
+    }
+  }
+  int limit = 20;
+  if (args.contains("limit")) {
+    if (!args["limit"].is_number_integer() || args["limit"].get<int64_t>() < 1 || args["limit"].get<int64_t>() > 200) {
+      return call->Finish(ToolError("\"limit\" must be an integer from 1 to 200"));
+    }
+    limit = static_cast<int>(args["limit"].get<int64_t>());
+  }
+  json builds = json::array();
+  std::string text;
+  for (json& record : builds_.List(statuses, limit)) {
+    text += Summary(record) + "\n";
+    builds.push_back(std::move(record));
+  }
+  if (text.empty()) text = "No builds.";
+  call->Finish(ToolResult(text, {{"builds", builds}}, false));
+}
+
+void Tools::CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call) {
+  std::string error, id;
+  if (UnknownArgument(args, {"id"}, &error) || !BuildId(args, &id, &error)) return call->Finish(ToolError(error));
+  BuildsResult r = builds_.Cancel(id, "api", "cancelled by the MCP tool cancel_build");
+  if (r.outcome == Outcome::kOk) return call->Finish(ToolResult(Summary(r.record), r.record, false));
+  if (r.outcome == Outcome::kAlreadyFinished && r.record.is_object()) {
+    return call->Finish(ToolResult(r.error, r.record, true));
+  }
+  call->Finish(ToolError(r.error + (r.outcome == Outcome::kNotFound ? " (list builds with list_builds)" : "")));
+}
+
+}  // namespace trtwatch::mcp
