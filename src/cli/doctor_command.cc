@@ -33,7 +33,8 @@ std::string Compiler() {
 TensorRtRuntime ProbeTensorRt() {
   TensorRtRuntime runtime;
   // Newest first; the unversioned name last (it is a development symlink).
-  for (const char* name : {"libnvinfer.so.11", "libnvinfer.so.10", "libnvinfer.so.9", "libnvinfer.so"}) {
+  for (const int major : {11, 10, 9, 0}) {
+    const std::string name = TensorRtLibraryName("nvinfer", major);
     runtime.tried.push_back(name);
     std::string error;
     std::unique_ptr<SharedLibrary> lib = SharedLibrary::Open(name, &error, /*lazy=*/true);
@@ -51,8 +52,7 @@ TensorRtRuntime ProbeTensorRt() {
     } else {
       runtime.error = "no getInferLibVersion in " + runtime.path;
     }
-    std::string suffix = std::string(name).substr(std::string("libnvinfer").size());
-    if (auto parser = SharedLibrary::Open("libnvonnxparser" + suffix, &error, /*lazy=*/true)) {
+    if (auto parser = SharedLibrary::Open(TensorRtLibraryName("nvonnxparser", major), &error, /*lazy=*/true)) {
       runtime.onnx_parser_path = parser->Path();
     }
     break;

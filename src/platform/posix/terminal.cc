@@ -49,4 +49,9 @@ bool WriteAll(int fd, const char* data, unsigned long size) {
   return true;
 }
 
+// A POSIX terminal takes UTF-8 and escape sequences as they come.
+ConsoleSetup::ConsoleSetup(bool /*escape_sequences*/) {}
+ConsoleSetup::~ConsoleSetup() = default;
+void RestoreConsole() noexcept {}
+
 }  // namespace trtwatch
