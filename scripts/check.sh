@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, then builds and runs every test: the release build, then
 # the whole suite again under ASan+UBSan and under TSan, and clang's thread-safety
-# analysis. This is the README's test command and what CI runs.
+# analysis; then the Windows build (MinGW-w64) and its tests under Wine. This is the
+# README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --deps
@@ -16,3 +17,8 @@ for preset in release asan tsan; do
   echo "=== ${preset}: test" >&2
   ctest --preset "$preset" -j "$jobs"
 done
+# Windows: cross-built with MinGW-w64, tested under Wine (docs/windows.md).
+echo "=== mingw: build, and test under Wine" >&2
+cmake --preset mingw >/dev/null
+cmake --build --preset mingw -j "$jobs"
+ctest --preset mingw

@@ -31,10 +31,18 @@ bool IsForeground(int fd);
 // on an error (the terminal went away). Safe to call while other threads run.
 bool WriteAll(int fd, const char* data, unsigned long size);
 
+// How this platform's terminals are recognised. POSIX: TERM names the terminal (unset
+// or "dumb": not smart) and the locale says whether it takes UTF-8. Windows consoles
+// set neither: a console that passes IsTerminal is smart unless TERM says "dumb", and
+// takes UTF-8 (ConsoleSetup switches its output code page).
+bool TerminalNeedsTermVariable();
+bool TerminalTakesUtf8();
+
 // ConsoleSetup: what a run needs from the console while it lives. Windows: UTF-8
-// output code page on a console, and with `escape_sequences` virtual terminal
-// processing on stderr; the previous code page and modes come back when the last
-// ConsoleSetup goes away, or from RestoreConsole(). POSIX terminals need nothing.
+// output code page on a console, stdout in binary mode (JSON lines end in "\n", not
+// "\r\n"), and with `escape_sequences` virtual terminal processing on stderr; the
+// previous code page and modes come back when the last ConsoleSetup goes away, or
+// from RestoreConsole(). POSIX terminals need nothing.
 class ConsoleSetup {
  public:
   explicit ConsoleSetup(bool escape_sequences);

@@ -1,8 +1,10 @@
 #include "platform/terminal.h"
 
+#include <fcntl.h>
 #include <io.h>
 #include <windows.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -31,6 +33,7 @@ struct SavedConsole {
   UINT output_code_page = 0;   // 0: not changed
   HANDLE vt_handle = nullptr;  // stderr's console, when its mode was changed
   DWORD vt_mode = 0;           // its mode before
+  int stdout_mode = -1;        // stdout's C run-time translation mode before, -1: unchanged
 };
 
 SavedConsole& Saved() {
@@ -46,6 +49,11 @@ void RestoreLocked(SavedConsole& saved) {
   if (saved.output_code_page != 0) {
     SetConsoleOutputCP(saved.output_code_page);
     saved.output_code_page = 0;
+  }
+  if (saved.stdout_mode != -1) {
+    std::fflush(stdout);
+    _setmode(_fileno(stdout), saved.stdout_mode);
+    saved.stdout_mode = -1;
   }
 }
 
@@ -96,6 +104,9 @@ bool WriteAll(int fd, const char* data, unsigned long size) {
   return true;
 }
 
+bool TerminalNeedsTermVariable() { return false; }
+bool TerminalTakesUtf8() { return true; }
+
 ConsoleSetup::ConsoleSetup(bool escape_sequences) {
   SavedConsole& saved = Saved();
   std::lock_guard<std::mutex> lock(saved.mu);
@@ -106,6 +117,11 @@ ConsoleSetup::ConsoleSetup(bool escape_sequences) {
   if (console && saved.output_code_page == 0) {
     const UINT code_page = GetConsoleOutputCP();
     if (code_page != CP_UTF8 && code_page != 0 && SetConsoleOutputCP(CP_UTF8)) saved.output_code_page = code_page;
+  }
+  // stdout carries the JSON lines: "\n" as on every platform, not text mode's "\r\n".
+  if (saved.stdout_mode == -1) {
+    std::fflush(stdout);
+    saved.stdout_mode = _setmode(_fileno(stdout), _O_BINARY);
   }
   const HANDLE err = HandleOf(2);
   if (escape_sequences && saved.vt_handle == nullptr && IsConsole(err, &mode) &&
