@@ -7,7 +7,7 @@
 
 add_library(trtwatch_tensorrt_options STATIC src/backends/tensorrt/build_options.cc)
 target_include_directories(trtwatch_tensorrt_options PUBLIC src)
-target_link_libraries(trtwatch_tensorrt_options PRIVATE trtwatch_flags)
+target_link_libraries(trtwatch_tensorrt_options PUBLIC trtwatch_lib PRIVATE trtwatch_flags)  # platform/file_access.h
 
 set(TRTWATCH_TENSORRT_BACKEND_SOURCES
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/logger_adapter.cc

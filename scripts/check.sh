@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, then builds and runs every test: the release build, then
 # the whole suite again under ASan+UBSan and under TSan, and clang's thread-safety
-# analysis; after the release tests, the VS Code extension's checks (editors/vscode).
-# This is the README's test command and what CI runs.
+# analysis; after the release tests, the VS Code extension's checks (editors/vscode);
+# then the fuzz targets for a bounded time, and the Windows build (MinGW-w64) with its
+# tests under Wine. This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --deps
@@ -26,3 +27,8 @@ done
 # Every libFuzzer target for a bounded time from its seed corpus (fuzz/).
 echo "=== fuzz" >&2
 scripts/fuzz.sh 20
+# Windows: cross-built with MinGW-w64, tested under Wine (docs/windows.md).
+echo "=== mingw: build, and test under Wine" >&2
+cmake --preset mingw >/dev/null
+cmake --build --preset mingw -j "$jobs"
+ctest --preset mingw

@@ -12,7 +12,10 @@ packages=(
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
   chromium
+  g++-mingw-w64-x86-64-posix wine64 googletest
 )
+# MinGW-w64 cross-builds trtwatch.exe, googletest's sources build its tests for
+# Windows, and Wine runs them (docs/windows.md).
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
 # enough where the machine has none of its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -1,4 +1,4 @@
-// NVIDIA driver facts through NVML (libnvidia-ml.so.1, shipped with the driver),
+// NVIDIA driver facts through NVML (libnvidia-ml.so.1 / nvml.dll, shipped with the driver),
 // loaded at run time so that trtwatch runs, and says so plainly, without a driver.
 //
 // Threading: QueryNvml() may be called from any thread; each call loads, initialises,
@@ -29,8 +29,9 @@ struct NvmlReport {
   std::vector<GpuInfo> gpus;
 };
 
-// The standard library name; tests pass a stand-in's path.
-inline constexpr const char* kNvmlLibrary = "libnvidia-ml.so.1";
+// The standard library name on this platform (platform/<os>/shared_library.cc):
+// libnvidia-ml.so.1, nvml.dll. Tests pass a stand-in's path.
+extern const char* const kNvmlLibrary;
 
 NvmlReport QueryNvml(const std::string& library = kNvmlLibrary);
 

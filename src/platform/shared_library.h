@@ -1,15 +1,20 @@
-// SharedLibrary: a shared library loaded at run time (dlopen), for the optional
-// NVIDIA libraries (NVML, TensorRT) that trtwatch must run without.
+// SharedLibrary: a shared library loaded at run time (dlopen, LoadLibraryW), for the
+// optional NVIDIA libraries (NVML, TensorRT) that trtwatch must run without.
 //
 // Threading: Open() and Symbol() are thread-safe (the dynamic loader locks); a
 // SharedLibrary stays loaded until the object goes away. Implementation:
-// platform/posix/shared_library.cc.
+// platform/<os>/shared_library.cc.
 #pragma once
 
 #include <memory>
 #include <string>
 
 namespace trtwatch {
+
+// The file name of TensorRT's library `base` ("nvinfer", "nvonnxparser") of major
+// version `major` on this platform: libnvinfer.so.10, nvinfer_10.dll. Major 0: the
+// unversioned name (libnvinfer.so, nvinfer.dll).
+std::string TensorRtLibraryName(const std::string& base, int major);
 
 class SharedLibrary {
  public:

@@ -3,7 +3,8 @@
 // The signal handlers only write the signal's number to a pipe (async-signal-safe);
 // the watch's own thread reads it and calls the handler, where locking, allocating
 // and printing are allowed. One SignalWatch at a time per process. The platform's
-// implementation is chosen by CMake (platform/posix/).
+// implementation is chosen by CMake (platform/posix/, platform/win32/: console
+// control events there, mapped as docs/windows.md says).
 #pragma once
 
 #include <functional>
@@ -31,5 +32,8 @@ class SignalWatch {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// How the person knows the event, for messages: "SIGINT"; on Windows "Ctrl+C".
+const char* SignalName(ProcessSignal signal);
 
 }  // namespace trtwatch

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "platform/terminal.h"
+
 namespace trtwatch {
 
 namespace {
@@ -89,7 +91,8 @@ std::optional<OutputMode> ResolveOutputMode(const OutputFlags& flags, const EnvL
   }
 
   const std::optional<std::string> term = env("TERM");
-  const bool smart_terminal = stderr_is_terminal && term && !term->empty() && *term != "dumb";
+  const bool term_says_smart = term ? !term->empty() && *term != "dumb" : !TerminalNeedsTermVariable();
+  const bool smart_terminal = stderr_is_terminal && term_says_smart;
   OutputMode mode;
   if (chosen) {
     if (*chosen == ProgressMode::kTty && !stderr_is_terminal) {
@@ -118,7 +121,7 @@ std::optional<OutputMode> ResolveOutputMode(const OutputFlags& flags, const EnvL
     *error = "--color must be one of auto, always, never (got \"" + flags.color + "\")";
     return std::nullopt;
   }
-  mode.unicode = Utf8Locale(env);
+  mode.unicode = Utf8Locale(env) || (mode.progress == ProgressMode::kTty && TerminalTakesUtf8());
   // Only the tty view draws colour; the plain, json and quiet outputs stay escape-free.
   if (mode.progress != ProgressMode::kTty) mode.color = false;
   return mode;

@@ -3,7 +3,8 @@
 // A pure decision from the flags, the environment and one fact about the terminal, so
 // that every rule (docs/terminal.md) is unit-tested without a terminal:
 //  - --progress auto picks tty only for an interactive stderr with TERM set, not
-//    "dumb", and no CI marker (CI, TF_BUILD); plain otherwise. TRTWATCH_PROGRESS
+//    "dumb" (on Windows, where consoles set no TERM: not "dumb"), and no CI marker
+//    (CI, TF_BUILD); plain otherwise. TRTWATCH_PROGRESS
 //    applies only while the flag is auto. A forced tty on a non-terminal is an error.
 //  - --color auto colours only the tty view: NO_COLOR (non-empty) turns it off,
 //    CLICOLOR_FORCE / FORCE_COLOR (non-empty, not "0") turn it on; --color always|never

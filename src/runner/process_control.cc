@@ -6,6 +6,8 @@
 
 #include <trtwatch/result.h>
 
+#include "platform/terminal.h"
+
 namespace trtwatch {
 
 ProcessControl::ProcessControl(Monitor& monitor, TtySink* view, ProcessControlOptions options)
@@ -56,7 +58,7 @@ void ProcessControl::OnSignal(ProcessSignal signal) {
       }
       int none = -1;
       first_signal_.compare_exchange_strong(none, static_cast<int>(signal));
-      monitor_.RequestCancel(CancelReason::kSignal, "interrupted (SIGINT)");
+      monitor_.RequestCancel(CancelReason::kSignal, std::string("interrupted (") + SignalName(signal) + ")");
       Hint("press Ctrl+C again to force");
       return;
     }
@@ -64,8 +66,8 @@ void ProcessControl::OnSignal(ProcessSignal signal) {
     case ProcessSignal::kHangup: {
       int none = -1;
       if (!first_signal_.compare_exchange_strong(none, static_cast<int>(signal))) return;
-      if (monitor_.RequestCancel(CancelReason::kSignal, signal == ProcessSignal::kTerminate ? "terminated (SIGTERM)"
-                                                                                           : "hung up (SIGHUP)")) {
+      const char* what = signal == ProcessSignal::kTerminate ? "terminated (" : "hung up (";
+      if (monitor_.RequestCancel(CancelReason::kSignal, what + std::string(SignalName(signal)) + ")")) {
         Hint("press Ctrl+C to force");
       }
       return;
@@ -108,6 +110,7 @@ void ProcessControl::ForceExit(int code, const std::string& message) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // the other caller exits
   }
   if (view_ != nullptr) view_->Abandon();
+  RestoreConsole();  // _Exit runs no destructors
   std::fprintf(stderr, "trtwatch: %s\n", message.c_str());
   std::fflush(stderr);
   std::fflush(stdout);

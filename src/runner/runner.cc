@@ -48,6 +48,7 @@ bool Positive(const std::optional<double>& seconds) { return !seconds || *second
 }  // namespace
 
 struct Runner::Parts {
+  std::unique_ptr<ConsoleSetup> console;  // first: restored after every sink closed
   RunOptions options;
   const Clock* clock = nullptr;
   std::vector<std::unique_ptr<Sink>> owned;
@@ -106,6 +107,7 @@ std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
     }
     parts->holds_signals = true;
   }
+  parts->console = std::make_unique<ConsoleSetup>(/*escape_sequences=*/mode->progress == ProgressMode::kTty);
   if (std::unique_ptr<Sink> progress = MakeProgressSink(*mode, *parts->clock, &parts->view)) {
     parts->owned.push_back(std::move(progress));
   }

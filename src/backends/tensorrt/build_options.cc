@@ -1,15 +1,12 @@
 #include "backends/tensorrt/build_options.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <map>
+
+#include "platform/file_access.h"
 
 namespace trtwatch::trt {
 
@@ -44,25 +41,25 @@ std::string Folder(const std::string& path) {
 }
 
 bool CheckOutputFolder(const std::string& path, const char* what, const char* flag, std::string* error) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (InspectPath(path).kind == PathKind::kFolder) {
     *error = std::string(flag) + ": \"" + path + "\" is a folder; give the " + what + "'s file name, e.g. \"" +
              path + (path.back() == '/' ? "" : "/") + "model." + (std::string(what) == "engine" ? "engine" : "cache") +
              "\"";
     return false;
   }
   const std::string folder = Folder(path);
-  if (::stat(folder.c_str(), &st) != 0) {
+  const PathKind folder_kind = InspectPath(folder).kind;
+  if (folder_kind == PathKind::kMissing) {
     *error = std::string(flag) + ": the folder \"" + folder + "\" for the " + what +
              " does not exist; create it first (mkdir -p " + folder + ") or write elsewhere";
     return false;
   }
-  if (!S_ISDIR(st.st_mode)) {
+  if (folder_kind != PathKind::kFolder) {
     *error = std::string(flag) + ": \"" + folder + "\" is not a folder; fix the " + what + "'s path";
     return false;
   }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    *error = std::string(flag) + ": cannot write in \"" + folder + "\" (" + std::strerror(errno) +
+  if (std::string reason; !CanAccess(folder, Access::kWrite, &reason)) {
+    *error = std::string(flag) + ": cannot write in \"" + folder + "\" (" + reason +
              "); choose a folder you can write to";
     return false;
   }
@@ -454,25 +451,25 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
 }
 
 bool CheckBuildPaths(const BuildOptions& options, std::string* error) {
-  struct stat st {};
-  if (::stat(options.model.c_str(), &st) != 0) {
-    const int err = errno;
-    *error = "model \"" + options.model + "\": " + std::strerror(err) +
-             (err == ENOENT ? "; check the path (give an .onnx file)" : "");
+  const PathStatus model = InspectPath(options.model);
+  if (model.kind == PathKind::kMissing) {
+    *error = "model \"" + options.model + "\": " + model.error +
+             (model.not_found ? "; check the path (give an .onnx file)" : "");
     return false;
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (model.kind == PathKind::kFolder) {
     *error = "model \"" + options.model + "\" is a folder; give the .onnx file inside it";
     return false;
   }
-  if (::access(options.model.c_str(), R_OK) != 0) {
-    *error = "model \"" + options.model + "\" cannot be read (" + std::strerror(errno) + "); check its permissions";
+  if (std::string reason; !CanAccess(options.model, Access::kRead, &reason)) {
+    *error = "model \"" + options.model + "\" cannot be read (" + reason + "); check its permissions";
     return false;
   }
   if (!options.output.empty() && !CheckOutputFolder(options.output, "engine", "-o", error)) return false;
   for (const auto* list : {&options.static_plugins, &options.dynamic_plugins, &options.plugins_to_serialize}) {
     for (const std::string& plugin : *list) {
-      if (::stat(plugin.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(plugin.c_str(), R_OK) != 0) {
+      if (std::string reason;
+          InspectPath(plugin).kind != PathKind::kFile || !CanAccess(plugin, Access::kRead, &reason)) {
         *error = "plugin library \"" + plugin + "\" is not a readable file; check the path given to "
                  "--staticPlugins/--dynamicPlugins/--setPluginsToSerialize";
         return false;
@@ -480,7 +477,7 @@ bool CheckBuildPaths(const BuildOptions& options, std::string* error) {
     }
   }
   if (!options.timing_cache.empty()) {
-    if (::stat(options.timing_cache.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (const PathKind kind = InspectPath(options.timing_cache).kind; kind != PathKind::kMissing && kind != PathKind::kFile) {
       *error = "--timing-cache: \"" + options.timing_cache + "\" is not a regular file; give a file path";
       return false;
     }

@@ -1,8 +1,10 @@
 // The file names of TensorRT's shared libraries for one major version, as the
-// loader finds them (sonames). No TensorRT header: doctor and the driver share it.
+// loader finds them. No TensorRT header: doctor and the driver share it.
 #pragma once
 
 #include <string>
+
+#include "platform/shared_library.h"
 
 namespace trtwatch::trt {
 
@@ -12,11 +14,11 @@ struct TensorRtLibraryNames {
   std::string plugins;      // libnvinfer_plugin.so.10: TensorRT's standard plugins
 };
 
-// The sonames TensorRT `major` installs on Linux (SDK archive, distro packages and
-// pip wheels alike).
+// The names TensorRT `major` installs on this platform: sonames on Linux (SDK archive,
+// distro packages and pip wheels alike), nvinfer_10.dll and the like on Windows.
 inline TensorRtLibraryNames LibraryNamesForMajor(int major) {
-  const std::string suffix = ".so." + std::to_string(major);
-  return {"libnvinfer" + suffix, "libnvonnxparser" + suffix, "libnvinfer_plugin" + suffix};
+  return {TensorRtLibraryName("nvinfer", major), TensorRtLibraryName("nvonnxparser", major),
+          TensorRtLibraryName("nvinfer_plugin", major)};
 }
 
 // The same names inside `folder` (tests point these at stand-in libraries).

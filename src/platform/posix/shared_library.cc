@@ -3,7 +3,15 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include "platform/nvml.h"
+
 namespace trtwatch {
+
+const char* const kNvmlLibrary = "libnvidia-ml.so.1";
+
+std::string TensorRtLibraryName(const std::string& base, int major) {
+  return "lib" + base + ".so" + (major > 0 ? "." + std::to_string(major) : "");
+}
 
 std::unique_ptr<SharedLibrary> SharedLibrary::Open(const std::string& name, std::string* error, bool lazy) {
   // RTLD_LOCAL: the NVIDIA libraries' symbols stay out of the global namespace.

@@ -90,4 +90,16 @@ void SignalWatch::StopSelf() {
   raise(SIGSTOP);
 }
 
+const char* SignalName(ProcessSignal signal) {
+  switch (signal) {
+    case ProcessSignal::kInterrupt: return "SIGINT";
+    case ProcessSignal::kTerminate: return "SIGTERM";
+    case ProcessSignal::kHangup: return "SIGHUP";
+    case ProcessSignal::kTerminalStop: return "SIGTSTP";
+    case ProcessSignal::kContinue: return "SIGCONT";
+    case ProcessSignal::kResize: return "SIGWINCH";
+  }
+  return "signal";
+}
+
 }  // namespace trtwatch

@@ -49,4 +49,12 @@ bool WriteAll(int fd, const char* data, unsigned long size) {
   return true;
 }
 
+bool TerminalNeedsTermVariable() { return true; }
+bool TerminalTakesUtf8() { return false; }  // the locale says
+
+// A POSIX terminal takes UTF-8 and escape sequences as they come.
+ConsoleSetup::ConsoleSetup(bool /*escape_sequences*/) {}
+ConsoleSetup::~ConsoleSetup() = default;
+void RestoreConsole() noexcept {}
+
 }  // namespace trtwatch

@@ -1,0 +1,28 @@
+// Path checks for validating options before anything starts: what a path names and
+// whether this process may read or write it. Nothing is opened or created.
+//
+// Threading: every function is safe from any thread. Platform implementation:
+// platform/<os>/file_access.cc (paths are UTF-8 on every platform).
+#pragma once
+
+#include <string>
+
+namespace trtwatch {
+
+enum class PathKind { kMissing, kFile, kFolder, kOther };
+
+struct PathStatus {
+  PathKind kind = PathKind::kMissing;
+  bool not_found = false;  // kMissing because nothing is there (not, say, a permission problem)
+  std::string error;       // why it could not be looked at (kMissing), the system's words
+};
+
+PathStatus InspectPath(const std::string& path);
+
+enum class Access { kRead, kWrite };
+
+// Whether this process may read the file / write in the folder `path`; false with the
+// system's reason in `*error`.
+bool CanAccess(const std::string& path, Access access, std::string* error);
+
+}  // namespace trtwatch
