@@ -36,6 +36,12 @@ class CMakeBuild(build_ext):
                      f"-DPython3_EXECUTABLE={sys.executable}"]
         if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists():
             configure += ["-G", "Ninja"]
+        try:  # pybind11 from the build requirements (pip's isolated build) when there is one
+            import pybind11  # pylint: disable=import-outside-toplevel
+
+            configure.append(f"-Dpybind11_DIR={pybind11.get_cmake_dir()}")
+        except ImportError:
+            pass  # CMake finds the system's (Debian: pybind11-dev)
         configure += shlex.split(os.environ.get("TRTWATCH_CMAKE_ARGS", ""))
         subprocess.check_call(configure)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 2)
@@ -55,5 +61,7 @@ setup(
     package_data={"trtwatch": ["py.typed", "*.pyi"]},
     ext_modules=[CMakeExtension("trtwatch._trtwatch", target="trtwatch_python")],
     cmdclass={"build_ext": CMakeBuild},
+    # Not build/: that is the CMake presets' tree.
+    options={"build": {"build_base": "build-python"}},
     zip_safe=False,
 )

@@ -23,3 +23,6 @@ for preset in release asan tsan; do
     editors/vscode/scripts/ci.sh build/trtwatch
   fi
 done
+# The Python module installed from a clean clone with pip, and its wheel.
+echo "=== python package" >&2
+scripts/check_python_package.sh

@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
-  pybind11-dev python3-dev python3-setuptools python3-wheel python3-build python3-venv
+  pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel python3-build python3-venv
   python3-nbclient python3-nbformat python3-ipykernel
 )
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
