@@ -16,9 +16,9 @@ class RecordingClient(NotebookClient):
         super().__init__(*args, **kwargs)
         self.kinds = []
 
-    def output(self, outs, msg, display_id, cell_index):
-        self.kinds.append(msg["msg_type"])
-        return super().output(outs, msg, display_id, cell_index)
+    def _update_display_id(self, display_id, msg):
+        self.kinds.append(msg["header"]["msg_type"])
+        return super()._update_display_id(display_id, msg)
 
 
 def test_a_simulated_build_shows_one_display_updated_in_place():
@@ -40,5 +40,7 @@ def test_a_simulated_build_shows_one_display_updated_in_place():
     assert client.kinds.count("update_display_data") >= 2, client.kinds
     final = displays[0].data["text/plain"]
     assert "succeeded" in final, final
-    assert "status succeeded" in streams
+    assert "status succeeded" in streams, streams
+    updates = int(streams.split("updates")[1])
+    assert client.kinds.count("update_display_data") == updates
     assert streams.count("\n") < 5, "no printed progress lines"
