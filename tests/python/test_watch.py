@@ -1,4 +1,5 @@
 """trtwatch.watch around the TensorRT TEST DOUBLE's build_serialized_network."""
+import os
 import sys
 import threading
 import time
@@ -203,3 +204,23 @@ def test_leaving_simulate_events_early_cancels_the_build():
         if event["type"] == "phase_start":
             break
     assert time.monotonic() - start < 10
+
+
+def test_without_tensorrt_the_monitor_still_imports_and_forwards():
+    import subprocess
+
+    from conftest import PACKAGE_DIR
+
+    code = (
+        "import trtwatch, trtwatch.tensorrt as t\n"
+        "assert not t.tensorrt_available() and t.ProgressMonitor.__bases__ == (object,)\n"
+        "m = t.ProgressMonitor(progress='quiet', handle_signals=False)\n"
+        "m.phase_start('Building engine', None, 2)\n"
+        "assert m.step_complete('Building engine', 0) and m.step_complete('Building engine', 1)\n"
+        "m.phase_finish('Building engine')\n"
+        "print(m.result.status)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "succeeded"
