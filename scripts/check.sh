@@ -32,3 +32,6 @@ echo "=== mingw: build, and test under Wine" >&2
 cmake --preset mingw >/dev/null
 cmake --build --preset mingw -j "$jobs"
 ctest --preset mingw
+# The Python module installed from a clean clone with pip, and its wheel.
+echo "=== python package" >&2
+scripts/check_python_package.sh

@@ -13,6 +13,8 @@ packages=(
   pkg-config file dpkg-dev
   chromium
   g++-mingw-w64-x86-64-posix wine64 googletest
+  pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel python3-build python3-venv
+  python3-nbclient python3-nbformat python3-ipykernel
 )
 # MinGW-w64 cross-builds trtwatch.exe, googletest's sources build its tests for
 # Windows, and Wine runs them (docs/windows.md).

@@ -6,6 +6,7 @@
 #include <trtwatch/annotations.h>
 #include <trtwatch/event.h>
 #include <trtwatch/result.h>
+#include <trtwatch/simulate.h>
 #include <trtwatch/sink.h>
 #include <trtwatch/version.h>
 #include <trtwatch/watch.h>

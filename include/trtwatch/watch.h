@@ -49,6 +49,9 @@
 namespace trtwatch {
 
 class Monitor;  // the core's callback target (private)
+class Watch;
+struct SimulateOptions;
+BuildResult Simulate(Watch& watch, const SimulateOptions& options);  // <trtwatch/simulate.h>
 
 // Where progress is shown: kTty a live view on stderr, kPlain lines on stderr, kJson
 // the event stream on stdout, kQuiet nothing; kAuto picks tty on an interactive
@@ -118,6 +121,10 @@ class Watch {
   const std::string& build_id() const;
 
  private:
+  friend BuildResult Simulate(Watch& watch, const SimulateOptions& options);
+  // What build_start says about the backend, replaced before Start (the simulation).
+  void Describe(std::string backend, std::string model, const Facts& facts);
+
   struct State;
   std::unique_ptr<State> state_;
   Monitor* monitor_ = nullptr;  // owned by state_: the callbacks' one indirection

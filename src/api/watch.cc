@@ -99,6 +99,13 @@ void Watch::AddFact(std::string key, std::string value) {
   state_->info.facts.emplace_back(std::move(key), std::move(value));
 }
 
+void Watch::Describe(std::string backend, std::string model, const Facts& facts) {
+  if (state_->runner->started()) throw std::logic_error("trtwatch::Simulate: a Watch runs one build, once");
+  state_->info.backend = std::move(backend);
+  state_->info.model = std::move(model);
+  state_->info.facts.insert(state_->info.facts.begin(), facts.begin(), facts.end());
+}
+
 void Watch::Start() {
   if (state_->runner->started()) throw std::logic_error("trtwatch::Watch::Start: a Watch runs one build, once");
   state_->runner->Start(state_->info);

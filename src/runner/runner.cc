@@ -159,6 +159,12 @@ BuildResult Runner::Finish(const BuildOutcome& outcome) {
     terminated = signal && *signal != ProcessSignal::kInterrupt;
   }
   parts_->control.reset();
+  if (parts_->holds_signals) {
+    // The build is over: the next one may watch signals, even while this runner lives
+    // on (a Python `with` block's watch outlives its build to show the result).
+    parts_->holds_signals = false;
+    g_signals_taken.store(false);
+  }
   result.exit_code = ExitCodeFor(result, terminated);
   if (parts_->trace != nullptr && !parts_->trace->error().empty()) {
     std::fprintf(stderr, "%s: %s\n", parts_->options.program.c_str(), parts_->trace->error().c_str());

@@ -226,6 +226,12 @@ TEST(WatchTest, OneBuildPerWatchAndOneSignalHandlerPerProcess) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("signal"), std::string::npos) << e.what();
   }
+  // A finished build gives signals back while its watch still lives.
+  first.Start();
+  first.Finish(true);
+  Watch next(with_signals);
+  next.Start();
+  EXPECT_EQ(next.Finish(true).status, BuildStatus::kSucceeded);
 }
 
 }  // namespace
