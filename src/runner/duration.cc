@@ -31,11 +31,13 @@ bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
     return fail("unknown unit \"" + unit + "\"");
   }
   if (!std::isfinite(value) || value <= 0) return fail("it must be greater than zero");
-  // Checked after scaling: "1e308h" overflows to infinity, "1e-320ms" underflows to 0.
-  // The bound keeps every later conversion (to clock ticks) in range.
+  // Checked after scaling: "1e308h" overflows to infinity, "1e-320ms" to (next to)
+  // nothing. Durations are kept to the millisecond; the upper bound keeps every later
+  // conversion (to clock ticks) in range.
+  constexpr double kMinSeconds = 1e-3;
   constexpr double kMaxSeconds = 365.0 * 86400;
   const double result = value * scale;
-  if (!(result > 0)) return fail("it must be greater than zero");
+  if (!(result >= kMinSeconds)) return fail("it must be greater than zero (1ms at least)");
   if (!(result <= kMaxSeconds)) return fail("it must be at most 365d");
   *seconds = result;
   return true;
