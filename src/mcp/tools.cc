@@ -149,7 +149,7 @@ void Tools::Stop() {
 void Tools::CancelQueued(const std::string& message) {
   for (const std::string& id : std::exchange(started_, {})) {
     BuildsResult r = builds_.Get(id);
-    if (r.outcome == Outcome::kOk && Str(r.record, "status") == "queued") builds_.Cancel(id, "shutdown", message);
+    if (r.outcome == Outcome::kOk && Str(r.record, "status") == "queued") builds_.Cancel(id, "signal", message);
   }
 }
 

@@ -204,7 +204,7 @@ def test_stdin_eof_cancels_running_builds(tmp_path):
     again = McpProcess(tmp_path / "data")
     again.initialize()
     record = again.call("get_build", {"id": started["id"]})["structuredContent"]
-    assert record["status"] == "cancelled" and record["cancel"]["reason"] == "shutdown"
+    assert record["status"] == "cancelled" and record["cancel"]["reason"] == "signal"  # as the stream says
     again.close()
 
 
