@@ -21,7 +21,7 @@ let base;
 let client;
 
 before(async () => {
-  writeFileSync(join(dir, 'token'), TOKEN + '\n');
+  writeFileSync(join(dir, 'token'), TOKEN + '\n', { mode: 0o600 });  // the service refuses a token file others can read
   serve = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', '--data-dir', join(dir, 'data'), '--token-file', join(dir, 'token')], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -199,7 +199,7 @@ test('remote: a service build is watched over SSE and Stop is POST /cancel', { t
 test('remote: the token setting is sent as the bearer token', { timeout: 60000 }, async (t) => {
   const token = 'vscode-test-token-0123456789abcdef';
   const tokenFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'trtwatch-token-')), 'token');
-  fs.writeFileSync(tokenFile, `${token}\n`);
+  fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });  // the service refuses a token file others can read
   t.after(() => fs.rmSync(path.dirname(tokenFile), { recursive: true, force: true }));
   const url = await startService(t, ['--token-file', tokenFile]);
 
