@@ -33,28 +33,7 @@ std::string Header(const Request& req, std::string_view name) {
   return it == req.end() ? std::string() : std::string(it->value().data(), it->value().size());
 }
 
-bool Loopback(std::string_view host) {
-  return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host.rfind("127.", 0) == 0;
-}
-
-std::string HostPart(std::string_view host_port) {
-  if (!host_port.empty() && host_port.front() == '[') {
-    const size_t close = host_port.find(']');
-    return std::string(host_port.substr(0, close == std::string_view::npos ? host_port.size() : close + 1));
-  }
-  return std::string(host_port.substr(0, host_port.find(':')));
-}
-
 }  // namespace
-
-bool OriginAllowed(std::string_view origin, std::string_view host) {
-  if (origin.empty()) return true;  // not a browser
-  const size_t scheme = origin.find("://");
-  if (scheme == std::string_view::npos) return false;  // "null" (sandboxed pages, files) and garbage
-  const std::string_view authority = origin.substr(scheme + 3);
-  if (!host.empty() && authority == host) return true;  // the server's own pages (the dashboard)
-  return Loopback(HostPart(authority)) && Loopback(HostPart(host));  // a local page, reaching a local server
-}
 
 struct HttpEndpoint::Channel {
   explicit Channel(const asio::any_io_executor& executor) : wake(executor) {}
@@ -106,13 +85,8 @@ awaitable<bool> Send(beast::tcp_stream& stream, Response res, bool keep_alive) {
 
 awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEndpoint& endpoint) {
   const bool keep = req.keep_alive();
-  if (!OriginAllowed(Header(req, "Origin"), Header(req, "Host"))) {
-    co_return co_await Send(stream, RpcError(http::status::forbidden, rpc_error::kInvalidRequest,
-                                             "forbidden: Origin \"" + Header(req, "Origin") +
-                                                 "\" may not use this server; connect from the server's own origin "
-                                                 "or from localhost"),
-                            keep);
-  }
+  // Origin and Host were checked before auth, as for every request of the service
+  // (BrowserCheck in service/server.cc).
   auto& sessions = endpoint.sessions();
   const std::string session_id = Header(req, "Mcp-Session-Id");
   if (req.method() == http::verb::delete_) {

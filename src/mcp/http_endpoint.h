@@ -40,8 +40,4 @@ class HttpEndpoint {
   std::map<std::string, std::unique_ptr<HttpSession>> sessions_;  // Mcp-Session-Id -> session
 };
 
-// Whether an Origin header value may use the endpoint: absent, the server's own
-// (`host` is the request's Host header), or a loopback origin.
-bool OriginAllowed(std::string_view origin, std::string_view host);
-
 }  // namespace trtwatch::mcp

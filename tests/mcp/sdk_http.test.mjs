@@ -100,7 +100,9 @@ test('the token is required and a foreign Origin is refused', async () => {
   const auth = { ...headers, Authorization: `Bearer ${TOKEN}` };
   const foreign = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...auth, Origin: 'http://evil.example' }, body });
   assert.equal(foreign.status, 403);
-  const ok = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...auth, Origin: 'http://localhost:3000' }, body });
+  const otherLocal = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...auth, Origin: 'http://localhost:3000' }, body });
+  assert.equal(otherLocal.status, 403, 'another local page needs serve --allow-origin');
+  const ok = await fetch(new URL('/mcp', base), { method: 'POST', headers: { ...auth, Origin: new URL(base).origin }, body });
   assert.equal(ok.status, 200);
   assert.match(ok.headers.get('mcp-session-id'), /^[0-9a-f]{32}$/);
   const noSession = await fetch(new URL('/mcp', base), { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
