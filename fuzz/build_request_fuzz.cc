@@ -11,12 +11,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  // A root that does not exist: real-model requests are refused after their syntax is
+  // Roots that do not exist: real-model requests are refused after their syntax is
   // checked, simulated ones go all the way.
-  static const std::vector<std::string> roots = {"/nonexistent-trtwatch-fuzz-models"};
+  static const trtwatch::service::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
+                                                        "/nonexistent-trtwatch-fuzz-data"};
   trtwatch::service::BuildRequest request;
   std::string error;
-  if (!trtwatch::service::ParseBuildRequest(body, roots, &request, &error)) {
+  if (!trtwatch::service::ParseBuildRequest(body, paths, &request, &error)) {
     FUZZ_CHECK(!error.empty());
     return 0;
   }
