@@ -51,12 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   BuildOptions options;
   std::string error;
   if (ResolveBuildOptions("model.onnx", "model.engine", raw, &options, &error)) {
-    for (const ShapeRange& range : options.shapes) {
-      FUZZ_CHECK(!range.input.empty());
-      FormatShape(range.min);
-      FormatShape(range.max);
+    for (const Profile& profile : options.profiles) {
+      for (const ShapeRange& range : profile) {
+        FUZZ_CHECK(!range.input.empty());
+        FormatShape(range.min);
+        FormatShape(range.opt);
+        FormatShape(range.max);
+      }
     }
-    for (int major : {9, 10}) CheckForTensorRtMajor(options, major, &error);
+    for (int major : {9, 10, 11}) CheckForTensorRtMajor(options, major, &error);
   } else {
     FUZZ_CHECK(!error.empty());
   }
