@@ -1,10 +1,12 @@
-// `trtwatch serve` in a build without the service (TRTWATCH_BUILD_SERVICE=OFF, the
-// default on Windows, where Boost.Beast and SQLite are not packaged for MinGW): the
-// command is still there, and says so instead of vanishing from the help.
+// `trtwatch serve` and `trtwatch mcp` in a build without the service
+// (TRTWATCH_BUILD_SERVICE=OFF, the default on Windows, where Boost.Beast and SQLite are
+// not packaged for MinGW): the commands are still there, and say so instead of
+// vanishing from the help.
 #include <cstdio>
 
 #include <trtwatch/result.h>
 
+#include "mcp/stdio_server.h"
 #include "service/server.h"
 
 namespace trtwatch::service {
@@ -18,3 +20,15 @@ int RunServer(const ServerOptions& /*options*/) {
 }
 
 }  // namespace trtwatch::service
+
+namespace trtwatch::mcp {
+
+int RunStdioServer(const StdioOptions& /*options*/) {
+  std::fprintf(stderr,
+               "trtwatch mcp: the MCP server runs builds through the build service, which is not part of this "
+               "trtwatch (built with TRTWATCH_BUILD_SERVICE=OFF, as on Windows). Run it on Linux; see "
+               "docs/windows.md\n");
+  return exit_code::kUsage;
+}
+
+}  // namespace trtwatch::mcp
