@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/shared_library.h"
+
 namespace trtwatch {
 namespace {
 
@@ -58,7 +60,9 @@ TEST(DoctorTest, ComparesCompiledAndLoadedVersions) {
   EXPECT_EQ(doc["backends"][1]["ready"], false);
   r.runtime.onnx_parser_path.clear();
   r.runtime.version = "10.16.0";
-  EXPECT_NE(FormatDoctorText(r).find("libnvonnxparser.so.10 (the ONNX parser) was not found"), std::string::npos);
+  // The platform's name: libnvonnxparser.so.10, nvonnxparser_10.dll.
+  EXPECT_NE(FormatDoctorText(r).find(TensorRtLibraryName("nvonnxparser", 10) + " (the ONNX parser) was not found"),
+            std::string::npos);
 }
 
 TEST(DoctorTest, TextSaysWhatIsMissingAndHowToGetIt) {

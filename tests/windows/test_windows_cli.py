@@ -47,7 +47,8 @@ def test_json_stream_is_valid_and_exit_is_zero(schema):
     stream = events(r.stdout)
     for event in stream:
         jsonschema.validate(event, schema)
-    assert [e["seq"] for e in stream] == list(range(1, len(stream) + 1))
+    seqs = [e["seq"] for e in stream]
+    assert seqs == sorted(set(seqs)), "seq strictly increases (coalesced steps may skip numbers)"
     assert stream[0]["type"] == "build_start" and stream[-1]["type"] == "build_finish"
     assert stream[-1]["status"] == "succeeded"
 
