@@ -4,21 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
+
+#include "platform/size_override.h"
 
 namespace trtwatch {
-
-namespace {
-
-int PositiveEnv(const char* name) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return 0;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  return (*end == '\0' && value > 0 && value < 100000) ? static_cast<int>(value) : 0;
-}
-
-}  // namespace
 
 bool IsTerminal(int fd) { return isatty(fd) == 1; }
 
