@@ -1,6 +1,7 @@
 #include "cli/doctor_command.h"
 
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "backends/tensorrt/build_options.h"
@@ -68,6 +69,44 @@ TensorRtRuntime ProbeTensorRt(const trt::CompiledTensorRt& compiled) {
   return runtime;
 }
 
+// One GPU as both numberings see it: CUDA's (what --device takes; absent when
+// CUDA_VISIBLE_DEVICES hides it or the CUDA driver is missing) and NVML's (PCI order).
+struct DoctorGpu {
+  std::optional<int> cuda_device;
+  std::optional<unsigned> nvml_index;
+  std::string name;
+  std::string uuid;
+  std::string pci_bus_id;
+  int cc_major = 0;
+  int cc_minor = 0;
+  uint64_t memory_total_bytes = 0;
+};
+
+std::vector<DoctorGpu> DoctorGpus(const DoctorReport& r) {
+  std::vector<DoctorGpu> gpus;
+  std::vector<bool> matched(r.nvml.gpus.size(), false);
+  for (const CudaDevice& device : r.cuda.devices) {
+    DoctorGpu gpu{device.ordinal, std::nullopt, device.name, "", device.pci_bus_id,
+                  device.cc_major, device.cc_minor, device.memory_total_bytes};
+    if (const GpuInfo* entry = NvmlEntryFor(r.nvml, device)) {
+      gpu.nvml_index = entry->index;
+      gpu.uuid = entry->uuid;
+      matched[static_cast<size_t>(entry - r.nvml.gpus.data())] = true;
+    }
+    gpus.push_back(std::move(gpu));
+  }
+  for (size_t i = 0; i < r.nvml.gpus.size(); ++i) {
+    if (matched[i]) continue;
+    const GpuInfo& entry = r.nvml.gpus[i];
+    gpus.push_back({std::nullopt, entry.index, entry.name, entry.uuid, entry.pci_bus_id, entry.cc_major, entry.cc_minor,
+                    entry.memory_total_bytes});
+  }
+  return gpus;
+}
+
+// Whether a build can find a GPU: CUDA sees one (or, without the CUDA driver to ask, NVML does).
+bool GpuVisible(const DoctorReport& r) { return r.cuda.loaded ? !r.cuda.devices.empty() : !r.nvml.gpus.empty(); }
+
 VersionAgreement Agreement(const DoctorReport& r) {
   if (!r.compiled.built || !r.runtime.found) return VersionAgreement::kNotApplicable;
   return CompareTensorRtVersions(r.compiled.header_version, r.runtime.version);
@@ -75,7 +114,7 @@ VersionAgreement Agreement(const DoctorReport& r) {
 
 bool TensorRtReady(const DoctorReport& r) {
   return r.compiled.built && !r.compiled.test_double && r.runtime.found && !r.runtime.onnx_parser_path.empty() &&
-         Agreement(r) != VersionAgreement::kMismatch && r.nvml.loaded && !r.nvml.gpus.empty();
+         Agreement(r) != VersionAgreement::kMismatch && GpuVisible(r);
 }
 
 // One line on how the run-time TensorRT relates to the headers, or "" when they agree.
@@ -111,7 +150,7 @@ std::string TensorRtBackendNote(const DoctorReport& r) {
            " (the ONNX parser) was not found at run time: install it with TensorRT";
   }
   if (Agreement(r) == VersionAgreement::kMismatch) return "not usable: " + VersionNote(r);
-  if (!r.nvml.loaded || r.nvml.gpus.empty()) return "built, but no NVIDIA GPU is visible: engine builds need one";
+  if (!GpuVisible(r)) return "built, but no NVIDIA GPU is visible: engine builds need one";
   return "ready";
 }
 
@@ -135,6 +174,7 @@ DoctorReport GatherDoctorReport() {
   report.build_type = TRTWATCH_BUILD_TYPE;
   report.sanitizer = TRTWATCH_SANITIZE_NAME;
   report.compiled = trt::CompiledWith();
+  report.cuda = QueryCudaDevices();
   report.nvml = QueryNvml();
   report.runtime = ProbeTensorRt(report.compiled);
   return report;
@@ -161,15 +201,33 @@ std::string FormatDoctorText(const DoctorReport& r) {
   } else {
     line("NVIDIA driver: not found (" + r.nvml.error + ")");
   }
-  if (r.nvml.gpus.empty()) {
-    line("GPUs: none visible" + std::string(r.nvml.loaded ? "" : " (engine builds need an NVIDIA GPU and its driver)"));
+  if (r.cuda.loaded) {
+    line("CUDA driver: " + (r.cuda.driver_version > 0 ? FormatCudaVersion(r.cuda.driver_version) : "version unknown") +
+         ", " + r.cuda.library);
   } else {
-    line("GPUs: " + std::to_string(r.nvml.gpus.size()));
-    for (const GpuInfo& gpu : r.nvml.gpus) {
-      line("  " + std::to_string(gpu.index) + ": " + gpu.name + ", compute capability " + std::to_string(gpu.cc_major) +
-           "." + std::to_string(gpu.cc_minor) + ", " + FormatGpuMemory(gpu.memory_total_bytes));
+    line("CUDA driver: not found (" + r.cuda.error + ")" +
+         (r.nvml.gpus.empty() ? "" : ": GPUs below are numbered as NVML numbers them, which --device may not follow"));
+  }
+  const std::vector<DoctorGpu> gpus = DoctorGpus(r);
+  if (gpus.empty()) {
+    line("GPUs: none visible" + std::string(r.nvml.loaded || r.cuda.loaded
+                                                ? ""
+                                                : " (engine builds need an NVIDIA GPU and its driver)"));
+  } else {
+    line("GPUs: " + std::to_string(gpus.size()) + (r.cuda.loaded ? " (numbered as --device takes them)" : ""));
+    for (const DoctorGpu& gpu : gpus) {
+      std::string where;
+      if (gpu.nvml_index) where = "NVML " + std::to_string(*gpu.nvml_index);
+      if (!gpu.pci_bus_id.empty()) where += (where.empty() ? "PCI " : ", PCI ") + gpu.pci_bus_id;
+      const std::string label = gpu.cuda_device ? std::to_string(*gpu.cuda_device)
+                                : r.cuda.loaded ? "hidden from CUDA (CUDA_VISIBLE_DEVICES)"
+                                                : "NVML " + std::to_string(*gpu.nvml_index);
+      line("  " + label + ": " + gpu.name + ", compute capability " + std::to_string(gpu.cc_major) + "." +
+           std::to_string(gpu.cc_minor) + ", " + FormatGpuMemory(gpu.memory_total_bytes) +
+           (where.empty() || !r.cuda.loaded ? "" : " (" + where + ")"));
     }
   }
+  if (r.cuda.loaded && !r.cuda.error.empty()) line("  note: " + r.cuda.error);
   if (r.nvml.loaded && !r.nvml.error.empty()) line("  note: " + r.nvml.error);
   line("");
   if (r.runtime.found) {
@@ -195,10 +253,12 @@ std::string FormatDoctorText(const DoctorReport& r) {
 std::string FormatDoctorJson(const DoctorReport& r) {
   using json = nlohmann::ordered_json;  // fields in the order a reader wants them
   json gpus = json::array();
-  for (const GpuInfo& gpu : r.nvml.gpus) {
-    gpus.push_back({{"index", gpu.index},
+  for (const DoctorGpu& gpu : DoctorGpus(r)) {
+    gpus.push_back({{"cuda_device", gpu.cuda_device ? json(*gpu.cuda_device) : json(nullptr)},
+                    {"nvml_index", gpu.nvml_index ? json(*gpu.nvml_index) : json(nullptr)},
                     {"name", gpu.name},
-                    {"uuid", gpu.uuid},
+                    {"uuid", gpu.uuid.empty() ? json(nullptr) : json(gpu.uuid)},
+                    {"pci_bus_id", gpu.pci_bus_id.empty() ? json(nullptr) : json(gpu.pci_bus_id)},
                     {"compute_capability", std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor)},
                     {"memory_bytes", gpu.memory_total_bytes}});
   }
@@ -217,7 +277,10 @@ std::string FormatDoctorJson(const DoctorReport& r) {
         {"version", r.nvml.driver_version.empty() ? json(nullptr) : json(r.nvml.driver_version)},
         {"cuda_version",
          r.nvml.cuda_driver_version > 0 ? json(FormatCudaVersion(r.nvml.cuda_driver_version)) : json(nullptr)},
-        {"error", r.nvml.error.empty() ? json(nullptr) : json(r.nvml.error)}}},
+        {"error", r.nvml.error.empty() ? json(nullptr) : json(r.nvml.error)},
+        {"cuda", r.cuda.loaded},
+        {"cuda_library", r.cuda.library.empty() ? json(nullptr) : json(r.cuda.library)},
+        {"cuda_error", r.cuda.error.empty() ? json(nullptr) : json(r.cuda.error)}}},
       {"gpus", gpus},
       {"tensorrt_runtime",
        {{"found", r.runtime.found},

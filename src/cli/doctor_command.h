@@ -1,5 +1,5 @@
 // `trtwatch doctor`: what this machine and this trtwatch can do — the NVIDIA driver
-// and GPUs (through NVML), TensorRT at compile time and at run time, the backends —
+// and GPUs (numbered as CUDA and --device number them, matched to NVML), TensorRT at compile time and at run time, the backends —
 // as text or, with --json, as one JSON object on stdout.
 //
 // Gathering touches the system (dlopen); formatting is pure and tested on its own.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/tensorrt/factory.h"
+#include "platform/cuda_driver.h"
 #include "platform/nvml.h"
 
 namespace trtwatch {
@@ -40,6 +41,7 @@ struct DoctorReport {
   std::string build_type;
   std::string sanitizer;
   trt::CompiledTensorRt compiled;
+  CudaReport cuda;
   NvmlReport nvml;
   TensorRtRuntime runtime;
 };

@@ -16,6 +16,15 @@ struct nvmlMemory_t {
   unsigned long long free;
   unsigned long long used;
 };
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pciDeviceId;
+  unsigned pciSubSystemId;
+  char busId[32];
+};
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr unsigned kNameLength = 96;      // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 constexpr unsigned kVersionLength = 80;   // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
@@ -31,6 +40,7 @@ using HandleFn = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
 using NameFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
 using CapabilityFn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
 using MemoryFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
+using PciInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
 
 }  // namespace
 
@@ -77,6 +87,7 @@ NvmlReport QueryNvml(const std::string& library) {
   auto uuid_fn = lib->Function<NameFn>("nvmlDeviceGetUUID");
   auto cc_fn = lib->Function<CapabilityFn>("nvmlDeviceGetCudaComputeCapability");
   auto memory_fn = lib->Function<MemoryFn>("nvmlDeviceGetMemoryInfo");
+  auto pci_fn = lib->Function<PciInfoFn>("nvmlDeviceGetPciInfo_v3");
   unsigned count = 0;
   if (count_fn == nullptr || handle_fn == nullptr) {
     report.error = "NVML lacks nvmlDeviceGetCount_v2/nvmlDeviceGetHandleByIndex_v2: GPUs not listed";
@@ -98,10 +109,22 @@ NvmlReport QueryNvml(const std::string& library) {
     if (cc_fn != nullptr) cc_fn(device, &gpu.cc_major, &gpu.cc_minor);
     nvmlMemory_t memory{};
     if (memory_fn != nullptr && memory_fn(device, &memory) == kNvmlSuccess) gpu.memory_total_bytes = memory.total;
+    nvmlPciInfo_t pci{};
+    if (pci_fn != nullptr && pci_fn(device, &pci) == kNvmlSuccess) {
+      pci.busId[sizeof pci.busId - 1] = '\0';
+      gpu.pci_bus_id = pci.busId;
+    }
     report.gpus.push_back(std::move(gpu));
   }
   shutdown();
   return report;
+}
+
+const GpuInfo* NvmlEntryFor(const NvmlReport& report, const CudaDevice& device) {
+  for (const GpuInfo& gpu : report.gpus) {
+    if (SamePciBusId(gpu.pci_bus_id, device.pci_bus_id)) return &gpu;
+  }
+  return nullptr;
 }
 
 std::string FormatCudaVersion(int version) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/cuda_driver.h"
+
 namespace trtwatch {
 
 struct GpuInfo {
@@ -18,6 +20,7 @@ struct GpuInfo {
   int cc_minor = 0;
   uint64_t memory_total_bytes = 0;
   std::string uuid;
+  std::string pci_bus_id;  // "00000000:3B:00.0": how CUDA's numbering is matched to NVML's
 };
 
 struct NvmlReport {
@@ -34,6 +37,9 @@ struct NvmlReport {
 extern const char* const kNvmlLibrary;
 
 NvmlReport QueryNvml(const std::string& library = kNvmlLibrary);
+
+// NVML's entry for CUDA's `device` (the same PCI bus id), or null.
+const GpuInfo* NvmlEntryFor(const NvmlReport& report, const CudaDevice& device);
 
 // "12.4" from 12040.
 std::string FormatCudaVersion(int version);

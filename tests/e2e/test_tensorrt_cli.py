@@ -112,11 +112,17 @@ FAKE_TENSORRT_DIR = os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR")
 needs_double = pytest.mark.skipif(not DOUBLE_BIN, reason="built without TRTWATCH_TENSORRT_DOUBLE_TESTS")
 
 
-def run_double(*args, libraries, env=None, timeout=120):
-    """Runs the double-built trtwatch with TensorRT's stand-in libraries present or not."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("TRTWATCH_PROGRESS", "LD_LIBRARY_PATH")}
-    if libraries:
-        full_env["LD_LIBRARY_PATH"] = FAKE_TENSORRT_DIR
+FAKE_DRIVER_DIR = os.environ.get("TRTWATCH_FAKE_DRIVER_DIR")
+
+
+def run_double(*args, libraries, driver=False, env=None, timeout=120):
+    """Runs the double-built trtwatch with TensorRT's stand-in libraries present or not,
+    and with the stand-in NVIDIA driver (libcuda.so.1, libnvidia-ml.so.1) or not."""
+    full_env = {k: v for k, v in os.environ.items()
+                if k not in ("TRTWATCH_PROGRESS", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES")}
+    paths = ([FAKE_TENSORRT_DIR] if libraries else []) + ([FAKE_DRIVER_DIR] if driver else [])
+    if paths:
+        full_env["LD_LIBRARY_PATH"] = ":".join(paths)
     full_env.update(env or {})
     return subprocess.run([DOUBLE_BIN, *args], capture_output=True, text=True, timeout=timeout, env=full_env)
 
@@ -194,6 +200,39 @@ def test_builds_against_the_stand_in_libraries(tmp_path):
     assert start["type"] == "build_start" and start["backend"] == "tensorrt"
     assert start["facts"]["tensorrt_version"] == "10.99.0"
     assert (tmp_path / "m.plan").read_bytes().startswith(b"FAKE-ENGINE")
+
+
+@needs_double
+def test_device_picks_the_gpu_in_cudas_numbering(tmp_path):
+    # The stand-in machine: NVML lists GPU A then H (PCI order), CUDA numbers H then A.
+    model = tmp_path / "m.onnx"
+    model.write_bytes(b"onnx")
+
+    def facts(*args, env=None):
+        proc = run_double("build", str(model), "-o", str(tmp_path / "m.plan"), "--progress", "json", *args,
+                          libraries=True, driver=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.splitlines()[0])["facts"]
+
+    first = facts()
+    assert (first["gpu"], first["gpu_device"], first["gpu_count"]) == ("Fake GPU H", "0", "2")
+    assert first["gpu_uuid"] == "GPU-00000000-0000-0000-0000-000000000001" and "gpu_note" not in first
+    second = facts("--device=1")
+    assert (second["gpu"], second["gpu_device"], second["gpu_compute_capability"]) == ("Fake GPU A", "1", "8.0")
+    hidden = facts(env={"CUDA_VISIBLE_DEVICES": "1"})
+    assert (hidden["gpu"], hidden["gpu_device"], hidden["gpu_count"]) == ("Fake GPU A", "0", "1")
+
+    missing = run_double("build", str(model), "-o", str(tmp_path / "refused.plan"), "--device=1", libraries=True,
+                         driver=True, env={"CUDA_VISIBLE_DEVICES": "1"})
+    assert missing.returncode == 2
+    assert "--device=1: CUDA has no device 1: it sees 1, numbered 0-0 (CUDA_VISIBLE_DEVICES=1)" in missing.stderr
+    no_driver = run_double("build", str(model), "-o", str(tmp_path / "refused.plan"), "--device=0", libraries=True)
+    assert no_driver.returncode == 2 and "libcuda.so.1" in no_driver.stderr
+    assert not (tmp_path / "refused.plan").exists()
+
+    doctor = run_double("doctor", libraries=True, driver=True, env={"CUDA_VISIBLE_DEVICES": "1"})
+    assert "  0: Fake GPU A, compute capability 8.0, 80.0 GiB (NVML 0, PCI 0000:3b:00.0)" in doctor.stdout
+    assert "  hidden from CUDA (CUDA_VISIBLE_DEVICES): Fake GPU H" in doctor.stdout
 
 
 def run_double_in(folder, *args, env=None):

@@ -1,5 +1,5 @@
 // A stand-in for libnvidia-ml.so.1 for tests (not NVIDIA code): the NVML calls that
-// platform/posix/nvml.cc makes, with their documented C signatures, answering for
+// platform/nvml.cc makes, with their documented C signatures, answering for
 // two made-up GPUs. Built as a loadable module; tests load it by path.
 #include <cstring>
 
@@ -7,13 +7,15 @@ namespace {
 struct FakeDevice {
   const char* name;
   const char* uuid;
+  const char* pci_bus_id;
   int cc_major;
   int cc_minor;
   unsigned long long memory;
 };
+// PCI order, as NVML numbers GPUs (tests/fake_cuda numbers the same two fastest first).
 const FakeDevice kDevices[] = {
-    {"Fake GPU H", "GPU-00000000-0000-0000-0000-000000000001", 9, 0, 150ULL * 1024 * 1024 * 1024},
-    {"Fake GPU A", "GPU-00000000-0000-0000-0000-000000000002", 8, 0, 80ULL * 1024 * 1024 * 1024},
+    {"Fake GPU A", "GPU-00000000-0000-0000-0000-000000000002", "00000000:3B:00.0", 8, 0, 80ULL * 1024 * 1024 * 1024},
+    {"Fake GPU H", "GPU-00000000-0000-0000-0000-000000000001", "00000000:5E:00.0", 9, 0, 150ULL * 1024 * 1024 * 1024},
 };
 int g_initialised = 0;
 
@@ -28,6 +30,11 @@ extern "C" {
 struct nvmlDevice_st;
 struct FakeMemory {
   unsigned long long total, free, used;
+};
+struct FakePciInfo {  // nvmlPciInfo_t
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
 };
 
 __attribute__((visibility("default"))) int nvmlInit_v2() {
@@ -72,5 +79,9 @@ __attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(nvmlDevice_st
   memory->free = memory->total / 2;
   memory->used = memory->total - memory->free;
   return 0;
+}
+__attribute__((visibility("default"))) int nvmlDeviceGetPciInfo_v3(nvmlDevice_st* device, FakePciInfo* pci) {
+  std::memset(pci, 0, sizeof *pci);
+  return CopyText(reinterpret_cast<const FakeDevice*>(device)->pci_bus_id, pci->busId, sizeof pci->busId);
 }
 }

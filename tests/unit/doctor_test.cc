@@ -45,6 +45,49 @@ DoctorReport ReadyMachine() {
   return r;
 }
 
+TEST(DoctorTest, NumbersGpusAsCudaDoesAndMatchesThemToNvml) {
+  DoctorReport r = ReadyMachine();
+  GpuInfo a100;
+  a100.index = 0;
+  a100.name = "NVIDIA A100";
+  a100.cc_major = 8;
+  a100.pci_bus_id = "00000000:3B:00.0";
+  r.nvml.gpus[0].index = 1;
+  r.nvml.gpus[0].pci_bus_id = "00000000:5E:00.0";
+  r.nvml.gpus[0].uuid = "GPU-h200";
+  r.nvml.gpus.insert(r.nvml.gpus.begin(), a100);
+  // CUDA_VISIBLE_DEVICES=1: CUDA sees only the H200, as its device 0.
+  r.cuda.loaded = true;
+  r.cuda.library = "/usr/lib/libcuda.so.1";
+  r.cuda.driver_version = 13000;
+  CudaDevice h200;
+  h200.name = "NVIDIA H200";
+  h200.pci_bus_id = "0000:5e:00.0";
+  h200.cc_major = 9;
+  h200.memory_total_bytes = 141ULL << 30;
+  r.cuda.devices.push_back(h200);
+
+  const std::string text = FormatDoctorText(r);
+  EXPECT_NE(text.find("CUDA driver: 13.0, /usr/lib/libcuda.so.1"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPUs: 2 (numbered as --device takes them)\n"
+                      "  0: NVIDIA H200, compute capability 9.0, 141.0 GiB (NVML 1, PCI 0000:5e:00.0)\n"
+                      "  hidden from CUDA (CUDA_VISIBLE_DEVICES): NVIDIA A100, compute capability 8.0"),
+            std::string::npos)
+      << text;
+  const auto doc = nlohmann::json::parse(FormatDoctorJson(r));
+  ASSERT_EQ(doc["gpus"].size(), 2u);
+  EXPECT_EQ(doc["gpus"][0]["cuda_device"], 0);
+  EXPECT_EQ(doc["gpus"][0]["nvml_index"], 1);
+  EXPECT_EQ(doc["gpus"][0]["uuid"], "GPU-h200");
+  EXPECT_TRUE(doc["gpus"][1]["cuda_device"].is_null());
+  EXPECT_EQ(doc["gpus"][1]["nvml_index"], 0);
+  EXPECT_EQ(doc["driver"]["cuda"], true);
+  EXPECT_EQ(doc["backends"][1]["ready"], true);
+
+  r.cuda.devices.clear();  // CUDA_VISIBLE_DEVICES hides every GPU: nothing can build
+  EXPECT_EQ(nlohmann::json::parse(FormatDoctorJson(r))["backends"][1]["ready"], false);
+}
+
 TEST(DoctorTest, ComparesCompiledAndLoadedVersions) {
   EXPECT_EQ(CompareTensorRtVersions("10.16.0", "10.16.0"), VersionAgreement::kSame);
   EXPECT_EQ(CompareTensorRtVersions("10.16.0", "10.16.1"), VersionAgreement::kNewerMinor);

@@ -3,6 +3,7 @@
 #include "backends/tensorrt/tensorrt_backend.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -59,8 +60,8 @@ class TensorRtBackendTest : public trtwatch::testing::TempDirTest {
   };
   // Builds with options_; `during` runs from the fake builder's worker 0 at `hook_step`.
   Run Build(const std::function<void(Monitor&)>& during = nullptr, int hook_step = 3,
-            const std::string& nvml = TRTWATCH_FAKE_NVML) {
-    TensorRtBackend backend(options_, tensorrt_ != nullptr ? *tensorrt_ : FakeTensorRt(), nvml);
+            const GpuLibraries& gpu = {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA}) {
+    TensorRtBackend backend(options_, tensorrt_ != nullptr ? *tensorrt_ : FakeTensorRt(), gpu);
     RecordingSink sink;
     BuildSession session(SteadyClock::Instance(), {&sink}, SessionOptions{});
     if (during) {
@@ -123,20 +124,64 @@ TEST_F(TensorRtBackendTest, BuildStartCarriesTensorRtAndGpuFacts) {
   EXPECT_EQ(run.events.front().model, options_.model);
   EXPECT_EQ(Fact(run, "tensorrt_version"), kDoubleVersion);
   EXPECT_EQ(Fact(run, "tensorrt_headers"), kDoubleVersion);
+  // CUDA's device 0 (the builder's), which NVML numbers 1: matched by PCI bus id.
   EXPECT_EQ(Fact(run, "gpu"), "Fake GPU H");
+  EXPECT_EQ(Fact(run, "gpu_device"), "0");
   EXPECT_EQ(Fact(run, "gpu_compute_capability"), "9.0");
   EXPECT_EQ(Fact(run, "gpu_memory"), "150.0 GiB");
+  EXPECT_EQ(Fact(run, "gpu_pci_bus_id"), "0000:5e:00.0");
+  EXPECT_EQ(Fact(run, "gpu_uuid"), "GPU-00000000-0000-0000-0000-000000000001");
   EXPECT_EQ(Fact(run, "gpu_count"), "2");
   EXPECT_EQ(Fact(run, "driver_version"), "999.12");
   EXPECT_EQ(Fact(run, "cuda_driver_version"), "12.8");
+  EXPECT_EQ(Fact(run, "gpu_note"), "<absent>");
   EXPECT_EQ(Fact(run, "engine"), options_.output);
 }
 
-TEST_F(TensorRtBackendTest, WithoutNvmlTheFactsSaySo) {
-  const Run run = Build(nullptr, 0, "libtrtwatch-no-such-nvml.so.1");
+TEST_F(TensorRtBackendTest, WithoutTheDriverLibrariesTheFactsSaySo) {
+  const Run run = Build(nullptr, 0, {"libtrtwatch-no-such-nvml.so.1", "libtrtwatch-no-such-cuda.so.1"});
   EXPECT_EQ(run.result.status, BuildStatus::kSucceeded);
   EXPECT_EQ(Fact(run, "gpu"), "<absent>");
-  EXPECT_NE(Fact(run, "gpu_note").find("could not be loaded"), std::string::npos) << Fact(run, "gpu_note");
+  EXPECT_NE(Fact(run, "gpu_note").find("libtrtwatch-no-such-cuda.so.1"), std::string::npos) << Fact(run, "gpu_note");
+  EXPECT_NE(Fact(run, "gpu_note").find("libtrtwatch-no-such-nvml.so.1"), std::string::npos) << Fact(run, "gpu_note");
+}
+
+TEST_F(TensorRtBackendTest, WithoutTheCudaDriverNvmlsGpuIsNamedWithACaveat) {
+  const Run run = Build(nullptr, 0, {TRTWATCH_FAKE_NVML, "libtrtwatch-no-such-cuda.so.1"});
+  EXPECT_EQ(Fact(run, "gpu"), "Fake GPU A");  // NVML's first, not the builder's
+  EXPECT_NE(Fact(run, "gpu_note").find("which CUDA may number differently"), std::string::npos)
+      << Fact(run, "gpu_note");
+}
+
+// What the stand-in CUDA driver says is retained now (tests/fake_cuda).
+int FakeCudaRetainedDevice() {
+  void* handle = ::dlopen(TRTWATCH_FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
+  const int device = reinterpret_cast<int (*)()>(::dlsym(handle, "fake_cuda_retained_device"))();
+  ::dlclose(handle);
+  return device;
+}
+
+TEST_F(TensorRtBackendTest, DeviceChoosesTheGpuTheBuilderUsesAndItsFacts) {
+  options_.device = 1;
+  int retained_during_build = -2;
+  const Run run = Build([&](Monitor&) { retained_during_build = FakeCudaRetainedDevice(); });
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  EXPECT_EQ(Fact(run, "gpu"), "Fake GPU A");
+  EXPECT_EQ(Fact(run, "gpu_device"), "1");
+  EXPECT_EQ(Fact(run, "gpu_compute_capability"), "8.0");
+  EXPECT_EQ(retained_during_build, 1);       // CUDA's device 1 was current while TensorRT built
+  EXPECT_EQ(FakeCudaRetainedDevice(), -1);  // and released with the builder
+}
+
+TEST_F(TensorRtBackendTest, ADeviceCudaDoesNotHaveIsRefusedWithTheCount) {
+  options_.device = 5;
+  TensorRtBackend backend(options_, FakeTensorRt(), {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA});
+  EXPECT_NE(backend.DeviceProblem().find("--device=5: CUDA has no device 5: it sees 2, numbered 0-1"), std::string::npos)
+      << backend.DeviceProblem();
+  const Run run = Build();
+  EXPECT_EQ(run.result.status, BuildStatus::kFailed);
+  EXPECT_NE(run.result.error.find("CUDA has no device 5"), std::string::npos) << run.result.error;
+  EXPECT_FALSE(Exists(options_.output));
 }
 
 TEST_F(TensorRtBackendTest, MapsOptionsOntoTheBuilder) {
@@ -201,14 +246,14 @@ TEST_F(TensorRtBackendTest, TensorRt10OptionsAndBestFollowTheGpu) {
   EXPECT_EQ(r.max_tactics, 3);
   EXPECT_EQ(r.tiling_level, 2);
   EXPECT_EQ(r.pools.at(static_cast<int32_t>(nvinfer1::MemoryPoolType::kTACTIC_SHARED_MEMORY)), 48u * 1024);
-  // Without NVML the GPU is unknown: --best asks for all three.
+  // Without the driver's libraries the GPU is unknown: --best asks for all three.
   fake_trt::Reset();
   BuildOptions best_only;
   best_only.model = options_.model;
   best_only.output = options_.output;
   best_only.best = true;
   options_ = best_only;
-  ASSERT_EQ(Build(nullptr, 3, dir_ + "/no-nvml.so").result.status, BuildStatus::kSucceeded);
+  ASSERT_EQ(Build(nullptr, 3, {dir_ + "/no-nvml.so", dir_ + "/no-cuda.so"}).result.status, BuildStatus::kSucceeded);
   EXPECT_EQ(fake_trt::GetRecord().flags, (std::vector<F>{F::kFP16, F::kBF16, F::kINT8}));
 }
 #endif

@@ -231,35 +231,66 @@ bool ConfigureBuilder(const BuildOptions& o, int compute_capability, nvinfer1::I
 
 }  // namespace
 
-Facts TensorRtFacts(int32_t runtime_version, const NvmlReport& nvml) {
+Facts TensorRtFacts(int32_t runtime_version, const CudaReport& cuda, const NvmlReport& nvml, int ordinal,
+                    std::optional<BuildGpu>* found) {
   Facts facts;
   facts.emplace_back("tensorrt_version", FormatTensorRtVersion(runtime_version));
   facts.emplace_back("tensorrt_headers", HeaderVersion());
-  if (!nvml.loaded) {
-    facts.emplace_back("gpu_note", nvml.error.empty() ? "NVML not available" : nvml.error);
-    return facts;
+  std::optional<BuildGpu> gpu;
+  std::string note;
+  if (cuda.loaded) {
+    // The builder's device in CUDA's numbering; NVML's entry for it by PCI bus id.
+    if (const std::string problem = CudaDeviceProblem(cuda, ordinal); !problem.empty()) {
+      note = problem;
+    } else {
+      const CudaDevice& device = cuda.devices[static_cast<size_t>(ordinal)];
+      gpu = BuildGpu{device.name, device.cc_major, device.cc_minor, device.memory_total_bytes, device.pci_bus_id, ""};
+      if (const GpuInfo* entry = NvmlEntryFor(nvml, device)) gpu->uuid = entry->uuid;
+    }
+  } else if (nvml.loaded && ordinal >= 0 && static_cast<size_t>(ordinal) < nvml.gpus.size()) {
+    const GpuInfo& entry = nvml.gpus[static_cast<size_t>(ordinal)];
+    gpu = BuildGpu{entry.name, entry.cc_major, entry.cc_minor, entry.memory_total_bytes, entry.pci_bus_id, entry.uuid};
+    note = cuda.error + ": GPU facts are NVML's GPU " + std::to_string(ordinal) + ", which CUDA may number differently";
+  } else {
+    note = !cuda.error.empty() ? cuda.error : "the CUDA driver is not available";
+    if (!nvml.error.empty()) note += "; " + nvml.error;
   }
-  if (!nvml.gpus.empty()) {
-    // CUDA's device 0, which the builder uses, is NVML's first device unless
-    // CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER reorder them.
-    const GpuInfo& gpu = nvml.gpus.front();
-    facts.emplace_back("gpu", gpu.name);
-    facts.emplace_back("gpu_compute_capability", std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor));
-    facts.emplace_back("gpu_memory", FormatGpuMemory(gpu.memory_total_bytes));
+  if (gpu) {
+    facts.emplace_back("gpu", gpu->name);
+    facts.emplace_back("gpu_device", std::to_string(ordinal));
+    facts.emplace_back("gpu_compute_capability", std::to_string(gpu->cc_major) + "." + std::to_string(gpu->cc_minor));
+    facts.emplace_back("gpu_memory", FormatGpuMemory(gpu->memory_total_bytes));
+    if (!gpu->pci_bus_id.empty()) facts.emplace_back("gpu_pci_bus_id", gpu->pci_bus_id);
+    if (!gpu->uuid.empty()) facts.emplace_back("gpu_uuid", gpu->uuid);
   }
-  facts.emplace_back("gpu_count", std::to_string(nvml.gpus.size()));
+  if (cuda.loaded) {
+    facts.emplace_back("gpu_count", std::to_string(cuda.devices.size()));
+  } else if (nvml.loaded) {
+    facts.emplace_back("gpu_count", std::to_string(nvml.gpus.size()));
+  }
   if (!nvml.driver_version.empty()) facts.emplace_back("driver_version", nvml.driver_version);
-  if (nvml.cuda_driver_version > 0) facts.emplace_back("cuda_driver_version", FormatCudaVersion(nvml.cuda_driver_version));
+  const int cuda_version = nvml.cuda_driver_version > 0 ? nvml.cuda_driver_version : cuda.driver_version;
+  if (cuda_version > 0) facts.emplace_back("cuda_driver_version", FormatCudaVersion(cuda_version));
+  if (!note.empty()) facts.emplace_back("gpu_note", note);
+  if (found != nullptr) *found = gpu;
   return facts;
 }
 
-TensorRtBackend::TensorRtBackend(BuildOptions options, const LoadedTensorRt& tensorrt, const std::string& nvml_library)
+TensorRtBackend::TensorRtBackend(BuildOptions options, const LoadedTensorRt& tensorrt, GpuLibraries gpu_libraries)
     : options_(std::move(options)),
       tensorrt_(tensorrt),
+      gpu_libraries_(std::move(gpu_libraries)),
       logger_(options_.verbose ? trtwatch::Severity::kVerbose : trtwatch::Severity::kWarning) {
-  const NvmlReport nvml = QueryNvml(nvml_library);
-  facts_ = TensorRtFacts(tensorrt.Version(), nvml);
-  if (!nvml.gpus.empty()) gpu_compute_capability_ = nvml.gpus.front().cc_major * 10 + nvml.gpus.front().cc_minor;
+  const CudaReport cuda = QueryCudaDevices(gpu_libraries_.cuda);
+  const NvmlReport nvml = QueryNvml(gpu_libraries_.nvml);
+  std::optional<BuildGpu> gpu;
+  facts_ = TensorRtFacts(tensorrt.Version(), cuda, nvml, options_.device.value_or(0), &gpu);
+  if (gpu) gpu_compute_capability_ = gpu->cc_major * 10 + gpu->cc_minor;
+  if (options_.device) {
+    if (const std::string problem = CudaDeviceProblem(cuda, *options_.device); !problem.empty()) {
+      device_problem_ = "--device=" + std::to_string(*options_.device) + ": " + problem;
+    }
+  }
 }
 
 BuildInfo TensorRtBackend::Describe() const {
@@ -304,6 +335,16 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
     outcome.error.clear();
     return outcome;
   };
+
+  // --device: TensorRT builds on the device current on this thread (trtexec calls
+  // cudaSetDevice); it stays current while any TensorRT object below lives. Without
+  // it, CUDA's device 0, the runtime's default.
+  std::unique_ptr<CudaDeviceSelection> device;
+  if (options_.device) {
+    std::string device_error;
+    device = CudaDeviceSelection::Select(*options_.device, &device_error, gpu_libraries_.cuda);
+    if (!device) return fail("--device=" + std::to_string(*options_.device) + ": " + device_error);
+  }
 
   // Declared before every TensorRT object so that they outlive them all, as TensorRT
   // requires of the progress monitor and of a timing cache.
@@ -580,7 +621,12 @@ std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, const 
              "or put the matching libnvinfer first on LD_LIBRARY_PATH";
     return nullptr;
   }
-  return std::make_unique<TensorRtBackend>(options, tensorrt);
+  auto backend = std::make_unique<TensorRtBackend>(options, tensorrt);
+  if (!backend->DeviceProblem().empty()) {
+    *error = backend->DeviceProblem();
+    return nullptr;
+  }
+  return backend;
 }
 
 }  // namespace trtwatch::trt

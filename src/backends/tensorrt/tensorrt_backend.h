@@ -17,21 +17,31 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/backend.h"
 #include "backends/tensorrt/build_options.h"
 #include "backends/tensorrt/logger_adapter.h"
 #include "backends/tensorrt/tensorrt_library.h"
+#include "platform/cuda_driver.h"
 #include "platform/nvml.h"
 
 namespace trtwatch::trt {
 
+// Where GPU facts and device selection come from (tests pass stand-ins).
+struct GpuLibraries {
+  std::string nvml = kNvmlLibrary;
+  std::string cuda = kCudaDriverLibrary;
+};
+
 class TensorRtBackend final : public Backend {
  public:
-  // `tensorrt` must outlive the backend. `nvml_library` is where GPU facts come from
-  // (tests pass a stand-in).
-  TensorRtBackend(BuildOptions options, const LoadedTensorRt& tensorrt, const std::string& nvml_library = kNvmlLibrary);
+  // `tensorrt` must outlive the backend.
+  TensorRtBackend(BuildOptions options, const LoadedTensorRt& tensorrt, GpuLibraries gpu_libraries = {});
+
+  // Empty, or why --device cannot be used (no CUDA driver, no such device).
+  const std::string& DeviceProblem() const { return device_problem_; }
 
   BuildInfo Describe() const override;
   BuildOutcome Build(Monitor& monitor) override;
@@ -48,8 +58,10 @@ class TensorRtBackend final : public Backend {
 
   const BuildOptions options_;
   const LoadedTensorRt& tensorrt_;
+  const GpuLibraries gpu_libraries_;
   Facts facts_;
-  int gpu_compute_capability_ = 0;  // 80 for 8.0; 0 when NVML does not say (for --best)
+  std::string device_problem_;
+  int gpu_compute_capability_ = 0;  // 80 for 8.0; 0 when neither CUDA nor NVML says (for --best)
   LoggerAdapter logger_;
 };
 
@@ -57,9 +69,23 @@ class TensorRtBackend final : public Backend {
 std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, const LoadedTensorRt& tensorrt,
                                              std::string* error);
 
-// build_start facts about TensorRT and the GPU: tensorrt_version (run time),
-// tensorrt_headers (compile time), gpu, gpu_compute_capability, gpu_memory,
-// driver_version, cuda_driver_version, gpu_count; or gpu_note when NVML is absent.
-Facts TensorRtFacts(int32_t runtime_version, const NvmlReport& nvml);
+// The GPU a build runs on: CUDA's device `ordinal` (--device, 0 by default), with
+// NVML's entry for it; NVML's entry of that index when the CUDA driver is absent.
+struct BuildGpu {
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  uint64_t memory_total_bytes = 0;
+  std::string pci_bus_id;
+  std::string uuid;
+};
+
+// build_start facts about TensorRT and the GPU the builder uses: tensorrt_version
+// (run time), tensorrt_headers (compile time), gpu, gpu_device (CUDA's number),
+// gpu_compute_capability, gpu_memory, gpu_pci_bus_id, gpu_uuid, gpu_count (devices
+// CUDA sees), driver_version, cuda_driver_version; gpu_note says what is unknown and
+// why. `gpu` receives the device found, if any.
+Facts TensorRtFacts(int32_t runtime_version, const CudaReport& cuda, const NvmlReport& nvml, int ordinal,
+                    std::optional<BuildGpu>* gpu = nullptr);
 
 }  // namespace trtwatch::trt

@@ -3,11 +3,13 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include "platform/cuda_driver.h"
 #include "platform/nvml.h"
 
 namespace trtwatch {
 
 const char* const kNvmlLibrary = "libnvidia-ml.so.1";
+const char* const kCudaDriverLibrary = "libcuda.so.1";
 
 std::string TensorRtLibraryName(const std::string& base, int major) {
   return "lib" + base + ".so" + (major > 0 ? "." + std::to_string(major) : "");

@@ -2,12 +2,14 @@
 
 #include <windows.h>
 
+#include "platform/cuda_driver.h"
 #include "platform/nvml.h"
 #include "platform/win32/text.h"
 
 namespace trtwatch {
 
 const char* const kNvmlLibrary = "nvml.dll";
+const char* const kCudaDriverLibrary = "nvcuda.dll";
 
 std::string TensorRtLibraryName(const std::string& base, int major) {
   return base + (major > 0 ? "_" + std::to_string(major) : "") + ".dll";
