@@ -8,6 +8,7 @@
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
+#include "platform/utf8_edges.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -58,8 +59,13 @@ int main(int argc, char** argv) {
   trtwatch::McpCommandOptions mcp;
   CLI::App* mcp_cmd = trtwatch::AddMcpCommand(app, &mcp);
 
+  // UTF-8 arguments on every platform (Windows: from the wide command line, so that
+  // paths outside the ANSI code page arrive intact).
+  std::vector<std::string> args = trtwatch::Utf8Arguments(argc, argv);
+  std::vector<char*> utf8_argv;
+  for (std::string& arg : args) utf8_argv.push_back(arg.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(utf8_argv.size()), utf8_argv.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -3,12 +3,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "platform/utf8_edges.h"
 #include "protocol/event_json.h"
 
 namespace trtwatch {
 
 std::unique_ptr<JsonlSink> JsonlSink::OpenFile(const std::string& path, std::string* error) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
+  std::FILE* f = trtwatch::OpenFile(path, "w");  // the platform call, not this function
   if (f == nullptr) {
     *error = "cannot write events to \"" + path + "\": " + std::strerror(errno);
     return nullptr;

@@ -1,14 +1,12 @@
 #include "sinks/trace_sink.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <random>
 
+#include "platform/atomic_file.h"
 #include "sinks/tty_frame.h"
 
 namespace trtwatch {
@@ -160,60 +158,22 @@ std::string TraceBuilder::Json() const {
          "\n";
 }
 
-namespace {
-
-std::string TempPathFor(const std::string& path) {
-  std::random_device random;
-  return path + ".tmp-" + std::to_string(random()) + std::to_string(random());
-}
-
-// Writes `text` to `temp` ("wx": never over an existing file). Returns errno text or "".
-std::string WriteNew(const std::string& temp, const std::string& text) {
-  std::FILE* f = std::fopen(temp.c_str(), "wx");
-  if (f == nullptr) return std::strerror(errno);
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int saved = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(temp.c_str());
-    return std::strerror(written ? errno : saved);
-  }
-  return "";
-}
-
-}  // namespace
-
 std::unique_ptr<TraceSink> TraceSink::Open(const std::string& path, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    *error = "cannot write the trace to \"" + path + "\": it is a directory; give a file name such as build.json";
+  // Checked now, so that an unwritable path fails before the build: the folder takes a
+  // temporary file (discarded here), as it must at Close().
+  std::string why;
+  if (!AtomicFile::Create(path, &why)) {
+    *error = "cannot write the trace: " + why;
     return nullptr;
   }
-  const std::string probe = TempPathFor(path);
-  const std::string failure = WriteNew(probe, "");
-  if (!failure.empty()) {
-    *error = "cannot write the trace to \"" + path + "\": " + failure + " (does its directory exist and is it writable?)";
-    return nullptr;
-  }
-  std::remove(probe.c_str());
   return std::unique_ptr<TraceSink>(new TraceSink(path));
 }
 
 void TraceSink::Close() {
   if (closed_) return;
   closed_ = true;
-  const std::string temp = TempPathFor(path_);
-  const std::string failure = WriteNew(temp, builder_.Json());
-  if (!failure.empty()) {
-    error_ = "could not write the trace to \"" + path_ + "\": " + failure;
-    return;
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path_, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    error_ = "could not write the trace to \"" + path_ + "\": " + ec.message();
-  }
+  std::string why;
+  if (!WriteFileAtomically(path_, builder_.Json(), &why)) error_ = "could not write the trace: " + why;
 }
 
 }  // namespace trtwatch

@@ -55,7 +55,9 @@ TEST(DeliveryTest, AStalledSinkNeitherBlocksTheBuildNorLosesStructuralEvents) {
       m.phaseStart(name.c_str(), nullptr, 50);
       for (int s = 0; s < 50; ++s) {
         m.stepComplete(name.c_str(), s);
-        if (s % 10 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        // A pause now and then lets the dispatcher keep up for the fast sink. 1 ms, not
+        // less: Windows sleeps in whole milliseconds and rounds shorter pauses to none.
+        if (s % 25 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
       m.Log(Severity::kInfo, "log line");
       m.phaseFinish(name.c_str());

@@ -1,12 +1,15 @@
 """trtwatch.exe (cross-built with MinGW-w64) under Wine: the event stream, exit codes,
 plain output without escape bytes, the timeout, the atomic replace of --trace files,
-Ctrl+C (as Ctrl+Break, through tests/windows/ctrl_break.cc), and `serve`'s message.
+Ctrl+C (as Wine delivers a terminal's Ctrl+C, and as Ctrl+Break through
+tests/windows/ctrl_break.cc where the console allows), and `serve`'s message.
 
 Each run starts Wine again (~1-3 s): the tests are few and use fast simulated builds."""
 import json
 import os
 import pathlib
+import signal
 import subprocess
+import time
 
 import jsonschema
 import pytest
@@ -21,8 +24,8 @@ CTRL_BREAK = os.environ.get("TRTWATCH_CTRL_BREAK")
 CONSOLE_EVENTS = os.environ.get("TRTWATCH_CONSOLE_EVENTS") == "1"
 
 
-def run(*args, cwd=None, timeout=180, program=None):
-    env = dict(os.environ)
+def run(*args, cwd=None, timeout=180, program=None, env=None):
+    env = {**os.environ, **(env or {})}
     env.setdefault("WINEDEBUG", "-all")
     for name in ("TRTWATCH_PROGRESS", "CI", "TF_BUILD", "NO_COLOR", "CLICOLOR_FORCE", "FORCE_COLOR"):
         env.pop(name, None)
@@ -93,11 +96,65 @@ def test_trace_and_events_files_replace_existing_ones(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["events.jsonl", "timeline.json"]
 
 
+def test_paths_outside_the_ansi_code_page(tmp_path):
+    # Names no ANSI code page spells: they reach trtwatch through the wide command line
+    # and are opened with the wide-character calls (a profile, the events, the trace).
+    (tmp_path / "模型-ü.json").write_bytes((SOURCE_DIR / "profiles" / "small-cnn.json").read_bytes())
+    r = run("build", "--simulate", "模型-ü.json", "--speed", "50", "--progress", "quiet",
+            "--events", "事件-ü.jsonl", "--trace", "跟踪-ü.json", cwd=tmp_path, env={"LC_ALL": "C.UTF-8"})
+    assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
+    assert events((tmp_path / "事件-ü.jsonl").read_bytes())[-1]["status"] == "succeeded"
+    assert json.loads((tmp_path / "跟踪-ü.json").read_text(encoding="utf-8"))["traceEvents"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["事件-ü.jsonl", "模型-ü.json", "跟踪-ü.json"]
+
+
 def test_serve_explains_it_is_not_available():
     r = run("serve")
     assert r.returncode == 2
     assert b"not part of this trtwatch" in r.stderr
     assert b"docs/windows.md" in r.stderr
+
+
+def run_with_ctrl_c(args, presses, gap=0.5):
+    """Runs trtwatch.exe and presses Ctrl+C `presses` times once the build has started.
+    Under Wine a terminal's Ctrl+C reaches a console program as SIGINT to its process,
+    which Wine turns into CTRL_C_EVENT for the handlers registered with
+    SetConsoleCtrlHandler: the same handler and event a Windows console gives."""
+    env = dict(os.environ)
+    env.setdefault("WINEDEBUG", "-all")
+    env.pop("TRTWATCH_PROGRESS", None)
+    proc = subprocess.Popen([WINE, EXE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        first = proc.stdout.readline()  # build_start: the console handler is in place
+        for i in range(presses):
+            if i:
+                time.sleep(gap)
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, first + out, err
+
+
+def test_ctrl_c_cancels_cooperatively_with_130():
+    code, out, err = run_with_ctrl_c(["build", "--simulate", "small-cnn", "--speed", "0.2", "--progress", "json"], 1)
+    stream = events(out)
+    assert code == 130, (code, err)
+    assert stream[0]["type"] == "build_start"
+    cancel = [e for e in stream if e["type"] == "cancel_requested"]
+    assert cancel and cancel[0]["reason"] == "signal" and "Ctrl+C" in cancel[0]["message"]
+    assert stream[-1]["type"] == "build_finish" and stream[-1]["status"] == "cancelled"
+    assert b"press Ctrl+C again to force" in err
+
+
+def test_second_ctrl_c_forces_130():
+    # --speed 0.001: each step takes many seconds, so the first cancel is still waiting for
+    # the next step when the second Ctrl+C comes.
+    code, _, err = run_with_ctrl_c(["build", "--simulate", "small-cnn", "--speed", "0.001", "--progress", "json"], 2)
+    assert code == 130, (code, err)
+    assert b"forced exit" in err
 
 
 @pytest.mark.skipif(not (CTRL_BREAK and CONSOLE_EVENTS), reason="needs a console that delivers control events")

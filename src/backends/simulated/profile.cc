@@ -1,11 +1,13 @@
 #include "backends/simulated/profile.h"
 
-#include <fstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 #include "backends/simulated/builtin_profiles.h"
+#include "platform/utf8_edges.h"
 
 namespace trtwatch::sim {
 
@@ -170,17 +172,25 @@ std::vector<std::string> BuiltinProfileNames() {
 
 std::optional<Profile> LoadProfile(const std::string& name_or_path, std::string* error) {
   if (std::optional<Profile> builtin = FindBuiltin(name_or_path, error)) return builtin;
-  std::ifstream file(name_or_path);
-  if (!file) {
+  std::FILE* file = OpenFile(name_or_path, "rb");
+  if (file == nullptr) {
     std::string names;
     for (const std::string& n : BuiltinProfileNames()) names += (names.empty() ? "" : ", ") + n;
     *error = "unknown profile \"" + name_or_path + "\": not a built-in profile (" + names +
              ") and no such file. Give a built-in name or the path of a JSON profile (docs/simulator.md)";
     return std::nullopt;
   }
-  std::stringstream text;
-  text << file.rdbuf();
-  std::optional<Profile> profile = ParseProfile(text.str(), error);
+  std::string text;
+  char buffer[65536];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) text.append(buffer, n);
+  const bool failed = std::ferror(file) != 0;
+  const int saved = errno;
+  std::fclose(file);
+  if (failed) {
+    *error = "cannot read the profile \"" + name_or_path + "\": " + std::strerror(saved);
+    return std::nullopt;
+  }
+  std::optional<Profile> profile = ParseProfile(text, error);
   if (!profile) *error = name_or_path + ": " + *error;
   return profile;
 }
