@@ -17,40 +17,47 @@ using nlohmann::json;
 
 json Parse(const std::string& text) { return json::parse(text, nullptr, /*allow_exceptions=*/false); }
 
-std::string ErrorText(const json& body, const std::string& fallback) {
-  return body.is_object() && body.contains("error") && body["error"].is_string() ? body["error"].get<std::string>()
-                                                                                 : fallback;
-}
-
-// The manager answers in HTTP terms; the tools want outcomes.
-BuildsResult FromApi(const service::ApiResult& r) {
-  BuildsResult out;
-  const json body = Parse(r.body);
-  switch (r.status) {
-    case 200:
-    case 201:
-    case 202:
-      out.outcome = Outcome::kOk;
-      out.record = body;
-      return out;
-    case 400:
-      out.outcome = Outcome::kBadRequest;
-      break;
-    case 404:
-      out.outcome = Outcome::kNotFound;
-      break;
-    case 409:
-      out.outcome = Outcome::kAlreadyFinished;
-      break;
-    case 429:
-    case 503:
-      out.outcome = Outcome::kBusy;
-      break;
-    default:
-      out.outcome = Outcome::kStorageError;
+// The manager's outcomes as the tools see them.
+Outcome ToOutcome(service::SubmitOutcome outcome) {
+  switch (outcome) {
+    case service::SubmitOutcome::kCreated:
+      return Outcome::kOk;
+    case service::SubmitOutcome::kInvalid:
+      return Outcome::kBadRequest;
+    case service::SubmitOutcome::kQueueFull:
+    case service::SubmitOutcome::kShuttingDown:
+      return Outcome::kBusy;
+    case service::SubmitOutcome::kStorageFailed:
       break;
   }
-  out.error = ErrorText(body, "the build service answered " + std::to_string(r.status));
+  return Outcome::kStorageError;
+}
+
+Outcome ToOutcome(service::GetOutcome outcome) {
+  return outcome == service::GetOutcome::kFound ? Outcome::kOk : Outcome::kNotFound;
+}
+
+Outcome ToOutcome(service::CancelOutcome outcome) {
+  switch (outcome) {
+    case service::CancelOutcome::kCancelled:
+    case service::CancelOutcome::kCancelling:
+      return Outcome::kOk;
+    case service::CancelOutcome::kInvalid:
+      return Outcome::kBadRequest;
+    case service::CancelOutcome::kNotFound:
+      return Outcome::kNotFound;
+    case service::CancelOutcome::kAlreadyFinished:
+      break;
+  }
+  return Outcome::kAlreadyFinished;
+}
+
+template <typename ManagerOutcome>
+BuildsResult FromManager(const service::ManagerResult<ManagerOutcome>& r) {
+  BuildsResult out;
+  out.outcome = ToOutcome(r.outcome);
+  if (!r.record.empty()) out.record = Parse(r.record);
+  out.error = r.error;
   return out;
 }
 
@@ -79,14 +86,12 @@ class ManagerWatch final : public BuildWatch, public service::EventSubscriber {
 
 }  // namespace
 
-BuildsResult ManagerBuilds::Submit(const json& request) { return FromApi(manager_.Submit(request.dump())); }
+BuildsResult ManagerBuilds::Submit(const json& request) { return FromManager(manager_.Submit(request.dump())); }
 
-BuildsResult ManagerBuilds::Get(const std::string& id) { return FromApi(manager_.Get(id)); }
+BuildsResult ManagerBuilds::Get(const std::string& id) { return FromManager(manager_.Get(id)); }
 
 BuildsResult ManagerBuilds::Cancel(const std::string& id, const std::string& reason, const std::string& message) {
-  BuildsResult r = FromApi(manager_.CancelFor(id, reason, message));
-  if (r.outcome == Outcome::kAlreadyFinished) r.record = Get(id).record;
-  return r;
+  return FromManager(manager_.CancelFor(id, reason, message));  // finished already: with the final record
 }
 
 std::vector<json> ManagerBuilds::List(const std::vector<std::string>& statuses, int limit) {

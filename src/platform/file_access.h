@@ -1,5 +1,6 @@
 // Path checks for validating options before anything starts: what a path names and
-// whether this process may read or write it. Nothing is opened or created.
+// whether this process may read or write it (nothing is opened or created); and the
+// service's private folders.
 //
 // Threading: every function is safe from any thread. Platform implementation:
 // platform/<os>/file_access.cc (paths are UTF-8 on every platform).
@@ -24,5 +25,10 @@ enum class Access { kRead, kWrite };
 // Whether this process may read the file / write in the folder `path`; false with the
 // system's reason in `*error`.
 bool CanAccess(const std::string& path, Access access, std::string* error);
+
+// Creates the folder `path` for this user only (mode 0700 from the start on POSIX;
+// the inherited ACL on Windows), unless something is there already. False with the
+// system's reason in `*error` if there is no folder there afterwards.
+bool MakePrivateFolder(const std::string& path, std::string* error);
 
 }  // namespace trtwatch

@@ -2,32 +2,22 @@
 
 #include "service/build_manager.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <array>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "core/build_id.h"
 #include "core/phase_tree.h"
+#include "platform/file_access.h"
 #include "protocol/event_json.h"
 #include "service/build_request.h"
 #include "service/metrics.h"
 #include "service/record_store.h"
 #include "service/utf8.h"
 #include "runner/duration.h"
-
-extern char** environ;
 
 namespace trtwatch::service {
 
@@ -37,9 +27,12 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kStderrTail = 4096;  // bytes of worker stderr kept for the error text
+constexpr size_t kStderrDrain = 1 << 20;  // more than a pipe holds: all an exited worker left
 
-std::string ErrorJson(const std::string& message) {
-  return json{{"error", ValidUtf8(message)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+// An operation that did not happen, and why: valid UTF-8, as it may quote the client's bytes.
+template <typename Outcome>
+ManagerResult<Outcome> Refusal(Outcome outcome, const std::string& error, const std::string& id = "") {
+  return {outcome, "", ValidUtf8(error), id};
 }
 
 constexpr int kStorageRetrySeconds = 1;  // unsaved records are written again this often
@@ -77,11 +70,6 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
   }
   *grace = seconds;
   return true;
-}
-
-std::string SignalText(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
 }
 
 std::string Trim(std::string s) {
@@ -151,34 +139,6 @@ std::string_view EventTypeOf(std::string_view line) {
   return line.substr(start + kKey.size(), end - start - kKey.size());
 }
 
-// A worker left behind by a service that died (kill -9, crash) keeps building until
-// its next write hits the closed pipe, which may be minutes in a silent phase. Kill
-// its group, but only if that pid still leads a group running `trtwatch build`.
-void KillOrphanedWorker(int pid) {
-  if (pid <= 0) return;
-  std::FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-  if (!stat) return;
-  char buf[512] = {};
-  const size_t n = std::fread(buf, 1, sizeof buf - 1, stat);
-  std::fclose(stat);
-  const char* after_name = std::strrchr(buf, ')');
-  int pgrp = 0;
-  char state = 0;
-  int ppid = 0;
-  if (n == 0 || !after_name || std::sscanf(after_name + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pid) {
-    return;
-  }
-  std::FILE* cmd = std::fopen(("/proc/" + std::to_string(pid) + "/cmdline").c_str(), "r");
-  if (!cmd) return;
-  char args[256] = {};
-  const size_t m = std::fread(args, 1, sizeof args - 1, cmd);
-  std::fclose(cmd);
-  const std::string argv0(args);
-  const size_t arg1 = argv0.size() + 1;
-  if (argv0 != "trtwatch" || arg1 >= m || std::string(args + arg1) != "build") return;
-  kill(-pid, SIGKILL);
-}
-
 }  // namespace
 
 struct BuildManager::Active {
@@ -186,11 +146,9 @@ struct BuildManager::Active {
   BuildRequest request;
   PhaseTree tree;
   std::vector<EventSubscriber*> subscribers;
-  pid_t pid = -1;  // also the worker's process group
-  std::unique_ptr<asio::posix::stream_descriptor> out;
-  std::unique_ptr<asio::posix::stream_descriptor> err;
-  std::unique_ptr<asio::steady_timer> grace;  // SIGKILL after SIGTERM
-  std::unique_ptr<asio::steady_timer> reap;   // polls waitpid after stdout closed
+  std::unique_ptr<WorkerProcess> worker;     // while it runs; dropped once its end is known
+  std::unique_ptr<asio::steady_timer> grace;  // Kill after Terminate
+  std::unique_ptr<asio::steady_timer> reap;   // polls for the worker's end after stdout closed
   std::array<char, 65536> out_chunk{};
   std::array<char, 4096> err_chunk{};
   std::string partial;   // an incomplete stdout line
@@ -198,31 +156,31 @@ struct BuildManager::Active {
   std::vector<StoredEvent> pending;  // read, not yet stored
   bool saw_finish = false;
   Event finish;
-  bool forced_kill = false;     // SIGKILLed after the cancel grace (or a second service signal)
+  bool forced_kill = false;     // killed after the cancel grace (or a second service signal)
   std::string storage_failure;  // set when its events could not be stored: the build is stopped
   bool err_closed = false;      // stderr read to its end
-  bool exited = false;          // waitpid reported the worker's end ...
-  int wait_status = -1;         // ... with this status
+  std::optional<WorkerExit> exit;  // the worker's end, once polled
   int polls_after_exit = 0;
   uint64_t bad_lines = 0;
   std::chrono::steady_clock::time_point started;
 };
 
-BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options)
-    : io_(io), store_(store), metrics_(metrics), options_(std::move(options)) {
-  mkdir(EngineDir().c_str(), 0700);
-  mkdir((options_.data_dir + "/caches").c_str(), 0700);  // relative timing-cache paths land here
+BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
+                           std::unique_ptr<WorkerLauncher> launcher)
+    : io_(io),
+      store_(store),
+      metrics_(metrics),
+      options_(std::move(options)),
+      launcher_(launcher ? std::move(launcher) : NewWorkerLauncher(io)) {
+  // A folder that cannot be made fails the builds that need it, with the reason.
+  std::string ignored;
+  MakePrivateFolder(EngineDir(), &ignored);
+  MakePrivateFolder(options_.data_dir + "/caches", &ignored);  // relative timing-cache paths land here
 }
 
-BuildManager::~BuildManager() {
-  // Workers never outlive the service's event loop unnoticed: kill what still runs.
-  for (auto& [id, build] : active_) {
-    if (build->pid > 0) {
-      kill(-build->pid, SIGKILL);
-      waitpid(build->pid, nullptr, 0);
-    }
-  }
-}
+// Workers never outlive the service's event loop unnoticed: a WorkerProcess dropped
+// with active_ kills and reaps what still runs.
+BuildManager::~BuildManager() = default;
 
 void BuildManager::Recover() {
   for (const std::string& doc : store_.WithStatus({"running", "cancelling"})) {
@@ -230,7 +188,7 @@ void BuildManager::Recover() {
     if (!RecordFromJson(doc, &r)) continue;
     auto build = std::make_unique<Active>();
     build->record = r;
-    KillOrphanedWorker(r.worker_pid);
+    launcher_->KillLeftover(r.worker_pid);
     build->record.worker_pid = 0;
     build->record.last_seq = std::max(r.last_seq, store_.LastSeq(r.id));
     // The tree as the log left it: open phases are closed and `t` continues from there.
@@ -265,23 +223,23 @@ void BuildManager::Recover() {
   MaybeStart();
 }
 
-ApiResult BuildManager::Submit(std::string_view body) {
+SubmitResult BuildManager::Submit(std::string_view body) {
   BuildRequest request;
   std::string error;
   if (!ParseBuildRequest(body, RequestPaths{options_.model_roots, options_.data_dir}, &request, &error)) {
-    return {400, ErrorJson(error), ""};
+    return Refusal(SubmitOutcome::kInvalid, error);
   }
-  if (shutting_down_) return {503, ErrorJson("the service is shutting down; submit again after it restarts"), "", 5};
+  if (shutting_down_) {
+    return Refusal(SubmitOutcome::kShuttingDown, "the service is shutting down; submit again after it restarts");
+  }
   if (!RetryUnsaved()) {
-    return {503, ErrorJson("the service cannot store builds now: " + storage_error_), "", kStorageRetrySeconds * 5};
+    return Refusal(SubmitOutcome::kStorageFailed, "the service cannot store builds now: " + storage_error_);
   }
   // A build that can start at once never waits, so --queue-limit 0 means "no waiting".
   const bool slot_free = running_ < options_.max_concurrent && queue_.empty();
   if (!slot_free && static_cast<int>(queue_.size()) >= options_.queue_limit) {
-    return {429,
-            ErrorJson("the queue is full (" + std::to_string(options_.queue_limit) +
-                      " builds waiting); retry later or raise --queue-limit"),
-            "", 10};
+    return Refusal(SubmitOutcome::kQueueFull, "the queue is full (" + std::to_string(options_.queue_limit) +
+                                                  " builds waiting); retry later or raise --queue-limit");
   }
   auto build = std::make_unique<Active>();
   Active& b = *build;
@@ -294,41 +252,41 @@ ApiResult BuildManager::Submit(std::string_view body) {
   b.record.created_at = NowUnix();
   if (!store_.Put(b.record.id, "queued", RecordToJson(b.record))) {
     storage_error_ = StorageError("a new record", store_.last_error());
-    return {503, ErrorJson(storage_error_), "", kStorageRetrySeconds * 5};
+    return Refusal(SubmitOutcome::kStorageFailed, storage_error_);
   }
   const std::string id = b.record.id;
   active_[id] = std::move(build);
   queue_.push_back(id);
   MaybeStart();
-  auto it = active_.find(id);
-  if (it != active_.end()) return {201, ActiveRecordJson(*it->second), id};
-  return {201, store_.Get(id).value_or("{}"), id};
+  return {SubmitOutcome::kCreated, Get(id).record, "", id};  // it may have ended already (no worker)
 }
 
-ApiResult BuildManager::Get(const std::string& id) {
+GetResult BuildManager::Get(const std::string& id) {
   auto it = active_.find(id);
-  if (it != active_.end()) return {200, ActiveRecordJson(*it->second), id};
-  if (auto unsaved = unsaved_.find(id); unsaved != unsaved_.end()) return {200, unsaved->second.second, id};
-  if (std::optional<std::string> doc = store_.Get(id)) return {200, *doc, id};
-  return {404, ErrorJson("no build \"" + id + "\"; list builds with GET /builds"), id};
+  if (it != active_.end()) return {GetOutcome::kFound, ActiveRecordJson(*it->second), "", id};
+  if (auto unsaved = unsaved_.find(id); unsaved != unsaved_.end()) {
+    return {GetOutcome::kFound, unsaved->second.second, "", id};
+  }
+  if (std::optional<std::string> doc = store_.Get(id)) return {GetOutcome::kFound, *doc, "", id};
+  return Refusal(GetOutcome::kNotFound, "no build \"" + id + "\"; list builds with GET /builds", id);
 }
 
-ApiResult BuildManager::Cancel(const std::string& id, std::string_view body) {
+CancelResult BuildManager::Cancel(const std::string& id, std::string_view body) {
   std::optional<double> grace;
   std::string body_error;
-  if (!ParseCancelBody(body, &grace, &body_error)) return {400, ErrorJson(body_error), id};
+  if (!ParseCancelBody(body, &grace, &body_error)) return Refusal(CancelOutcome::kInvalid, body_error, id);
   auto it = active_.find(id);
   if (it == active_.end()) {
-    std::optional<std::string> doc;
-    if (auto unsaved = unsaved_.find(id); unsaved != unsaved_.end()) doc = unsaved->second.second;
-    if (!doc) doc = store_.Get(id);
-    if (!doc) return {404, ErrorJson("no build \"" + id + "\"; list builds with GET /builds"), id};
+    GetResult stored = Get(id);
+    if (stored.outcome == GetOutcome::kNotFound) return Refusal(CancelOutcome::kNotFound, stored.error, id);
     BuildRecord r;
-    RecordFromJson(*doc, &r);
-    return {409,
-            ErrorJson("build " + id + " already finished (" + std::string(BuildStateName(r.state)) +
-                      "); there is nothing to cancel"),
-            id};
+    RecordFromJson(stored.record, &r);
+    CancelResult finished = Refusal(CancelOutcome::kAlreadyFinished,
+                                    "build " + id + " already finished (" + std::string(BuildStateName(r.state)) +
+                                        "); there is nothing to cancel",
+                                    id);
+    finished.record = std::move(stored.record);
+    return finished;
   }
   Active& b = *it->second;
   switch (b.record.state) {
@@ -340,7 +298,7 @@ ApiResult BuildManager::Cancel(const std::string& id, std::string_view body) {
         b.record.cancel_requested_at = NowUnix();
       }
       EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
-      return {202, Get(id).body, id};
+      return {CancelOutcome::kCancelled, Get(id).record, "", id};
     }
     case BuildState::kRunning:
       b.record.state = BuildState::kCancelling;
@@ -353,16 +311,16 @@ ApiResult BuildManager::Cancel(const std::string& id, std::string_view body) {
         b.record.cancel_requested_at = NowUnix();
       }
       b.record.cancel_grace = grace.value_or(options_.cancel_grace_seconds);
-      kill(-b.pid, SIGTERM);
+      b.worker->Terminate();
       StartGraceTimer(b, b.record.cancel_grace);
       Persist(b);
-      return {202, ActiveRecordJson(b), id};
+      return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
     default:  // cancelling: asked already; cancel is idempotent (a new grace shortens or extends it)
       if (grace) {
         b.record.cancel_grace = *grace;
         StartGraceTimer(b, *grace);
       }
-      return {202, ActiveRecordJson(b), id};
+      return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
   }
 }
 
@@ -374,9 +332,9 @@ void BuildManager::StartGraceTimer(Active& b, double seconds) {
   b.grace->async_wait([this, id](const boost::system::error_code& ec) {
     if (ec) return;
     auto found = active_.find(id);
-    if (found == active_.end() || found->second->pid <= 0) return;
+    if (found == active_.end() || !found->second->worker) return;
     found->second->forced_kill = true;
-    kill(-found->second->pid, SIGKILL);
+    found->second->worker->Kill();
   });
 }
 
@@ -402,7 +360,7 @@ bool BuildManager::RetryUnsaved() {
   return true;
 }
 
-ApiResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message) {
+CancelResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message) {
   auto it = active_.find(id);
   if (it != active_.end() && it->second->record.cancel_reason.empty()) {
     it->second->record.cancel_reason = reason;
@@ -477,9 +435,9 @@ void BuildManager::Shutdown(bool cancel_running, std::function<void()> done) {
 
 void BuildManager::KillAll() {
   for (auto& [id, build] : active_) {
-    if (build->pid > 0) {
+    if (build->worker) {
       build->forced_kill = true;
-      kill(-build->pid, SIGKILL);
+      build->worker->Kill();
     }
   }
 }
@@ -498,54 +456,14 @@ void BuildManager::Start(Active& b) {
   const std::string engine = b.request.simulate.empty() ? EngineDir() + "/" + id + ".engine.part" : "";
   std::vector<std::string> args = WorkerArguments(b.request, engine);
   args.insert(args.begin(), "trtwatch");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int out_pipe[2] = {-1, -1};
-  int err_pipe[2] = {-1, -1};
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
-    const std::string why = std::strerror(errno);
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
-      if (fd >= 0) close(fd);
-    }
-    EndWithoutWorker(b, BuildState::kFailed, "cannot start the worker (pipe: " + why + "); the host is out of descriptors");
+  std::string error;
+  b.worker = launcher_->Start({options_.worker_exe, std::move(args), std::nullopt, ""}, &error);
+  if (!b.worker) {
+    EndWithoutWorker(b, BuildState::kFailed, error);
     return;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own group: cancel signals reach every process of the build
-  sigset_t empty, defaults;
-  sigemptyset(&empty);
-  sigemptyset(&defaults);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, options_.worker_exe.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    EndWithoutWorker(b, BuildState::kFailed,
-                     "cannot start the worker " + options_.worker_exe + ": " + std::strerror(rc));
-    return;
-  }
-  b.pid = pid;
-  b.record.worker_pid = pid;
+  b.record.worker_pid = b.worker->pid();
   b.started = std::chrono::steady_clock::now();
-  b.out = std::make_unique<asio::posix::stream_descriptor>(io_, out_pipe[0]);
-  b.err = std::make_unique<asio::posix::stream_descriptor>(io_, err_pipe[0]);
   b.record.state = BuildState::kRunning;
   b.record.started_at = NowUnix();
   ++running_;
@@ -556,9 +474,9 @@ void BuildManager::Start(Active& b) {
 
 void BuildManager::ReadOutput(const std::string& id) {
   auto it = active_.find(id);
-  if (it == active_.end()) return;
+  if (it == active_.end() || !it->second->worker) return;
   Active& b = *it->second;
-  b.out->async_read_some(asio::buffer(b.out_chunk), [this, id](const boost::system::error_code& ec, size_t n) {
+  b.worker->ReadStdout(b.out_chunk, [this, id](size_t n, bool closed) {
     auto found = active_.find(id);
     if (found == active_.end()) return;
     Active& build = *found->second;
@@ -586,7 +504,7 @@ void BuildManager::ReadOutput(const std::string& id) {
       }
       Flush(build);
     }
-    if (ec) {
+    if (closed) {
       Reap(id);
       return;
     }
@@ -596,15 +514,15 @@ void BuildManager::ReadOutput(const std::string& id) {
 
 void BuildManager::ReadErrors(const std::string& id) {
   auto it = active_.find(id);
-  if (it == active_.end()) return;
+  if (it == active_.end() || !it->second->worker) return;
   Active& b = *it->second;
-  b.err->async_read_some(asio::buffer(b.err_chunk), [this, id](const boost::system::error_code& ec, size_t n) {
+  b.worker->ReadStderr(b.err_chunk, [this, id](size_t n, bool closed) {
     auto found = active_.find(id);
     if (found == active_.end()) return;
     Active& build = *found->second;
     build.err_tail.append(build.err_chunk.data(), n);
     KeepTail(&build.err_tail);
-    if (ec) {
+    if (closed) {
       build.err_closed = true;
     } else {
       ReadErrors(id);
@@ -673,26 +591,19 @@ void BuildManager::StorageFailed(Active& b, const std::string& error) {
   // A build whose log cannot be kept is not worth its GPU time: stop it now; Finish
   // records it failed with this error, never succeeded.
   b.storage_failure = error;
-  if (b.pid > 0) kill(-b.pid, SIGKILL);
+  if (b.worker) b.worker->Kill();
 }
 
 void BuildManager::Reap(const std::string& id) {
   auto it = active_.find(id);
   if (it == active_.end()) return;
   Active& b = *it->second;
-  if (!b.exited) {
-    int status = 0;
-    const pid_t r = waitpid(b.pid, &status, WNOHANG);
-    if (r != 0) {
-      b.exited = true;
-      b.wait_status = r < 0 ? -1 : status;
-    }
-  }
+  if (!b.exit) b.exit = b.worker->Poll();
   // Stdout closed; finish once the worker has exited and its stderr is read to the end
   // (a read already under way holds its last words), or a second after it exited
   // (something it started may hold stderr open).
   constexpr int kStderrWaitPolls = 100;
-  if (!b.exited || (!b.err_closed && b.polls_after_exit++ < kStderrWaitPolls)) {
+  if (!b.exit || (!b.err_closed && b.polls_after_exit++ < kStderrWaitPolls)) {
     if (!b.reap) b.reap = std::make_unique<asio::steady_timer>(io_);
     b.reap->expires_after(std::chrono::milliseconds(10));
     b.reap->async_wait([this, id](const boost::system::error_code& ec) {
@@ -700,30 +611,22 @@ void BuildManager::Reap(const std::string& id) {
     });
     return;
   }
-  Finish(b, b.wait_status);
+  Finish(b, *b.exit);
 }
 
-void BuildManager::Finish(Active& b, int wait_status) {
+void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   // Whatever stderr still holds, read without waiting (the worker is gone).
-  if (b.err) {
-    b.err->non_blocking(true);
-    boost::system::error_code ec;
-    while (true) {
-      const size_t n = b.err->read_some(asio::buffer(b.err_chunk), ec);
-      if (ec || n == 0) break;
-      b.err_tail.append(b.err_chunk.data(), n);
-      KeepTail(&b.err_tail);
-    }
-  }
+  b.err_tail += b.worker->ReadStderrNow(kStderrDrain);
+  KeepTail(&b.err_tail);
   Flush(b);
-  b.pid = -1;
+  b.worker.reset();
   b.record.worker_pid = 0;
   if (b.grace) b.grace->cancel();
   --running_;
 
   BuildRecord& r = b.record;
-  if (wait_status >= 0 && WIFEXITED(wait_status)) r.exit_code = WEXITSTATUS(wait_status);
-  if (wait_status >= 0 && WIFSIGNALED(wait_status)) r.exit_signal = WTERMSIG(wait_status);
+  r.exit_code = exit.code;
+  r.exit_signal = exit.signal;
   const std::string stderr_text = ValidUtf8(Trim(b.err_tail));
   const bool service_cancel = r.state == BuildState::kCancelling;
   if (service_cancel) r.cancel_stop = b.forced_kill ? "forced" : "cooperative";
@@ -764,13 +667,13 @@ void BuildManager::Finish(Active& b, int wait_status) {
       std::snprintf(grace, sizeof grace, "%g", r.cancel_grace);
       error = r.cancel_message + "; forced stop: the worker did not stop within the " + grace +
               " s grace after SIGTERM and was killed (SIGKILL)";
-    } else if (service_cancel && r.exit_signal == SIGTERM) {
+    } else if (service_cancel && exit.terminated) {
       // The SIGTERM arrived before the worker installed its handler (a cancel right
       // after the start): it stopped at once, as asked.
       state = BuildState::kCancelled;
       error = r.cancel_message;
     } else if (r.exit_signal) {
-      error = "the worker was killed by signal " + SignalText(*r.exit_signal) + " before the build finished";
+      error = "the worker was killed by signal " + exit.signal_text + " before the build finished";
     } else if (r.exit_code) {
       error = "the worker exited with code " + std::to_string(*r.exit_code) + " before the build finished";
     } else {
@@ -854,7 +757,7 @@ void BuildManager::Persist(Active& b) {
   storage_error_ = StorageError("record " + b.record.id, store_.last_error());
   std::fprintf(stderr, "trtwatch serve: %s\n", storage_error_.c_str());
   unsaved_[b.record.id] = {status, std::move(doc)};
-  if (b.pid > 0 && b.storage_failure.empty()) StorageFailed(b, storage_error_);
+  if (b.worker && b.storage_failure.empty()) StorageFailed(b, storage_error_);
   ScheduleStorageRetry();
 }
 

@@ -1,12 +1,18 @@
 // BuildManager: the service's builds, from request to record.
 //
 // Each build runs as its own worker process (`trtwatch build ... --progress json`, in
-// its own process group); the manager reads the worker's event stream on the event
-// loop, keeps the record's phase snapshot, appends the events to the stored log and
-// fans them out to live subscribers (SSE streams). Builds beyond max_concurrent wait
-// in a queue. Cancel sends SIGTERM to the worker's group (it cancels cooperatively),
-// then SIGKILL after a grace period. A worker that dies without finishing ends its
-// build as failed, with the signal or exit code in the error; the service serves on.
+// its own process group), started through a WorkerLauncher (platform/worker_process.h:
+// the platform's by default, a fake in tests); the manager reads the worker's event
+// stream on the event loop, keeps the record's phase snapshot, appends the events to
+// the stored log and fans them out to live subscribers (SSE streams). Builds beyond
+// max_concurrent wait in a queue. Cancel terminates the worker's group (SIGTERM: it
+// cancels cooperatively), then kills it (SIGKILL) after a grace period. A worker that
+// dies without finishing ends its build as failed, with the signal or exit code in the
+// error; the service serves on.
+//
+// Operations answer with typed outcomes (SubmitOutcome, ...) and the record or an
+// error text; each front end maps them to its protocol: HTTP status codes (server.cc),
+// MCP tool results (mcp/manager_builds.cc).
 //
 // Threading: everything runs on the one thread that runs the io_context passed in;
 // no method may be called from any other thread. Subscribers are called on it too.
@@ -23,6 +29,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
+#include "platform/worker_process.h"
 #include "service/build_record.h"
 #include "service/sse.h"
 
@@ -55,19 +62,43 @@ class EventSubscriber {
   ~EventSubscriber() = default;
 };
 
-struct ApiResult {
-  int status = 200;  // HTTP status
-  std::string body;  // JSON: the record, or {"error": ...}
-  std::string id;
-  int retry_after = 0;  // seconds, for 429/503: sent as Retry-After
+enum class SubmitOutcome {
+  kCreated,        // queued, or started at once
+  kInvalid,        // the request is not a valid build request
+  kQueueFull,      // queue_limit builds wait already: retry later
+  kShuttingDown,   // the service is stopping: submit again after it restarts
+  kStorageFailed,  // the record store takes no writes now: retry later
 };
+enum class GetOutcome { kFound, kNotFound };
+enum class CancelOutcome {
+  kCancelled,        // it was queued: it ended at once
+  kCancelling,       // its worker was asked to stop (now or before: cancel is idempotent)
+  kInvalid,          // the cancel body is invalid
+  kNotFound,         // no such build
+  kAlreadyFinished,  // nothing to cancel; `record` is its final record
+};
+
+// What an operation came to: `record` is the build's record (JSON) where there is
+// one; `error` says what is wrong and what to do where the operation did not happen.
+template <typename Outcome>
+struct ManagerResult {
+  Outcome outcome;
+  std::string record;
+  std::string error;
+  std::string id;
+};
+using SubmitResult = ManagerResult<SubmitOutcome>;
+using GetResult = ManagerResult<GetOutcome>;
+using CancelResult = ManagerResult<CancelOutcome>;
 
 // The longest grace a cancel request may ask for.
 inline constexpr double kMaxCancelGraceSeconds = 3600;
 
 class BuildManager {
  public:
-  BuildManager(boost::asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options);
+  // `launcher` starts the workers; null: the platform's (NewWorkerLauncher(io)).
+  BuildManager(boost::asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
+               std::unique_ptr<WorkerLauncher> launcher = nullptr);
   ~BuildManager();
   BuildManager(const BuildManager&) = delete;
   BuildManager& operator=(const BuildManager&) = delete;
@@ -75,11 +106,11 @@ class BuildManager {
   // Restart recovery: builds that were running become interrupted; queued ones run.
   void Recover();
 
-  ApiResult Submit(std::string_view body);
-  ApiResult Get(const std::string& id);
+  SubmitResult Submit(std::string_view body);
+  GetResult Get(const std::string& id);
   // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
   // stop cooperatively before it is killed (default: the service's grace).
-  ApiResult Cancel(const std::string& id, std::string_view body = {});
+  CancelResult Cancel(const std::string& id, std::string_view body = {});
 
   // Whether every record and event reached the store. A failed write makes the store
   // unhealthy until a retry succeeds (records are retried every second; see
@@ -90,7 +121,7 @@ class BuildManager {
   bool RetryUnsaved();
   // Cancel on behalf of another front end (the MCP server): `reason` ("api", "budget")
   // and `message` are what the record keeps, instead of POST /builds/{id}/cancel's.
-  ApiResult CancelFor(const std::string& id, const std::string& reason, const std::string& message);
+  CancelResult CancelFor(const std::string& id, const std::string& reason, const std::string& message);
 
   struct Subscription {
     bool found = false;
@@ -112,7 +143,7 @@ class BuildManager {
   // Graceful stop: queued builds stay queued (they run after a restart); running ones
   // are cancelled (cancel_running) or left to finish. `done` runs once none runs.
   void Shutdown(bool cancel_running, std::function<void()> done);
-  // Second signal: SIGKILL every worker group now.
+  // Second signal: kill every worker group now.
   void KillAll();
 
   int64_t running() const { return running_; }
@@ -128,7 +159,7 @@ class BuildManager {
   void HandleLine(Active& build, std::string_view line);
   void Flush(Active& build);
   void Reap(const std::string& id);
-  void Finish(Active& build, int wait_status);
+  void Finish(Active& build, const WorkerExit& exit);
   void EndWithoutWorker(Active& build, BuildState state, const std::string& error);
   void StorageFailed(Active& build, const std::string& what);
   void StartGraceTimer(Active& build, double seconds);
@@ -144,6 +175,7 @@ class BuildManager {
   RecordStore& store_;
   Metrics& metrics_;
   const ManagerOptions options_;
+  const std::unique_ptr<WorkerLauncher> launcher_;
   std::map<std::string, std::unique_ptr<Active>> active_;  // queued, running, cancelling
   std::deque<std::string> queue_;                          // ids waiting, oldest first
   int64_t running_ = 0;

@@ -90,9 +90,56 @@ Response RetryLater(http::status status, const std::string& what, int64_t cap, c
   return res;
 }
 
-Response ApiResponse(ApiResult r) {
-  Response res = JsonResponse(static_cast<http::status>(r.status), std::move(r.body));
-  if (r.retry_after > 0) res.set(http::field::retry_after, std::to_string(r.retry_after));
+// The manager's outcomes in HTTP terms: a status, and for the ones worth retrying, a
+// Retry-After (seconds).
+struct HttpOutcome {
+  http::status status;
+  int retry_after = 0;
+};
+
+HttpOutcome ToHttp(SubmitOutcome outcome) {
+  switch (outcome) {
+    case SubmitOutcome::kCreated:
+      return {http::status::created};
+    case SubmitOutcome::kInvalid:
+      return {http::status::bad_request};
+    case SubmitOutcome::kQueueFull:
+      return {http::status::too_many_requests, 10};
+    case SubmitOutcome::kShuttingDown:
+    case SubmitOutcome::kStorageFailed:
+      return {http::status::service_unavailable, 5};
+  }
+  return {http::status::internal_server_error};
+}
+
+HttpOutcome ToHttp(GetOutcome outcome) {
+  return {outcome == GetOutcome::kFound ? http::status::ok : http::status::not_found};
+}
+
+HttpOutcome ToHttp(CancelOutcome outcome) {
+  switch (outcome) {
+    case CancelOutcome::kCancelled:
+    case CancelOutcome::kCancelling:
+      return {http::status::accepted};
+    case CancelOutcome::kInvalid:
+      return {http::status::bad_request};
+    case CancelOutcome::kNotFound:
+      return {http::status::not_found};
+    case CancelOutcome::kAlreadyFinished:
+      return {http::status::conflict};
+  }
+  return {http::status::internal_server_error};
+}
+
+// The record on success, {"error": ...} otherwise.
+template <typename Outcome>
+Response ApiResponse(ManagerResult<Outcome> r) {
+  const HttpOutcome h = ToHttp(r.outcome);
+  if (http::to_status_class(h.status) == http::status_class::successful) {
+    return JsonResponse(h.status, std::move(r.record));
+  }
+  Response res = Error(h.status, r.error);
+  if (h.retry_after > 0) res.set(http::field::retry_after, std::to_string(h.retry_after));
   return res;
 }
 
@@ -443,8 +490,8 @@ class Server {
     }
     if (parts.size() == 2 && parts[1] == "builds") {
       if (method == http::verb::post) {
-        ApiResult r = manager_.Submit(req.body());
-        const std::string location = r.status == 201 ? "/builds/" + r.id : std::string();
+        SubmitResult r = manager_.Submit(req.body());
+        const std::string location = r.outcome == SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
         Response res = ApiResponse(std::move(r));
         if (!location.empty()) res.set(http::field::location, location);
         return res;
@@ -523,8 +570,8 @@ class Server {
       // Live builds are answered from memory: the stored document lags their progress.
       json doc = json::parse(page.docs[i], nullptr, false);
       if (doc.is_object() && doc.contains("status") && !IsFinalName(doc["status"])) {
-        ApiResult live = manager_.Get(doc["id"].get<std::string>());
-        body += live.status == 200 ? live.body : page.docs[i];
+        GetResult live = manager_.Get(doc["id"].get<std::string>());
+        body += live.outcome == GetOutcome::kFound ? live.record : page.docs[i];
       } else {
         body += page.docs[i];
       }

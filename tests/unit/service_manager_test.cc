@@ -53,7 +53,7 @@ class ManagerTest : public ::testing::Test {
     manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options);
   }
 
-  json Record(const std::string& id) { return json::parse(manager_->Get(id).body); }
+  json Record(const std::string& id) { return json::parse(manager_->Get(id).record); }
 
   // Runs the event loop until `done` or 20 s.
   bool RunUntil(const std::function<bool()>& done) {
@@ -70,8 +70,8 @@ class ManagerTest : public ::testing::Test {
   }
 
   std::string Submit() {
-    ApiResult r = manager_->Submit(R"({"simulate":"small-cnn"})");
-    EXPECT_EQ(r.status, 201) << r.body;
+    SubmitResult r = manager_->Submit(R"({"simulate":"small-cnn"})");
+    EXPECT_EQ(r.outcome, SubmitOutcome::kCreated) << r.error;
     return r.id;
   }
 
@@ -103,7 +103,7 @@ TEST_F(ManagerTest, ALongUtf8ErrorCutInsideACharacterGivesAValidRecord) {
 TEST_F(ManagerTest, ACancelRightAfterTheStartIsRecordedCancelled) {
   Start("exec sleep 30");
   const std::string id = Submit();
-  ASSERT_EQ(manager_->Cancel(id).status, 202);
+  ASSERT_EQ(manager_->Cancel(id).outcome, CancelOutcome::kCancelling);
   ASSERT_TRUE(RunUntil([&] { return manager_->running() == 0; }));
   const json record = Record(id);
   EXPECT_EQ(record["status"], "cancelled") << record.dump();
@@ -118,8 +118,8 @@ TEST_F(ManagerTest, AKillAfterTheGraceIsRecordedAsAForcedStop) {
   Start(std::string("trap '' TERM; ") + kBuildStart + "; sleep 30");
   const std::string id = Submit();
   ASSERT_TRUE(RunUntil([&] { return Record(id)["events"] == 1; }));
-  EXPECT_EQ(manager_->Cancel(id, R"({"grace": "5x"})").status, 400);
-  ASSERT_EQ(manager_->Cancel(id, R"({"grace": 0.2})").status, 202);
+  EXPECT_EQ(manager_->Cancel(id, R"({"grace": "5x"})").outcome, CancelOutcome::kInvalid);
+  ASSERT_EQ(manager_->Cancel(id, R"({"grace": 0.2})").outcome, CancelOutcome::kCancelling);
   ASSERT_TRUE(RunUntil([&] { return manager_->running() == 0; }));
   const json record = Record(id);
   EXPECT_EQ(record["status"], "cancelled");
@@ -154,9 +154,9 @@ TEST_F(ManagerTest, AKilledWorkersOpenPhasesAreClosedAtTheRightTime) {
 // Why #6: --queue-limit 0 means "no waiting", not "no builds".
 TEST_F(ManagerTest, QueueLimitZeroStillRunsABuildWhenASlotIsFree) {
   Start("exit 0", nullptr, /*queue_limit=*/0);
-  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").status, 201);
-  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").status, 201);  // max_concurrent 2
-  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").status, 429);
+  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kCreated);
+  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kCreated);  // max_concurrent 2
+  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kQueueFull);
 }
 
 // Why #4: with the disk full, the build fails visibly, the record is concluded once
@@ -178,8 +178,8 @@ TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals
   json record = Record(id);
   EXPECT_EQ(record["status"], "failed");
   EXPECT_NE(record["error"].get<std::string>().find("could not store"), std::string::npos);
-  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").status, 503);
-  EXPECT_EQ(manager_->Cancel(id).status, 409);  // concluded: nothing to cancel
+  EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kStorageFailed);
+  EXPECT_EQ(manager_->Cancel(id).outcome, CancelOutcome::kAlreadyFinished);  // concluded: nothing to cancel
   vfs.Heal();
   EXPECT_TRUE(manager_->RetryUnsaved());
   EXPECT_TRUE(manager_->storage_healthy());

@@ -27,4 +27,12 @@ bool CanAccess(const std::string& path, Access access, std::string* error) {
   return false;
 }
 
+bool MakePrivateFolder(const std::string& path, std::string* error) {
+  if (::mkdir(path.c_str(), 0700) == 0) return true;
+  const int err = errno;
+  if (err == EEXIST && InspectPath(path).kind == PathKind::kFolder) return true;
+  *error = std::strerror(err);
+  return false;
+}
+
 }  // namespace trtwatch

@@ -36,4 +36,12 @@ bool CanAccess(const std::string& path, Access access, std::string* error) {
   return true;
 }
 
+bool MakePrivateFolder(const std::string& path, std::string* error) {
+  if (CreateDirectoryW(win32::Widen(path).c_str(), nullptr)) return true;
+  const DWORD err = GetLastError();
+  if (err == ERROR_ALREADY_EXISTS && InspectPath(path).kind == PathKind::kFolder) return true;
+  *error = win32::ErrorText(err);
+  return false;
+}
+
 }  // namespace trtwatch
