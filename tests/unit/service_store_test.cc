@@ -104,10 +104,13 @@ TEST(BuildRecordTest, JsonRoundTrips) {
   r.cancel_latency_json = R"({"to_first_false":0.1,"to_return":0.2})";
   r.last_seq = 42;
   r.error = "terminated";
+  r.engine = "/data/engines/b_0123.engine";
+  r.engine_bytes = 5ULL << 30;  // engines over 4 GiB exist
   r.exit_code = 143;
   BuildRecord back;
   ASSERT_TRUE(RecordFromJson(RecordToJson(r), &back));
   EXPECT_EQ(RecordToJson(back), RecordToJson(r));
+  EXPECT_EQ(back.engine_bytes, 5ULL << 30);
   EXPECT_EQ(FormatTime(1764474312.345), "2025-11-30T03:45:12.345Z");
 }
 
