@@ -58,6 +58,7 @@ namespace {
 constexpr auto kIdleTimeout = 60s;   // a keep-alive connection with no request
 constexpr auto kWriteTimeout = 30s;  // a client that takes no bytes for this long is gone
 constexpr auto kHeartbeat = 15s;
+constexpr auto kRetentionPeriod = 10min;
 constexpr int kRetryMs = 2000;
 constexpr size_t kSseCoalesceAt = 256;  // queued events before steps coalesce
 constexpr size_t kSseLimit = 4096;      // queued events before a slow client is cut off
@@ -923,6 +924,20 @@ int RunServer(const ServerOptions& options) {
   manager_options.cancel_grace_seconds = options.cancel_grace_seconds;
   auto manager = std::make_unique<BuildManager>(io, *store, metrics, manager_options);
   manager->Recover();
+  // Retention: at start, then every kRetentionPeriod (a build is pruned at most that
+  // long after it is due).
+  asio::steady_timer retention_timer(io);
+  std::function<void()> prune = [&] {
+    const PruneReport pruned =
+        PruneFinishedBuilds(*store, options.retention, NowUnix(), manager_options.data_dir + "/engines");
+    if (!pruned.error.empty()) std::fprintf(stderr, "trtwatch serve: could not prune old builds: %s\n", pruned.error.c_str());
+    if (pruned.removed > 0) std::fprintf(stderr, "trtwatch serve: pruned %zu finished builds (retention)\n", pruned.removed);
+    retention_timer.expires_after(kRetentionPeriod);
+    retention_timer.async_wait([&](const boost::system::error_code& e) {
+      if (!e) prune();
+    });
+  };
+  if (options.retention.enabled()) prune();
   const ConnectionLimits limits = ConnectionLimitsFor(options);
   mcp::ManagerBuilds mcp_builds(*manager, *store);
   mcp::ToolOptions mcp_options;
