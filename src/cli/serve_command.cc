@@ -41,6 +41,17 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
                   "A host name clients may use in Host besides IP addresses and localhost (repeatable)");
   cmd->add_option("--mcp-max-build-time", options->mcp_max_build_time,
                   "Budget of every build started over MCP at /mcp (90s, 30m, 2h): cancelled with reason budget");
+  cmd->add_option("--retain-for", options->retain_for,
+                  "Prune finished builds (record, event log, stored engine) this long after they finished (720h, 90m)");
+  cmd->add_option("--retain-count", options->retention.max_count,
+                  "Keep only the newest N finished builds; prune older ones with their logs and engines")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "must be a whole number: 0 keeps every build, N keeps the newest N";
+          },
+          "N"));
   cmd->add_option("--on-shutdown", *on_shutdown, "On SIGTERM/SIGINT: cancel running builds, or let them finish")
       ->default_val("cancel");
   return cmd;
@@ -61,6 +72,13 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     std::string error;
     if (!ParseDuration(options.mcp_max_build_time, &options.mcp_max_build_seconds, &error)) {
       std::fprintf(stderr, "trtwatch serve: --mcp-max-build-time: %s\n", error.c_str());
+      return exit_code::kUsage;
+    }
+  }
+  if (!options.retain_for.empty()) {
+    std::string error;
+    if (!ParseDuration(options.retain_for, &options.retention.max_age_seconds, &error)) {
+      std::fprintf(stderr, "trtwatch serve: --retain-for: %s\n", error.c_str());
       return exit_code::kUsage;
     }
   }

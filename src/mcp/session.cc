@@ -71,36 +71,67 @@ void Session::Request(const Message& m) {
   }
   if (m.method == "tools/list") {
     json tools = tools_.List();
-    if (!Structured()) {
-      for (json& t : tools) {
+    for (json& t : tools) {
+      if (!Structured()) {
         t.erase("outputSchema");
         t.erase("title");
+      }
+      if (TasksSupported() && Tasks::SupportsTask(t["name"].get<std::string>())) {
+        t["execution"] = {{"taskSupport", "optional"}};
       }
     }
     return reply({{"tools", tools}});
   }
   if (m.method == "tools/call") return CallTool(m);
+  if (TasksSupported()) {
+    auto answer = [&](const TaskAnswer& a) { return a.error_code != 0 ? error(a.error_code, a.error) : reply(a.result); };
+    if (m.method == "tasks/get") return answer(tasks_.Get(m.params));
+    if (m.method == "tasks/cancel") return answer(tasks_.Cancel(m.params));
+    if (m.method == "tasks/list") return answer(tasks_.List(m.params));
+    if (m.method == "tasks/result") return TaskResult(m);
+  }
   error(rpc_error::kMethodNotFound, "method not found: \"" + m.method + "\"; this server offers initialize, ping, "
-                                     "tools/list and tools/call");
+                                     "tools/list and tools/call" +
+                                     std::string(TasksSupported() ? ", tasks/get, tasks/result, tasks/cancel and "
+                                                                    "tasks/list" : ""));
 }
 
 json Session::Initialize(const json& params) {
   const std::string asked = params["protocolVersion"].get<std::string>();
   protocol_version_ = SupportedVersion(asked) ? asked : kProtocolVersions[0];
+  json capabilities = {{"tools", {{"listChanged", false}}}};
+  if (TasksSupported()) {
+    capabilities["tasks"] = {{"list", json::object()},
+                             {"cancel", json::object()},
+                             {"requests", {{"tools", {{"call", json::object()}}}}}};
+  }
   json result = {{"protocolVersion", protocol_version_},
-                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                 {"capabilities", capabilities},
                  {"serverInfo", {{"name", "trtwatch"}, {"version", info_.version}}},
                  {"instructions", info_.instructions}};
   if (Structured()) result["serverInfo"]["title"] = "trtwatch: TensorRT engine builds";
   return result;
 }
 
-void Session::CallTool(const Message& m) {
+std::shared_ptr<PendingCall> Session::Pending(const Message& m, std::function<void(const ProgressReport&)> progress,
+                                              std::function<json(json)> shape_result) {
   const std::string key = IdKey(m.id);
   if (in_flight_.count(key)) {
     send_(ErrorResponse(m.id, rpc_error::kInvalidRequest, "invalid request: id " + m.id.dump() + " is already in use by a request in flight"), m.id);
-    return;
+    return nullptr;
   }
+  const json id = m.id;
+  std::weak_ptr<bool> alive = alive_;
+  auto call = std::make_shared<PendingCall>(std::move(progress), [this, alive, key, id, shape_result](json result) {
+    if (alive.expired()) return;
+    in_flight_.erase(key);
+    send_(ResultResponse(id, shape_result(std::move(result))), id);
+  });
+  in_flight_[key] = call;
+  return call;
+}
+
+void Session::CallTool(const Message& m) {
   if (!m.params.contains("name") || !m.params["name"].is_string()) {
     send_(ErrorResponse(m.id, rpc_error::kInvalidParams, "invalid params: tools/call needs \"name\" (a string)"), m.id);
     return;
@@ -116,6 +147,23 @@ void Session::CallTool(const Message& m) {
   if (arguments.is_null()) arguments = json::object();
   if (!arguments.is_object()) {
     send_(ErrorResponse(m.id, rpc_error::kInvalidParams, "invalid params: \"arguments\" must be an object"), m.id);
+    return;
+  }
+  if (TasksSupported() && m.params.contains("task") && !m.params["task"].is_null()) {
+    if (!m.params["task"].is_object()) {
+      send_(ErrorResponse(m.id, rpc_error::kInvalidParams, "invalid params: \"task\" must be an object such as {}"),
+            m.id);
+      return;
+    }
+    if (!Tasks::SupportsTask(name)) {
+      send_(ErrorResponse(m.id, rpc_error::kMethodNotFound,
+                          "tool \"" + name + "\" does not run as a task (its execution.taskSupport is forbidden); "
+                          "call it without \"task\""),
+            m.id);
+      return;
+    }
+    const TaskAnswer a = tasks_.Create(arguments);
+    send_(a.error_code != 0 ? ErrorResponse(m.id, a.error_code, a.error) : ResultResponse(m.id, a.result), m.id);
     return;
   }
   json token;
@@ -135,14 +183,26 @@ void Session::CallTool(const Message& m) {
     };
   }
   const bool structured = Structured();
-  auto call = std::make_shared<PendingCall>(std::move(progress), [this, alive, key, id, structured](json result) {
-    if (alive.expired()) return;
-    in_flight_.erase(key);
+  std::shared_ptr<PendingCall> call = Pending(m, std::move(progress), [structured](json result) {
     if (!structured) result.erase("structuredContent");
-    send_(ResultResponse(id, std::move(result)), id);
+    return result;
   });
-  in_flight_[key] = call;
-  tools_.Call(name, arguments, call);
+  if (call) tools_.Call(name, arguments, call);
+}
+
+void Session::TaskResult(const Message& m) {
+  const std::string task_id =
+      m.params.contains("taskId") && m.params["taskId"].is_string() ? m.params["taskId"].get<std::string>() : "";
+  std::shared_ptr<PendingCall> call = Pending(m, nullptr, [task_id](json result) {
+    result["_meta"] = RelatedTaskMeta(task_id);
+    return result;
+  });
+  if (!call) return;
+  const TaskAnswer a = tasks_.Result(m.params, call);
+  if (a.error_code != 0) {
+    in_flight_.erase(IdKey(m.id));
+    send_(ErrorResponse(m.id, a.error_code, a.error), m.id);
+  }
 }
 
 }  // namespace trtwatch::mcp

@@ -6,7 +6,8 @@
 // before `initialize` only `ping` is served. Protocol errors (parse error, invalid
 // request, unknown method, unknown tool) are JSON-RPC errors; a tool that fails returns
 // a result with isError. `notifications/cancelled` ends a request in flight without a
-// response and cancels its build.
+// response and cancels its build. From revision 2025-11-25, build_engine also runs as
+// a task (mcp/tasks.h).
 //
 // Threading: the thread that runs the tools' event loop; `send` is called on it.
 #pragma once
@@ -18,6 +19,7 @@
 #include <string_view>
 
 #include "mcp/json_rpc.h"
+#include "mcp/tasks.h"
 #include "mcp/tools.h"
 
 namespace trtwatch::mcp {
@@ -55,15 +57,23 @@ class Session {
   void Request(const Message& m);
   void Notification(const Message& m);
   void CallTool(const Message& m);
+  void TaskResult(const Message& m);
+  // Registers a request that is answered later (tools/call, tasks/result); null when
+  // its id is already in use by one in flight (an error was sent).
+  std::shared_ptr<PendingCall> Pending(const Message& m, std::function<void(const ProgressReport&)> progress,
+                                       std::function<json(json)> shape_result);
   json Initialize(const json& params);
   // Revisions before 2025-06-18 have no structured content, output schemas or titles.
   bool Structured() const { return protocol_version_ >= "2025-06-18"; }
+  // Tasks came with 2025-11-25.
+  bool TasksSupported() const { return protocol_version_ >= "2025-11-25"; }
 
   Tools& tools_;
+  Tasks tasks_{tools_};
   const ServerInfo info_;
   const Send send_;
   std::string protocol_version_;  // empty until initialize
-  std::map<std::string, std::shared_ptr<PendingCall>> in_flight_;  // IdKey -> tools/call
+  std::map<std::string, std::shared_ptr<PendingCall>> in_flight_;  // IdKey -> tools/call, tasks/result
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);    // outlived by late callbacks
 };
 

@@ -19,9 +19,6 @@ namespace {
 const char* const kStates[] = {"queued", "running", "cancelling", "succeeded",
                                "failed", "cancelled", "timed_out", "interrupted"};
 
-bool IsFinalStatus(const std::string& s) {
-  return s != "queued" && s != "running" && s != "cancelling";
-}
 
 json RecordSchema() {
   json states = json::array();
@@ -60,11 +57,14 @@ json ProfileNames() {
   return names;
 }
 
+}  // namespace
+
+bool IsFinalStatus(const std::string& s) { return s != "queued" && s != "running" && s != "cancelling"; }
+
 std::string Str(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-// One line an agent can act on.
 std::string Summary(const json& record) {
   const std::string id = Str(record, "id");
   const std::string status = Str(record, "status");
@@ -85,6 +85,8 @@ std::string Summary(const json& record) {
   if (status == "succeeded" && !Str(record, "engine").empty()) text += "; engine at " + Str(record, "engine");
   return text + ".";
 }
+
+namespace {
 
 // Arguments not in `known` are refused: a misspelt "timout" must not pass silently.
 bool UnknownArgument(const json& args, const std::set<std::string>& known, std::string* error) {
@@ -235,6 +237,10 @@ json Tools::List() const {
   return tools;
 }
 
+void Tools::WaitForEnd(const std::string& id, const std::shared_ptr<PendingCall>& call) {
+  Wait(id, call, /*cancel_build_with_call=*/false);
+}
+
 bool Tools::Has(const std::string& name) const {
   return name == "build_engine" || name == "get_build" || name == "list_builds" || name == "cancel_build" ||
          name == "doctor";
@@ -251,15 +257,17 @@ void Tools::Call(const std::string& name, const json& args, const std::shared_pt
   call->Finish(ToolResult("The machine as trtwatch doctor sees it.", options_.doctor(), false));
 }
 
-void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call) {
-  std::string error;
-  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "wait"}, &error)) {
-    return call->Finish(ToolError(error));
+std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string* error) {
+  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "wait"}, error)) {
+    return std::nullopt;
   }
-  bool wait = true;
+  *wait = true;
   if (args.contains("wait")) {
-    if (!args["wait"].is_boolean()) return call->Finish(ToolError("\"wait\" must be true or false"));
-    wait = args["wait"].get<bool>();
+    if (!args["wait"].is_boolean()) {
+      *error = "\"wait\" must be true or false";
+      return std::nullopt;
+    }
+    *wait = args["wait"].get<bool>();
   }
   double budget = options_.max_build_seconds;
   std::string budget_source = "the server's maximum build time";
@@ -269,7 +277,8 @@ void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& ca
     double seconds = 0;
     std::string why;
     if (text.empty() || !ParseDuration(text, &seconds, &why)) {
-      return call->Finish(ToolError("\"timeout\": " + (why.empty() ? "must be a duration like \"30m\"" : why)));
+      *error = "\"timeout\": " + (why.empty() ? "must be a duration like \"30m\"" : why);
+      return std::nullopt;
     }
     if (budget <= 0 || seconds < budget) {
       budget = seconds;
@@ -280,17 +289,28 @@ void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& ca
   request.erase("timeout");
   request.erase("wait");
   BuildsResult r = builds_.Submit(request);
-  if (r.outcome != Outcome::kOk) return call->Finish(ToolError("The build was not started: " + r.error));
+  if (r.outcome != Outcome::kOk) {
+    *error = "The build was not started: " + r.error;
+    return std::nullopt;
+  }
   const std::string id = Str(r.record, "id");
   started_.push_back(id);
   if (started_.size() > 1000) started_.erase(started_.begin());  // only the queue matters; it is shorter
   if (budget > 0) StartBudget(id, budget, budget_source);
-  if (!wait || IsFinalStatus(Str(r.record, "status"))) {
-    return call->Finish(ToolResult(Summary(r.record) + (wait ? "" : " Follow it with get_build, stop it with "
+  return r.record;
+}
+
+void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call) {
+  bool wait = true;
+  std::string error;
+  const std::optional<json> record = SubmitBuild(args, &wait, &error);
+  if (!record) return call->Finish(ToolError(error));
+  if (!wait || IsFinalStatus(Str(*record, "status"))) {
+    return call->Finish(ToolResult(Summary(*record) + (wait ? "" : " Follow it with get_build, stop it with "
                                                                    "cancel_build."),
-                                   r.record, wait && Str(r.record, "status") != "succeeded"));
+                                   *record, wait && Str(*record, "status") != "succeeded"));
   }
-  Wait(id, call);
+  Wait(Str(*record, "id"), call, /*cancel_build_with_call=*/true);
 }
 
 void Tools::StartBudget(const std::string& id, double seconds, const std::string& source) {
@@ -309,7 +329,7 @@ void Tools::StartBudget(const std::string& id, double seconds, const std::string
   budgets_[id] = std::move(budget);
 }
 
-void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call) {
+void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call, bool cancel_build_with_call) {
   const uint64_t key = next_waiter_++;
   auto w = std::make_unique<Waiter>();
   w->id = id;
@@ -322,9 +342,11 @@ void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call
         if (it != waiters_.end()) it->second->last_event = std::chrono::steady_clock::now();
       },
       [this, key] { EndWait(key); });
-  call->set_on_cancel([this, key, id](const std::string& reason) {
-    builds_.Cancel(id, "api",
-                   "cancelled by the MCP client" + (reason.empty() ? std::string() : " (" + reason + ")"));
+  call->set_on_cancel([this, key, id, cancel_build_with_call](const std::string& reason) {
+    if (cancel_build_with_call) {
+      builds_.Cancel(id, "api",
+                     "cancelled by the MCP client" + (reason.empty() ? std::string() : " (" + reason + ")"));
+    }
     waiters_.erase(key);  // the request is over: no response, no more progress
   });
   if (!w->watch) {  // ended between submit and here

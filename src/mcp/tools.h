@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,14 @@ class Tools {
   bool Has(const std::string& name) const;
   // Runs tool `name` (Has(name) must hold); the result goes to `call` now or later.
   void Call(const std::string& name, const json& arguments, const std::shared_ptr<PendingCall>& call);
+  // build_engine's start without its wait (a task-augmented call): validates `args`,
+  // submits the build and starts its budget. The queued record, or null with the
+  // error for the agent. `*wait` receives the call's "wait" argument.
+  std::optional<json> SubmitBuild(const json& args, bool* wait, std::string* error);
+  // Finishes `call` with build `id`'s CallToolResult once the build is over (at once
+  // if it is). Cancelling `call` stops the wait, not the build.
+  void WaitForEnd(const std::string& id, const std::shared_ptr<PendingCall>& call);
+  Builds& builds() { return builds_; }
   // Cancels the builds this server started that still wait in the queue (`message`
   // says why): a stdio server that stops will not run them.
   void CancelQueued(const std::string& message);
@@ -97,7 +106,9 @@ class Tools {
   void ListBuilds(const json& args, const std::shared_ptr<PendingCall>& call);
   void CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call);
   void StartBudget(const std::string& id, double seconds, const std::string& source);
-  void Wait(const std::string& id, const std::shared_ptr<PendingCall>& call);
+  // Progress while build `id` runs, then its result; `cancel_build_with_call`: the
+  // client's cancel of `call` cancels the build too (a plain build_engine call).
+  void Wait(const std::string& id, const std::shared_ptr<PendingCall>& call, bool cancel_build_with_call);
   void Tick(uint64_t waiter);
   void EndWait(uint64_t waiter);
 
@@ -114,5 +125,12 @@ class Tools {
 // as JSON text, for clients of revisions without structured content).
 json ToolResult(const std::string& text, const json& structured, bool is_error);
 json ToolError(const std::string& text);
+
+// A build record's facts: whether its status is final, a string field ("" when
+// absent), one line an agent can act on ("Build b_... (simulated small-cnn): running,
+// Timing graph nodes 47/83 › Building engine 2/6.").
+bool IsFinalStatus(const std::string& status);
+std::string Str(const json& record, const char* key);
+std::string Summary(const json& record);
 
 }  // namespace trtwatch::mcp

@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/build_id.h"
@@ -250,10 +251,12 @@ SubmitResult BuildManager::Submit(std::string_view body) {
   b.record.request_json = b.request.json;
   b.record.model = b.request.resolved_model;
   b.record.created_at = NowUnix();
-  if (!store_.Put(b.record.id, "queued", RecordToJson(b.record))) {
+  const std::string doc = RecordToJson(b.record);
+  if (!store_.Put(b.record.id, "queued", doc)) {
     storage_error_ = StorageError("a new record", store_.last_error());
     return Refusal(SubmitOutcome::kStorageFailed, storage_error_);
   }
+  Announce(doc);
   const std::string id = b.record.id;
   active_[id] = std::move(build);
   queue_.push_back(id);
@@ -653,6 +656,9 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
       const std::string final_path = EngineDir() + "/" + r.id + ".engine";
       if (std::rename(part.c_str(), final_path.c_str()) == 0) {
         r.engine = final_path;
+        std::error_code ec;
+        const uintmax_t size = std::filesystem::file_size(final_path, ec);
+        if (!ec) r.engine_bytes = size;
       } else {
         r.state = BuildState::kFailed;
         r.error = "the worker reported success but left no engine at " + part;
@@ -752,6 +758,7 @@ void BuildManager::Persist(Active& b) {
   if (!IsFinal(b.record.state)) b.record.phase_json = SnapshotJson(b.tree).dump();
   const std::string status(BuildStateName(b.record.state));
   std::string doc = RecordToJson(b.record);
+  Announce(doc);
   unsaved_.erase(b.record.id);
   if (store_.Put(b.record.id, status, doc)) return;
   storage_error_ = StorageError("record " + b.record.id, store_.last_error());
@@ -759,6 +766,14 @@ void BuildManager::Persist(Active& b) {
   unsaved_[b.record.id] = {status, std::move(doc)};
   if (b.worker && b.storage_failure.empty()) StorageFailed(b, storage_error_);
   ScheduleStorageRetry();
+}
+
+void BuildManager::Announce(const std::string& record_json) {
+  if (record_watchers_.empty()) return;
+  SseItem item;
+  item.seq = ++record_writes_;
+  item.frame = std::make_shared<const std::string>(SseFrame(item.seq, "record", record_json));
+  for (RecordWatcher* w : std::vector<RecordWatcher*>(record_watchers_)) w->OnRecord(item);
 }
 
 void BuildManager::ScheduleStorageRetry() {

@@ -62,6 +62,16 @@ class EventSubscriber {
   ~EventSubscriber() = default;
 };
 
+// A live reader of every record change (the dashboard's list): each write of a record
+// (submitted, started, cancel requested, finished) as one SSE frame "event: record".
+class RecordWatcher {
+ public:
+  virtual void OnRecord(const SseItem& item) = 0;
+
+ protected:
+  ~RecordWatcher() = default;
+};
+
 enum class SubmitOutcome {
   kCreated,        // queued, or started at once
   kInvalid,        // the request is not a valid build request
@@ -140,6 +150,11 @@ class BuildManager {
                   uint64_t* last_read, std::string* error);
   void Unsubscribe(const std::string& id, EventSubscriber* subscriber);
 
+  // Every record written from now on goes to `watcher` until UnwatchRecords. The
+  // frames' ids count record writes since the service started.
+  void WatchRecords(RecordWatcher* watcher) { record_watchers_.push_back(watcher); }
+  void UnwatchRecords(RecordWatcher* watcher) { std::erase(record_watchers_, watcher); }
+
   // Graceful stop: queued builds stay queued (they run after a restart); running ones
   // are cancelled (cancel_running) or left to finish. `done` runs once none runs.
   void Shutdown(bool cancel_running, std::function<void()> done);
@@ -167,6 +182,7 @@ class BuildManager {
   void AppendSynthesisedFinish(Active& build, BuildState state, const std::string& error);
   void Broadcast(Active& build, uint64_t seq, const std::string& type, int64_t phase_id, const std::string& json);
   void Persist(Active& build);
+  void Announce(const std::string& record_json);  // to the record watchers
   void Close(Active& build);  // removes a finished build from the active set
   std::string ActiveRecordJson(Active& build) const;
   std::string EngineDir() const { return options_.data_dir + "/engines"; }
@@ -186,6 +202,8 @@ class BuildManager {
   std::map<std::string, std::pair<std::string, std::string>> unsaved_;
   std::string storage_error_;  // the last storage failure; empty once healthy again
   std::unique_ptr<boost::asio::steady_timer> retry_timer_;
+  std::vector<RecordWatcher*> record_watchers_;
+  uint64_t record_writes_ = 0;  // the id of the last "record" frame
 };
 
 }  // namespace trtwatch::service

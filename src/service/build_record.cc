@@ -92,6 +92,7 @@ std::string RecordToJson(const BuildRecord& r) {
   j["events"] = r.last_seq;
   j["error"] = r.error.empty() ? json(nullptr) : json(r.error);
   j["engine"] = r.engine.empty() ? json(nullptr) : json(r.engine);
+  j["engine_bytes"] = r.engine_bytes ? json(*r.engine_bytes) : json(nullptr);
   j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
   j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
@@ -128,6 +129,9 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
   r->last_seq = j.value("events", uint64_t{0});
   r->error = str("error");
   r->engine = str("engine");
+  if (j.contains("engine_bytes") && j["engine_bytes"].is_number_unsigned()) {
+    r->engine_bytes = j["engine_bytes"].get<uint64_t>();
+  }
   if (j.contains("worker_pid") && j["worker_pid"].is_number_integer()) r->worker_pid = j["worker_pid"].get<int>();
   if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r->exit_code = j["exit_code"].get<int>();
   if (j.contains("exit_signal") && j["exit_signal"].is_number_integer()) r->exit_signal = j["exit_signal"].get<int>();

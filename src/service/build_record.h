@@ -47,6 +47,7 @@ struct BuildRecord {
   uint64_t last_seq = 0;                     // events in the log
   std::string error;
   std::string engine;  // stored engine path (real builds that succeeded)
+  std::optional<uint64_t> engine_bytes;  // its size
   int worker_pid = 0;  // while running: the worker (and its process group)
   std::optional<int> exit_code;
   std::optional<int> exit_signal;

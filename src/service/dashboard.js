@@ -346,10 +346,54 @@ class ListView {
     this.generation = 0;
     this.timer = 0;
     this.destroyed = false;
+    this.live = false;          // the change stream is open: no polling
     this.render();
+    this.follow();
+  }
+  destroy() {
+    this.destroyed = true;
+    clearTimeout(this.timer);
+    this.changes?.close();
+    delete mainEl.dataset.live;
+  }
+
+  // Record changes pushed by the service (GET /builds/changes). Each (re)connection
+  // reads the list once, then applies the changes; while the stream is down the list
+  // is polled, and marked as not up to date if that fails too.
+  follow() {
+    this.changes = new EventSource("/builds/changes");
+    this.changes.addEventListener("open", () => { this.live = true; mainEl.dataset.live = "true"; this.refresh(); });
+    this.changes.addEventListener("record", (e) => { if (!this.destroyed) this.onRecord(JSON.parse(e.data)); });
+    this.changes.addEventListener("error", () => {
+      if (this.destroyed || !this.live) return;
+      this.live = false;
+      mainEl.dataset.live = "false";
+      this.refresh();
+    });
     this.refresh();
   }
-  destroy() { this.destroyed = true; clearTimeout(this.timer); }
+  onRecord(build) {
+    if (this.filter.size && !this.filter.has(build.status)) {
+      if (this.rows.has(build.id)) {  // it left the filter
+        this.rows.get(build.id).tr.remove();
+        this.rows.delete(build.id);
+        this.firstPage = this.firstPage.filter((id) => id !== build.id);
+        this.older = this.older.filter((id) => id !== build.id);
+        this.order();
+      }
+      return;
+    }
+    const known = this.rows.has(build.id);
+    this.upsert(build);
+    if (!known) {  // new, or it entered the filter: in place by creation time, newest first
+      const at = this.firstPage.findIndex((id) => (this.rows.get(id).build.created_at || "") < (build.created_at || ""));
+      if (at >= 0) this.firstPage.splice(at, 0, build.id);
+      else if (!this.cursor) this.firstPage.push(build.id);
+      else { this.rows.get(build.id).tr.remove(); this.rows.delete(build.id); }  // older than the loaded pages
+    }
+    this.order();
+    this.tick();
+  }
 
   render() {
     document.title = "Builds · trtwatch";
@@ -419,8 +463,9 @@ class ListView {
         (this.updatedAt ? ` Showing what was known at ${fmtClock(this.updatedAt).slice(11)}.` : ""));
     }
     this.tick();
+    if (this.destroyed || this.live) return;  // pushed changes keep it current
     const interval = document.hidden ? 10000 : this.failed ? 3000 : 1500;
-    if (!this.destroyed) this.timer = setTimeout(() => this.refresh(), interval);
+    this.timer = setTimeout(() => this.refresh(), interval);
   }
   async refreshOlderLive() {
     for (const id of this.older) {

@@ -242,4 +242,51 @@ uint64_t RecordStore::LastSeq(const std::string& id) {
   return static_cast<uint64_t>(s.ColInt(0));
 }
 
+bool RecordStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
+                        int64_t keep_newest, std::vector<std::string>* removed) {
+  removed->clear();
+  if (final_statuses.empty() || (finished_before.empty() && keep_newest <= 0)) return true;
+  const std::string finished = "status IN (" + Placeholders(final_statuses.size()) + ")";
+  std::string sql = "SELECT id FROM builds WHERE " + finished + " AND (0";
+  // RFC 3339 times of one format: the text order is the time order.
+  if (!finished_before.empty()) sql += " OR json_extract(doc, '$.finished_at') < ?";
+  if (keep_newest > 0) {
+    sql += " OR ord NOT IN (SELECT ord FROM builds WHERE " + finished + " ORDER BY ord DESC LIMIT ?)";
+  }
+  sql += ")";
+  if (!Exec("BEGIN")) return false;
+  auto fail = [&] {
+    last_error_ = sqlite3_errmsg(db_);
+    Exec("ROLLBACK");
+    removed->clear();
+    return false;
+  };
+  {
+    Stmt select(db_, sql.c_str());
+    if (!select.ok()) return fail();
+    int i = 1;
+    for (const std::string& status : final_statuses) select.Text(i++, status);
+    if (!finished_before.empty()) select.Text(i++, finished_before);
+    if (keep_newest > 0) {
+      for (const std::string& status : final_statuses) select.Text(i++, status);
+      select.Int(i++, keep_newest);
+    }
+    int rc;
+    while ((rc = select.Step()) == SQLITE_ROW) removed->push_back(select.ColText(0));
+    if (rc != SQLITE_DONE) return fail();
+  }
+  for (const char* table_sql : {"DELETE FROM events WHERE build_id = ?", "DELETE FROM builds WHERE id = ?"}) {
+    for (const std::string& id : *removed) {
+      Stmt del(db_, table_sql);
+      if (!del.ok()) return fail();
+      del.Text(1, id);
+      if (del.Step() != SQLITE_DONE) return fail();
+    }
+  }
+  if (Exec("COMMIT")) return true;
+  Exec("ROLLBACK");
+  removed->clear();
+  return false;
+}
+
 }  // namespace trtwatch::service

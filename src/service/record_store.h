@@ -62,6 +62,13 @@ class RecordStore {
   // A small write that tells whether the store takes writes again after a failure.
   bool Probe();
 
+  // Removes finished records (any of `final_statuses`) and their logs: those finished
+  // before `finished_before` (an RFC 3339 time like the records'; empty: no age limit)
+  // and all but the newest `keep_newest` (0: no count limit). One transaction. The ids
+  // removed go to `*removed`. False on a storage error, with nothing removed.
+  bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
+             std::vector<std::string>* removed);
+
   const std::string& last_error() const { return last_error_; }
 
  private:

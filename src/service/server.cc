@@ -24,6 +24,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "mcp/http_beast.h"
@@ -57,6 +58,7 @@ namespace {
 constexpr auto kIdleTimeout = 60s;   // a keep-alive connection with no request
 constexpr auto kWriteTimeout = 30s;  // a client that takes no bytes for this long is gone
 constexpr auto kHeartbeat = 15s;
+constexpr auto kRetentionPeriod = 10min;
 constexpr int kRetryMs = 2000;
 constexpr size_t kSseCoalesceAt = 256;  // queued events before steps coalesce
 constexpr size_t kSseLimit = 4096;      // queued events before a slow client is cut off
@@ -204,7 +206,8 @@ bool ParseInt(std::string_view s, int64_t* out) {
 }
 
 // One SSE client's side of the fan-out: a bounded queue and a timer used as a wake-up.
-class SseStream final : public EventSubscriber {
+// It follows one build's events, or every record change (GET /builds/changes).
+class SseStream final : public EventSubscriber, public RecordWatcher {
  public:
   SseStream(const asio::any_io_executor& executor, Metrics& metrics, uint64_t after_seq)
       : wake_(executor), queue_(kSseCoalesceAt, kSseLimit), metrics_(metrics), after_seq_(after_seq) {}
@@ -228,6 +231,7 @@ class SseStream final : public EventSubscriber {
     ended_ = true;
     wake_.cancel();
   }
+  void OnRecord(const SseItem& item) override { OnEvent(item); }
 
   asio::steady_timer wake_;
   SseQueue queue_;
@@ -275,7 +279,10 @@ class Server {
   }
 
   int64_t sse_clients() const { return sse_clients_; }
-  void set_stopping() { stopping_ = true; }
+  void set_stopping() {
+    stopping_ = true;
+    for (SseStream* s : record_streams_) s->wake_.cancel();  // they end now, not at the next heartbeat
+  }
 
  private:
   awaitable<void> Session(tcp::socket socket) {
@@ -346,6 +353,10 @@ class Server {
       const std::vector<std::string_view> parts = Split(path, '/');
       if (parts.size() == 4 && parts[1] == "builds" && parts[3] == "events" && req.method() == http::verb::get) {
         co_await Events(stream, req, std::string(parts[2]));
+        break;
+      }
+      if (path == "/builds/changes" && req.method() == http::verb::get) {
+        co_await RecordChanges(stream);
         break;
       }
       Response res = Handle(req, path, target, parts);
@@ -499,6 +510,7 @@ class Server {
       if (method == http::verb::get) return List(target);
       return MethodNotAllowed("GET, POST");
     }
+    if (path == "/builds/changes") return MethodNotAllowed("GET");
     if (parts.size() >= 3 && parts.size() <= 4 && parts[1] == "builds") {
       const std::string id(parts[2]);
       const bool cancel = parts.size() == 4 && parts[3] == "cancel";
@@ -701,6 +713,57 @@ class Server {
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   }
 
+  // GET /builds/changes: every record written from now on, as "record" events (the
+  // dashboard's list stays current without polling). No replay: a client reads
+  // GET /builds first, then applies the changes; a reconnect does the same.
+  awaitable<void> RecordChanges(beast::tcp_stream& stream) {
+    if (sse_clients_ >= max_sse_clients_) {
+      co_await Send(stream, RetryLater(http::status::too_many_requests, "open event streams", max_sse_clients_,
+                                       "--max-sse-clients"),
+                    false);
+      co_return;
+    }
+    auto sub = std::make_unique<SseStream>(stream.get_executor(), metrics_, 0);
+    manager_.WatchRecords(sub.get());
+    record_streams_.insert(sub.get());
+    ++sse_clients_;
+    metrics_.SseClientOpened();
+    metrics_.Request(200);
+    boost::system::error_code ec;
+    std::string batch =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
+        "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
+        SseRetry(kRetryMs);
+    while (!ec && !stopping_) {
+      if (sub->overflow_) {  // too slow to keep up: it reconnects and reads the list again
+        metrics_.SseClientCutOff();
+        break;
+      }
+      while (batch.size() < kWriteBatch) {
+        std::optional<SseItem> item = sub->queue_.Pop();
+        if (!item) break;
+        batch += *item->frame;
+      }
+      if (!batch.empty()) {
+        stream.expires_after(kWriteTimeout);
+        co_await asio::async_write(stream, asio::buffer(batch), asio::redirect_error(use_awaitable, ec));
+        if (ec == beast::error::timeout) metrics_.SseClientCutOff();
+        batch.clear();
+        continue;
+      }
+      stream.expires_never();
+      boost::system::error_code wait_ec;
+      sub->wake_.expires_after(kHeartbeat);
+      co_await sub->wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
+      if (!wait_ec) batch = kSseHeartbeat;
+    }
+    manager_.UnwatchRecords(sub.get());
+    record_streams_.erase(sub.get());
+    --sse_clients_;
+    metrics_.SseClientClosed();
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
   asio::io_context& io_;
   const ServerOptions& options_;
   BuildManager& manager_;
@@ -712,6 +775,7 @@ class Server {
   int64_t connections_ = 0;
   int64_t sse_clients_ = 0;
   bool stopping_ = false;
+  std::set<SseStream*> record_streams_;  // GET /builds/changes clients, woken to end on shutdown
   UiSessions ui_sessions_{kUiSessionSeconds, kUiSessionLimit};
   mcp::HttpEndpoint& mcp_;
 };
@@ -907,6 +971,20 @@ int RunServer(const ServerOptions& options) {
   manager_options.cancel_grace_seconds = options.cancel_grace_seconds;
   auto manager = std::make_unique<BuildManager>(io, *store, metrics, manager_options);
   manager->Recover();
+  // Retention: at start, then every kRetentionPeriod (a build is pruned at most that
+  // long after it is due).
+  asio::steady_timer retention_timer(io);
+  std::function<void()> prune = [&] {
+    const PruneReport pruned =
+        PruneFinishedBuilds(*store, options.retention, NowUnix(), manager_options.data_dir + "/engines");
+    if (!pruned.error.empty()) std::fprintf(stderr, "trtwatch serve: could not prune old builds: %s\n", pruned.error.c_str());
+    if (pruned.removed > 0) std::fprintf(stderr, "trtwatch serve: pruned %zu finished builds (retention)\n", pruned.removed);
+    retention_timer.expires_after(kRetentionPeriod);
+    retention_timer.async_wait([&](const boost::system::error_code& e) {
+      if (!e) prune();
+    });
+  };
+  if (options.retention.enabled()) prune();
   const ConnectionLimits limits = ConnectionLimitsFor(options);
   mcp::ManagerBuilds mcp_builds(*manager, *store);
   mcp::ToolOptions mcp_options;

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "service/retention.h"
+
 namespace trtwatch::service {
 
 struct ServerOptions {
@@ -28,6 +30,10 @@ struct ServerOptions {
   std::string cancel_grace_text = "10s";  // as given on the command line
   double cancel_grace_seconds = 10;  // --cancel-grace: SIGTERM, then SIGKILL after this long
   bool finish_on_shutdown = false;  // --on-shutdown finish (default: cancel)
+  // Retention (service/retention.h): finished builds older than this, or beyond the
+  // newest count, are pruned at start and every 10 minutes. 0 = kept forever.
+  std::string retain_for;  // as given; parsed into retention.max_age_seconds
+  RetentionPolicy retention;
   // Browser-borne requests: an Origin other than the service's own is refused unless
   // listed here ("http://host:port"); without a token, a Host that is neither an IP
   // address, localhost nor listed is refused (DNS rebinding).

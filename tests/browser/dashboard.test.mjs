@@ -61,16 +61,25 @@ test("submit from the list, watch it live, see it finish, find it in the list", 
   assertNoErrors(page);
 });
 
-test("the list follows builds submitted elsewhere and filters by status", { timeout: 60000 }, async () => {
+test("the list follows builds submitted elsewhere, pushed, and filters by status", { timeout: 60000 }, async () => {
   const page = await openPage(browser);
+  const listReads = [];
+  page.on("request", (r) => {
+    if (r.method() === "GET" && new URL(r.url()).pathname === "/builds") listReads.push(r.url());
+  });
   await page.goto(server.url + "/");
   await page.getByRole("heading", { name: "Builds" }).waitFor();
+  await page.locator("main[data-live=true]").waitFor();  // the change stream is open
+  await sleep(200);  // the read that follows the stream's opening
+  const reads = listReads.length;
   const b = await server.submit({ simulate: "small-cnn", speed: 1 });
   const row = page.locator(`tr[data-id="${b.id}"]`);
   await row.waitFor({ timeout: 5000 });  // without a reload
   await page.waitForFunction((id) => document.querySelector(`tr[data-id="${id}"]`).dataset.status === "succeeded",
     b.id, { timeout: 30000 });
-  // Focus survives the refreshes: the row's link keeps it across several polls.
+  // Queued, running, succeeded arrived as pushed changes: the list was not read again.
+  assert.equal(listReads.length, reads, `the list was polled: ${listReads.slice(reads).join(", ")}`);
+  // Focus survives the updates: the row's link keeps it across the ticks.
   await row.locator("a.build-link").focus();
   await sleep(3500);
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-label")), `Build ${b.id}`);

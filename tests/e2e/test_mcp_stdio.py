@@ -224,3 +224,65 @@ def test_a_build_an_agent_ran_is_in_the_rest_api(tmp_path):
     finally:
         serve.terminate()
         serve.wait(timeout=30)
+
+
+def test_build_engine_as_a_task_polled_to_its_result(mcp):
+    init = mcp.initialize()["result"]
+    assert init["capabilities"]["tasks"] == {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+    tools = {t["name"]: t for t in mcp.request("tools/list")["result"]["tools"]}
+    assert tools["build_engine"]["execution"] == {"taskSupport": "optional"}
+    assert "execution" not in tools["get_build"]
+
+    created = mcp.request("tools/call", {"name": "build_engine", "task": {"ttl": 60000},
+                                         "arguments": {"simulate": "small-cnn", "speed": 5}})["result"]
+    task = created["task"]
+    assert task["status"] == "working" and task["taskId"].startswith("b_") and task["pollInterval"] > 0
+    assert task["createdAt"].endswith("Z") and task["ttl"] is None
+    seen = set()
+    deadline = time.time() + 60
+    while task["status"] == "working":
+        assert time.time() < deadline
+        seen.add(task["statusMessage"])
+        time.sleep(0.2)
+        task = mcp.request("tasks/get", {"taskId": task["taskId"]})["result"]
+    assert task["status"] == "completed" and "succeeded" in task["statusMessage"]
+    assert any("›" in message or "Building" in message for message in seen), seen  # the phase, while it ran
+    result = mcp.request("tasks/result", {"taskId": task["taskId"]})["result"]
+    assert result["isError"] is False and result["structuredContent"]["status"] == "succeeded"
+    assert result["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": task["taskId"]}
+    assert task["taskId"] in [t["taskId"] for t in mcp.request("tasks/list")["result"]["tasks"]]
+    # A finished task cannot be cancelled; a tool that does not run as a task says so.
+    assert mcp.request("tasks/cancel", {"taskId": task["taskId"]})["error"]["code"] == -32602
+    refused = mcp.request("tools/call", {"name": "get_build", "task": {}, "arguments": {"id": task["taskId"]}})
+    assert refused["error"]["code"] == -32601 and "does not run as a task" in refused["error"]["message"]
+
+
+def test_tasks_result_waits_and_tasks_cancel_cancels(mcp):
+    mcp.initialize()
+    task = mcp.request("tools/call", {"name": "build_engine", "task": {},
+                                      "arguments": {"simulate": "large-transformer"}})["result"]["task"]
+    # tasks/result blocks until the task is over: ask first, cancel from the same session.
+    mcp.next_id += 1
+    waiting_id = mcp.next_id
+    mcp.send({"jsonrpc": "2.0", "id": waiting_id, "method": "tasks/result", "params": {"taskId": task["taskId"]}})
+    time.sleep(1)
+    cancelled = mcp.request("tasks/cancel", {"taskId": task["taskId"]})["result"]
+    assert cancelled["status"] == "cancelled" and cancelled["taskId"] == task["taskId"]
+    while True:
+        m = mcp.receive(60)
+        if m.get("id") == waiting_id:
+            break
+    record = m["result"]["structuredContent"]
+    assert m["result"]["isError"] is True
+    assert record["status"] == "cancelled" and record["cancel"]["reason"] == "api"
+    assert "tasks/cancel" in record["cancel"]["message"]
+    assert mcp.request("tasks/get", {"taskId": task["taskId"]})["result"]["status"] == "cancelled"
+    assert mcp.request("tasks/get", {"taskId": "b_nope"})["error"]["code"] == -32602
+    assert mcp.request("tasks/get", {})["error"]["code"] == -32602
+
+
+def test_tasks_belong_to_2025_11_25(mcp):
+    init = mcp.initialize("2025-06-18")["result"]
+    assert "tasks" not in init["capabilities"]
+    assert all("execution" not in t for t in mcp.request("tools/list")["result"]["tools"])
+    assert mcp.request("tasks/list")["error"]["code"] == -32601

@@ -336,3 +336,34 @@ def test_a_stalled_client_gets_coalesced_steps_and_slows_nobody(server):
                    if line.startswith("trtwatch_sse_clients_cut_off_total ")))
     assert len(ids) + dropped == len(stored) or cut == 1, (len(ids), dropped, len(stored), cut)
     assert dropped > 0 or cut == 1
+
+
+def test_retention_prunes_finished_builds_with_their_logs(tmp_path):
+    s = Server(tmp_path).start()
+    try:
+        ids = [s.submit({"simulate": "small-cnn", "speed": 20})["id"] for _ in range(3)]
+        for build_id in ids:
+            s.wait_status(build_id, ["succeeded"])
+    finally:
+        s.stop()
+    s2 = Server(tmp_path, "--retain-count", "1", name="server2").start()
+    try:
+        assert "pruned 2 finished builds" in s2.log()
+        assert s2.get(ids[2])["status"] == "succeeded"  # the newest stays, with its log
+        status, _, _ = s2.request("GET", f"/builds/{ids[2]}/events")
+        assert status == 200
+        for old in ids[:2]:
+            assert s2.request("GET", f"/builds/{old}")[0] == 404
+        assert [b["id"] for b in s2.request("GET", "/builds")[1]["builds"]] == [ids[2]]
+    finally:
+        s2.stop()
+
+
+@pytest.mark.parametrize("flag,value,message", [("--retain-for", "soon", "--retain-for"),
+                                                ("--retain-for", "0", "greater than zero"),
+                                                ("--retain-count", "-1", "keeps the newest N")])
+def test_retention_flags_are_checked(tmp_path, flag, value, message):
+    from conftest import BIN
+    r = subprocess.run([BIN, "serve", "--data-dir", str(tmp_path / "d"), flag, value], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 2 and message in r.stderr

@@ -164,6 +164,24 @@ def test_tensorrt_build_serves_simulated_builds_without_tensorrt(tmp_path, monke
 
 
 @needs_double
+def test_the_service_keeps_a_real_builds_engine_with_its_size(tmp_path, monkeypatch):
+    import service_client
+    monkeypatch.setattr(service_client, "BIN", DOUBLE_BIN)
+    monkeypatch.setenv("LD_LIBRARY_PATH", FAKE_TENSORRT_DIR)
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "m.onnx").write_bytes(b"onnx")
+    server = service_client.Server(tmp_path, "--model-root", str(models)).start()
+    try:
+        build = server.submit({"model": "m.onnx", "options": {"fp16": True}})
+        record = server.wait_status(build["id"], {"succeeded", "failed"})
+        assert record["status"] == "succeeded", record
+        assert record["engine_bytes"] == os.path.getsize(record["engine"]) > 0
+    finally:
+        server.stop()
+
+
+@needs_double
 def test_doctor_compares_compiled_and_loaded_versions():
     same = json.loads(run_double("doctor", "--json", libraries=True).stdout)["tensorrt_runtime"]
     assert same["found"] and same["version"] == "10.99.0" and same["matches_headers"] is True

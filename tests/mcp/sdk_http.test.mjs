@@ -93,6 +93,37 @@ test('a budget cancels with reason budget; an unknown tool is a protocol error',
   await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
 });
 
+const connectClient = async (name) => {
+  const c = new Client({ name, version: '1.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL('/mcp', base), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  }));
+  return c;
+};
+
+test('a build started as a task outlives its session: a later session follows it to the result', async () => {
+  const first = await connectClient('trtwatch-sdk-http-task-1');
+  const stream = first.experimental.tasks.callToolStream(
+    { name: 'build_engine', arguments: { simulate: 'small-cnn', speed: 3 } }, CallToolResultSchema, { task: { ttl: 60000 } });
+  const { value: created } = await stream.next();
+  assert.equal(created.type, 'taskCreated');
+  const taskId = created.task.taskId;
+  await stream.return();
+  await first.close();  // the agent disconnects
+
+  const second = await connectClient('trtwatch-sdk-http-task-2');
+  let task = await second.experimental.tasks.getTask(taskId);
+  for (let i = 0; i < 600 && task.status === 'working'; ++i) {
+    await new Promise((r) => setTimeout(r, 100));
+    task = await second.experimental.tasks.getTask(taskId);
+  }
+  assert.equal(task.status, 'completed');
+  const result = await second.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+  assert.equal(result.structuredContent.status, 'succeeded');
+  assert.equal((await rest(`/builds/${taskId}`)).status, 'succeeded');  // the service's build
+  await second.close();
+});
+
 test('the token is required and a foreign Origin is refused', async () => {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } } });
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

@@ -159,3 +159,34 @@ test('doctor reports this trtwatch', async () => {
   assert.equal(r.isError, false);
   assert.equal(typeof r.structuredContent, 'object');
 });
+
+test('build_engine as a task: the SDK polls it to its result; tasks/cancel cancels another', async () => {
+  const tools = (await client.listTools()).tools;
+  assert.equal(tools.find((t) => t.name === 'build_engine').execution.taskSupport, 'optional');
+  const messages = [];
+  for await (const m of client.experimental.tasks.callToolStream(
+    { name: 'build_engine', arguments: { simulate: 'small-cnn', speed: 5 } }, CallToolResultSchema, { task: { ttl: 60000 } })) {
+    messages.push(m);
+  }
+  assert.equal(messages[0].type, 'taskCreated');
+  assert.equal(messages[0].task.status, 'working');
+  const last = messages.at(-1);
+  assert.equal(last.type, 'result', JSON.stringify(last));
+  assert.equal(last.result.structuredContent.status, 'succeeded');
+  assert.equal(last.result.structuredContent.id, messages[0].task.taskId);
+  assert.ok(messages.some((m) => m.type === 'taskStatus' && m.task.status === 'completed'));
+
+  let created;
+  for await (const m of client.experimental.tasks.callToolStream(
+    { name: 'build_engine', arguments: { simulate: 'large-transformer' } }, CallToolResultSchema, { task: {} })) {
+    created = m;
+    break;  // stop following it: the task goes on without this request
+  }
+  const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+  assert.equal(cancelled.status, 'cancelled');
+  const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+  assert.equal(result.structuredContent.status, 'cancelled');
+  assert.equal(result.structuredContent.cancel.reason, 'api');
+  const { tasks } = await client.experimental.tasks.listTasks();
+  assert.ok(tasks.some((t) => t.taskId === created.task.taskId && t.status === 'cancelled'));
+});

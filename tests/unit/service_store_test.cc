@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "service/build_record.h"
+#include "service/retention.h"
 #include "support/faulty_sqlite_vfs.h"
 
 namespace trtwatch::service {
@@ -89,6 +90,48 @@ TEST_F(RecordStoreTest, RefusesAFileThatIsNotADatabase) {
   EXPECT_NE(error.find("--data-dir"), std::string::npos) << error;
 }
 
+TEST_F(RecordStoreTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {
+  auto store = Open();
+  std::filesystem::create_directories(dir_ + "/engines");
+  auto put = [&](const std::string& id, BuildState state, double finished_at) {
+    BuildRecord r;
+    r.id = id;
+    r.state = state;
+    r.created_at = finished_at - 10;
+    r.finished_at = IsFinal(state) ? finished_at : 0;
+    ASSERT_TRUE(store->Put(id, std::string(BuildStateName(state)), RecordToJson(r)));
+    ASSERT_TRUE(store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
+    std::ofstream(dir_ + "/engines/" + id + ".engine") << "engine";
+  };
+  const double now = 1764500000;
+  put("old_done", BuildState::kSucceeded, now - 3 * 86400);
+  put("old_running", BuildState::kRunning, now - 3 * 86400);
+  put("mid_failed", BuildState::kFailed, now - 2 * 86400);
+  put("new_done", BuildState::kCancelled, now - 60);
+
+  // By age: finished more than a day ago. A running build is never pruned.
+  PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, dir_ + "/engines");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.removed, 2u);
+  EXPECT_FALSE(store->Get("old_done"));
+  EXPECT_FALSE(store->Get("mid_failed"));
+  EXPECT_TRUE(store->EventsAfter("old_done", 0).empty());
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/engines/old_done.engine"));
+  EXPECT_TRUE(store->Get("old_running"));
+  EXPECT_EQ(store->EventsAfter("old_running", 0).size(), 2u);
+  EXPECT_TRUE(store->Get("new_done"));
+
+  // By count: the newest finished one stays, whatever its age.
+  put("newest_done", BuildState::kSucceeded, now - 30);
+  r = PruneFinishedBuilds(*store, {0, 1}, now, dir_ + "/engines");
+  EXPECT_EQ(r.removed, 1u);
+  EXPECT_FALSE(store->Get("new_done"));
+  EXPECT_TRUE(store->Get("newest_done"));
+  EXPECT_TRUE(store->Get("old_running"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/engines/newest_done.engine"));
+  EXPECT_EQ(PruneFinishedBuilds(*store, {}, now, dir_ + "/engines").removed, 0u);  // no policy: nothing
+}
+
 TEST(BuildRecordTest, JsonRoundTrips) {
   BuildRecord r;
   r.id = "b_0123";
@@ -104,10 +147,13 @@ TEST(BuildRecordTest, JsonRoundTrips) {
   r.cancel_latency_json = R"({"to_first_false":0.1,"to_return":0.2})";
   r.last_seq = 42;
   r.error = "terminated";
+  r.engine = "/data/engines/b_0123.engine";
+  r.engine_bytes = 5ULL << 30;  // engines over 4 GiB exist
   r.exit_code = 143;
   BuildRecord back;
   ASSERT_TRUE(RecordFromJson(RecordToJson(r), &back));
   EXPECT_EQ(RecordToJson(back), RecordToJson(r));
+  EXPECT_EQ(back.engine_bytes, 5ULL << 30);
   EXPECT_EQ(FormatTime(1764474312.345), "2025-11-30T03:45:12.345Z");
 }
 

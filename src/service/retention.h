@@ -1,0 +1,32 @@
+// Retention: which finished builds the service keeps (`--retain-for DUR`,
+// `--retain-count N`) and the pruning of the others: record, event log and the engine
+// the service stored for it. Builds still queued or running are never pruned.
+//
+// Threading: PruneFinishedBuilds uses the store, so it runs where the store is used
+// (the service's event-loop thread).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "service/record_store.h"
+
+namespace trtwatch::service {
+
+struct RetentionPolicy {
+  double max_age_seconds = 0;  // since the build finished; 0 = no age limit
+  int64_t max_count = 0;       // the newest finished builds kept; 0 = no count limit
+  bool enabled() const { return max_age_seconds > 0 || max_count > 0; }
+};
+
+struct PruneReport {
+  size_t removed = 0;
+  std::string error;  // the store's, when it could not prune (nothing was removed)
+};
+
+// `engine_dir` is where the service stores engines (<id>.engine).
+PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& policy, double now_unix,
+                                const std::string& engine_dir);
+
+}  // namespace trtwatch::service
