@@ -31,6 +31,7 @@
 #include "mcp/manager_builds.h"
 #include "mcp/tools.h"
 #include "service/assets.h"
+#include "sinks/trace_sink.h"
 #include "service/build_manager.h"
 #include "service/metrics.h"
 #include "service/model_paths.h"
@@ -468,11 +469,16 @@ class Server {
       const std::string id(parts[2]);
       const bool cancel = parts.size() == 4 && parts[3] == "cancel";
       const bool events = parts.size() == 4 && parts[3] == "events";
-      if (parts.size() == 4 && !cancel && !events) return NotFound(path);
+      const bool trace = parts.size() == 4 && parts[3] == "trace";
+      if (parts.size() == 4 && !cancel && !events && !trace) return NotFound(path);
       if (!ValidBuildId(id)) {
         return Error(http::status::not_found, "no build \"" + id + "\"; build ids look like b_ and 32 hex digits");
       }
       if (events) return MethodNotAllowed("GET");
+      if (trace) {
+        if (method != http::verb::get) return MethodNotAllowed("GET");
+        return Trace(id);
+      }
       if (cancel) {
         if (method != http::verb::post) return MethodNotAllowed("POST");
         return ApiResponse(manager_.Cancel(id, req.body()));
@@ -550,6 +556,26 @@ class Server {
   static bool IsFinalName(const json& status) {
     BuildState state;
     return status.is_string() && ParseBuildState(status.get<std::string>(), &state) && IsFinal(state);
+  }
+
+  // GET /builds/{id}/trace: the stored events as a Chrome trace (the same document as
+  // `trtwatch build --trace`); a live build's open phases end at its latest event.
+  Response Trace(const std::string& id) {
+    ApiResult record = manager_.Get(id);
+    if (record.status != 200) return ApiResponse(std::move(record));
+    TraceBuilder trace;
+    const bool read = store_.ForEachEvent(id, 0, [&trace](const StoredEvent& stored) {
+      Event event;
+      std::string ignored;  // the log holds only lines the service validated
+      if (EventFromJson(stored.json, &event, &ignored)) trace.Apply(event);
+    });
+    if (!read) {
+      return Error(http::status::internal_server_error,
+                   "the event log of \"" + id + "\" could not be read: " + store_.last_error());
+    }
+    Response res = JsonResponse(http::status::ok, trace.Json());
+    res.set(http::field::content_disposition, "attachment; filename=\"" + id + ".trace.json\"");
+    return res;
   }
 
   awaitable<void> Events(beast::tcp_stream& stream, const Request& req, std::string id) {
