@@ -159,6 +159,24 @@ bool ParseInt(std::string_view s, int64_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// The query's key=value pairs, percent-decoded; false with the reason on bad encoding.
+bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs, std::string* bad) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return true;
+  for (std::string_view pair : Split(target.substr(q + 1), '&')) {
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string key, value;
+    if (!PercentDecode(pair.substr(0, eq), &key) ||
+        !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
+      *bad = "bad percent-encoding in the query \"" + std::string(pair) + "\"; encode '%' as %25";
+      return false;
+    }
+    pairs->emplace_back(std::move(key), std::move(value));
+  }
+  return true;
+}
+
 // One SSE client's side of the fan-out: a bounded queue and a timer used as a wake-up.
 // It follows one build's events, or every record change (GET /builds/changes).
 class SseStream final : public EventSubscriber, public RecordWatcher {
@@ -498,40 +516,32 @@ class Server {
     std::vector<std::string> statuses;
     int64_t limit = 20;
     int64_t cursor = 0;
-    const size_t q = target.find('?');
-    if (q != std::string_view::npos) {
-      for (std::string_view pair : Split(target.substr(q + 1), '&')) {
-        if (pair.empty()) continue;
-        const size_t eq = pair.find('=');
-        std::string key, value;
-        if (!PercentDecode(pair.substr(0, eq), &key) ||
-            !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
-          return Error(http::status::bad_request, "bad percent-encoding in the query \"" + std::string(pair) +
-                                                      "\"; encode '%' as %25");
+    std::vector<std::pair<std::string, std::string>> query;
+    std::string bad;
+    if (!ParseQuery(target, &query, &bad)) return Error(http::status::bad_request, bad);
+    for (const auto& [key, value] : query) {
+      if (key == "status") {
+        for (std::string_view s : Split(value, ',')) {
+          BuildState state;
+          if (!ParseBuildState(s, &state)) {
+            return Error(http::status::bad_request,
+                         "unknown status \"" + std::string(s) +
+                             "\"; use queued, running, cancelling, succeeded, failed, cancelled, timed_out or "
+                             "interrupted (comma-separated)");
+          }
+          statuses.emplace_back(s);
         }
-        if (key == "status") {
-          for (std::string_view s : Split(value, ',')) {
-            BuildState state;
-            if (!ParseBuildState(s, &state)) {
-              return Error(http::status::bad_request,
-                           "unknown status \"" + std::string(s) +
-                               "\"; use queued, running, cancelling, succeeded, failed, cancelled, timed_out or "
-                               "interrupted (comma-separated)");
-            }
-            statuses.emplace_back(s);
-          }
-        } else if (key == "limit") {
-          if (!ParseInt(value, &limit) || limit < 1 || limit > 200) {
-            return Error(http::status::bad_request, "limit must be an integer from 1 to 200");
-          }
-        } else if (key == "cursor") {
-          if (!ParseInt(value, &cursor) || cursor < 1) {
-            return Error(http::status::bad_request, "cursor must be the next_cursor of a previous page");
-          }
-        } else {
-          return Error(http::status::bad_request,
-                       "unknown query parameter \"" + std::string(key) + "\"; use status, limit or cursor");
+      } else if (key == "limit") {
+        if (!ParseInt(value, &limit) || limit < 1 || limit > 200) {
+          return Error(http::status::bad_request, "limit must be an integer from 1 to 200");
         }
+      } else if (key == "cursor") {
+        if (!ParseInt(value, &cursor) || cursor < 1) {
+          return Error(http::status::bad_request, "cursor must be the next_cursor of a previous page");
+        }
+      } else {
+        return Error(http::status::bad_request,
+                     "unknown query parameter \"" + std::string(key) + "\"; use status, limit or cursor");
       }
     }
     RecordStore::Page page = store_.List(statuses, static_cast<int>(limit), cursor);
@@ -583,6 +593,26 @@ class Server {
       co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
                     false);
       co_return;
+    }
+    // ?cancel_on_disconnect=true: this stream owns the build; if it goes away before
+    // the build ends (a CI job killed, a laptop closed), the build is cancelled.
+    bool cancel_on_disconnect = false;
+    {
+      std::vector<std::pair<std::string, std::string>> query;
+      std::string bad;
+      const std::string_view target(req.target().data(), req.target().size());
+      if (!ParseQuery(target, &query, &bad)) {
+        co_await Send(stream, Error(http::status::bad_request, bad), false);
+        co_return;
+      }
+      for (const auto& [key, value] : query) {
+        if (key != "cancel_on_disconnect") continue;  // other parameters are ignored, as always
+        if (value != "true" && value != "false") {
+          co_await Send(stream, Error(http::status::bad_request, "cancel_on_disconnect must be true or false"), false);
+          co_return;
+        }
+        cancel_on_disconnect = value == "true";
+      }
     }
     uint64_t last = 0;
     auto header = req.find("Last-Event-ID");
@@ -687,6 +717,11 @@ class Server {
       if (!wait_ec) batch = kSseHeartbeat;
     }
     if (s.live) manager_.Unsubscribe(id, sub.get());
+    // A write failed (the client is gone: a closed socket is noticed at the next event
+    // or heartbeat) while the build still runs and the service is not stopping.
+    if (cancel_on_disconnect && ec && s.live && !sub->ended_ && !stopping_) {
+      manager_.CancelFor(id, "api", "the client following the build with cancel_on_disconnect went away");
+    }
     --sse_clients_;
     metrics_.SseClientClosed();
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
