@@ -177,6 +177,14 @@ bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std:
   return true;
 }
 
+// The start of every event stream's response: headers, then how long to wait before
+// reconnecting.
+std::string SseHead() {
+  return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
+         "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
+         SseRetry(kRetryMs);
+}
+
 // One SSE client's side of the fan-out: a bounded queue and a timer used as a wake-up.
 // It follows one build's events, or every record change (GET /builds/changes).
 class SseStream final : public EventSubscriber, public RecordWatcher {
@@ -204,6 +212,14 @@ class SseStream final : public EventSubscriber, public RecordWatcher {
     wake_.cancel();
   }
   void OnRecord(const SseItem& item) override { OnEvent(item); }
+  // Moves queued frames into `batch` until it holds a write's worth.
+  void TakeQueued(std::string* batch) {
+    while (batch->size() < kWriteBatch) {
+      std::optional<SseItem> item = queue_.Pop();
+      if (!item) return;
+      *batch += *item->frame;
+    }
+  }
 
   asio::steady_timer wake_;
   SseQueue queue_;
@@ -662,10 +678,7 @@ class Server {
     // Each event is serialised once (the shared frame); a batch copies frames into one
     // buffer so that a write is one syscall (a gather write would take the ~150-byte
     // frames 64 at a time).
-    std::string batch =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
-        "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
-        SseRetry(kRetryMs);
+    std::string batch = SseHead();
     metrics_.Request(200);
     size_t next = 0;  // in `page`
     while (!ec) {
@@ -695,26 +708,15 @@ class Server {
           metrics_.SseClientCutOff();
           break;
         }
-        while (batch.size() < kWriteBatch) {
-          std::optional<SseItem> item = sub->queue_.Pop();
-          if (!item) break;
-          batch += *item->frame;
-        }
+        sub->TakeQueued(&batch);
       }
       if (!batch.empty()) {
-        stream.expires_after(kWriteTimeout);
-        co_await asio::async_write(stream, asio::buffer(batch), asio::redirect_error(use_awaitable, ec));
-        if (ec == beast::error::timeout) metrics_.SseClientCutOff();  // took no bytes for kWriteTimeout
-        batch.clear();
+        co_await WriteBatch(stream, &batch, &ec);
         continue;
       }
       if (!replay_done) continue;
       if (sub->ended_ || !s.live) break;
-      stream.expires_never();
-      boost::system::error_code wait_ec;
-      sub->wake_.expires_after(kHeartbeat);
-      co_await sub->wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
-      if (!wait_ec) batch = kSseHeartbeat;
+      co_await WaitForMore(stream, *sub, &batch);
     }
     if (s.live) manager_.Unsubscribe(id, sub.get());
     // A write failed (the client is gone: a closed socket is noticed at the next event
@@ -725,6 +727,25 @@ class Server {
     --sse_clients_;
     metrics_.SseClientClosed();
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+  // Writes `batch` (then clears it); a client that takes no bytes for kWriteTimeout is
+  // cut off.
+  awaitable<void> WriteBatch(beast::tcp_stream& stream, std::string* batch, boost::system::error_code* ec) {
+    stream.expires_after(kWriteTimeout);
+    co_await asio::async_write(stream, asio::buffer(*batch), asio::redirect_error(use_awaitable, *ec));
+    if (*ec == beast::error::timeout) metrics_.SseClientCutOff();
+    batch->clear();
+  }
+
+  // Waits for `sub` to be woken (new frames, its end, shutdown); after kHeartbeat of
+  // nothing, `batch` becomes a heartbeat.
+  awaitable<void> WaitForMore(beast::tcp_stream& stream, SseStream& sub, std::string* batch) {
+    stream.expires_never();
+    boost::system::error_code wait_ec;
+    sub.wake_.expires_after(kHeartbeat);
+    co_await sub.wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
+    if (!wait_ec) *batch = kSseHeartbeat;
   }
 
   // GET /builds/changes: every record written from now on, as "record" events (the
@@ -744,32 +765,18 @@ class Server {
     metrics_.SseClientOpened();
     metrics_.Request(200);
     boost::system::error_code ec;
-    std::string batch =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
-        "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
-        SseRetry(kRetryMs);
+    std::string batch = SseHead();
     while (!ec && !stopping_) {
       if (sub->overflow_) {  // too slow to keep up: it reconnects and reads the list again
         metrics_.SseClientCutOff();
         break;
       }
-      while (batch.size() < kWriteBatch) {
-        std::optional<SseItem> item = sub->queue_.Pop();
-        if (!item) break;
-        batch += *item->frame;
-      }
+      sub->TakeQueued(&batch);
       if (!batch.empty()) {
-        stream.expires_after(kWriteTimeout);
-        co_await asio::async_write(stream, asio::buffer(batch), asio::redirect_error(use_awaitable, ec));
-        if (ec == beast::error::timeout) metrics_.SseClientCutOff();
-        batch.clear();
+        co_await WriteBatch(stream, &batch, &ec);
         continue;
       }
-      stream.expires_never();
-      boost::system::error_code wait_ec;
-      sub->wake_.expires_after(kHeartbeat);
-      co_await sub->wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
-      if (!wait_ec) batch = kSseHeartbeat;
+      co_await WaitForMore(stream, *sub, &batch);
     }
     manager_.UnwatchRecords(sub.get());
     record_streams_.erase(sub.get());
