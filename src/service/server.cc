@@ -31,6 +31,7 @@
 #include "mcp/manager_builds.h"
 #include "mcp/tools.h"
 #include "service/assets.h"
+#include "sinks/trace_sink.h"
 #include "service/build_manager.h"
 #include "service/metrics.h"
 #include "service/model_paths.h"
@@ -205,6 +206,32 @@ bool ParseInt(std::string_view s, int64_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+// The query's key=value pairs, percent-decoded; false with the reason on bad encoding.
+bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs, std::string* bad) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return true;
+  for (std::string_view pair : Split(target.substr(q + 1), '&')) {
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string key, value;
+    if (!PercentDecode(pair.substr(0, eq), &key) ||
+        !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
+      *bad = "bad percent-encoding in the query \"" + std::string(pair) + "\"; encode '%' as %25";
+      return false;
+    }
+    pairs->emplace_back(std::move(key), std::move(value));
+  }
+  return true;
+}
+
+// The start of every event stream's response: headers, then how long to wait before
+// reconnecting.
+std::string SseHead() {
+  return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
+         "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
+         SseRetry(kRetryMs);
+}
+
 // One SSE client's side of the fan-out: a bounded queue and a timer used as a wake-up.
 // It follows one build's events, or every record change (GET /builds/changes).
 class SseStream final : public EventSubscriber, public RecordWatcher {
@@ -232,6 +259,14 @@ class SseStream final : public EventSubscriber, public RecordWatcher {
     wake_.cancel();
   }
   void OnRecord(const SseItem& item) override { OnEvent(item); }
+  // Moves queued frames into `batch` until it holds a write's worth.
+  void TakeQueued(std::string* batch) {
+    while (batch->size() < kWriteBatch) {
+      std::optional<SseItem> item = queue_.Pop();
+      if (!item) return;
+      *batch += *item->frame;
+    }
+  }
 
   asio::steady_timer wake_;
   SseQueue queue_;
@@ -515,11 +550,16 @@ class Server {
       const std::string id(parts[2]);
       const bool cancel = parts.size() == 4 && parts[3] == "cancel";
       const bool events = parts.size() == 4 && parts[3] == "events";
-      if (parts.size() == 4 && !cancel && !events) return NotFound(path);
+      const bool trace = parts.size() == 4 && parts[3] == "trace";
+      if (parts.size() == 4 && !cancel && !events && !trace) return NotFound(path);
       if (!ValidBuildId(id)) {
         return Error(http::status::not_found, "no build \"" + id + "\"; build ids look like b_ and 32 hex digits");
       }
       if (events) return MethodNotAllowed("GET");
+      if (trace) {
+        if (method != http::verb::get) return MethodNotAllowed("GET");
+        return Trace(id);
+      }
       if (cancel) {
         if (method != http::verb::post) return MethodNotAllowed("POST");
         return ApiResponse(manager_.Cancel(id, req.body()));
@@ -539,40 +579,32 @@ class Server {
     std::vector<std::string> statuses;
     int64_t limit = 20;
     int64_t cursor = 0;
-    const size_t q = target.find('?');
-    if (q != std::string_view::npos) {
-      for (std::string_view pair : Split(target.substr(q + 1), '&')) {
-        if (pair.empty()) continue;
-        const size_t eq = pair.find('=');
-        std::string key, value;
-        if (!PercentDecode(pair.substr(0, eq), &key) ||
-            !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
-          return Error(http::status::bad_request, "bad percent-encoding in the query \"" + std::string(pair) +
-                                                      "\"; encode '%' as %25");
+    std::vector<std::pair<std::string, std::string>> query;
+    std::string bad;
+    if (!ParseQuery(target, &query, &bad)) return Error(http::status::bad_request, bad);
+    for (const auto& [key, value] : query) {
+      if (key == "status") {
+        for (std::string_view s : Split(value, ',')) {
+          BuildState state;
+          if (!ParseBuildState(s, &state)) {
+            return Error(http::status::bad_request,
+                         "unknown status \"" + std::string(s) +
+                             "\"; use queued, running, cancelling, succeeded, failed, cancelled, timed_out or "
+                             "interrupted (comma-separated)");
+          }
+          statuses.emplace_back(s);
         }
-        if (key == "status") {
-          for (std::string_view s : Split(value, ',')) {
-            BuildState state;
-            if (!ParseBuildState(s, &state)) {
-              return Error(http::status::bad_request,
-                           "unknown status \"" + std::string(s) +
-                               "\"; use queued, running, cancelling, succeeded, failed, cancelled, timed_out or "
-                               "interrupted (comma-separated)");
-            }
-            statuses.emplace_back(s);
-          }
-        } else if (key == "limit") {
-          if (!ParseInt(value, &limit) || limit < 1 || limit > 200) {
-            return Error(http::status::bad_request, "limit must be an integer from 1 to 200");
-          }
-        } else if (key == "cursor") {
-          if (!ParseInt(value, &cursor) || cursor < 1) {
-            return Error(http::status::bad_request, "cursor must be the next_cursor of a previous page");
-          }
-        } else {
-          return Error(http::status::bad_request,
-                       "unknown query parameter \"" + std::string(key) + "\"; use status, limit or cursor");
+      } else if (key == "limit") {
+        if (!ParseInt(value, &limit) || limit < 1 || limit > 200) {
+          return Error(http::status::bad_request, "limit must be an integer from 1 to 200");
         }
+      } else if (key == "cursor") {
+        if (!ParseInt(value, &cursor) || cursor < 1) {
+          return Error(http::status::bad_request, "cursor must be the next_cursor of a previous page");
+        }
+      } else {
+        return Error(http::status::bad_request,
+                     "unknown query parameter \"" + std::string(key) + "\"; use status, limit or cursor");
       }
     }
     RecordStore::Page page = store_.List(statuses, static_cast<int>(limit), cursor);
@@ -599,11 +631,51 @@ class Server {
     return status.is_string() && ParseBuildState(status.get<std::string>(), &state) && IsFinal(state);
   }
 
+  // GET /builds/{id}/trace: the stored events as a Chrome trace (the same document as
+  // `trtwatch build --trace`); a live build's open phases end at its latest event.
+  Response Trace(const std::string& id) {
+    GetResult record = manager_.Get(id);
+    if (record.outcome != GetOutcome::kFound) return ApiResponse(std::move(record));
+    TraceBuilder trace;
+    const bool read = store_.ForEachEvent(id, 0, [&trace](const StoredEvent& stored) {
+      Event event;
+      std::string ignored;  // the log holds only lines the service validated
+      if (EventFromJson(stored.json, &event, &ignored)) trace.Apply(event);
+    });
+    if (!read) {
+      return Error(http::status::internal_server_error,
+                   "the event log of \"" + id + "\" could not be read: " + store_.last_error());
+    }
+    Response res = JsonResponse(http::status::ok, trace.Json());
+    res.set(http::field::content_disposition, "attachment; filename=\"" + id + ".trace.json\"");
+    return res;
+  }
+
   awaitable<void> Events(beast::tcp_stream& stream, const Request& req, std::string id) {
     if (!ValidBuildId(id)) {
       co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
                     false);
       co_return;
+    }
+    // ?cancel_on_disconnect=true: this stream owns the build; if it goes away before
+    // the build ends (a CI job killed, a laptop closed), the build is cancelled.
+    bool cancel_on_disconnect = false;
+    {
+      std::vector<std::pair<std::string, std::string>> query;
+      std::string bad;
+      const std::string_view target(req.target().data(), req.target().size());
+      if (!ParseQuery(target, &query, &bad)) {
+        co_await Send(stream, Error(http::status::bad_request, bad), false);
+        co_return;
+      }
+      for (const auto& [key, value] : query) {
+        if (key != "cancel_on_disconnect") continue;  // other parameters are ignored, as always
+        if (value != "true" && value != "false") {
+          co_await Send(stream, Error(http::status::bad_request, "cancel_on_disconnect must be true or false"), false);
+          co_return;
+        }
+        cancel_on_disconnect = value == "true";
+      }
     }
     uint64_t last = 0;
     auto header = req.find("Last-Event-ID");
@@ -653,10 +725,7 @@ class Server {
     // Each event is serialised once (the shared frame); a batch copies frames into one
     // buffer so that a write is one syscall (a gather write would take the ~150-byte
     // frames 64 at a time).
-    std::string batch =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
-        "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
-        SseRetry(kRetryMs);
+    std::string batch = SseHead();
     metrics_.Request(200);
     size_t next = 0;  // in `page`
     while (!ec) {
@@ -686,31 +755,44 @@ class Server {
           metrics_.SseClientCutOff();
           break;
         }
-        while (batch.size() < kWriteBatch) {
-          std::optional<SseItem> item = sub->queue_.Pop();
-          if (!item) break;
-          batch += *item->frame;
-        }
+        sub->TakeQueued(&batch);
       }
       if (!batch.empty()) {
-        stream.expires_after(kWriteTimeout);
-        co_await asio::async_write(stream, asio::buffer(batch), asio::redirect_error(use_awaitable, ec));
-        if (ec == beast::error::timeout) metrics_.SseClientCutOff();  // took no bytes for kWriteTimeout
-        batch.clear();
+        co_await WriteBatch(stream, &batch, &ec);
         continue;
       }
       if (!replay_done) continue;
       if (sub->ended_ || !s.live) break;
-      stream.expires_never();
-      boost::system::error_code wait_ec;
-      sub->wake_.expires_after(kHeartbeat);
-      co_await sub->wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
-      if (!wait_ec) batch = kSseHeartbeat;
+      co_await WaitForMore(stream, *sub, &batch);
     }
     if (s.live) manager_.Unsubscribe(id, sub.get());
+    // A write failed (the client is gone: a closed socket is noticed at the next event
+    // or heartbeat) while the build still runs and the service is not stopping.
+    if (cancel_on_disconnect && ec && s.live && !sub->ended_ && !stopping_) {
+      manager_.CancelFor(id, "api", "the client following the build with cancel_on_disconnect went away");
+    }
     --sse_clients_;
     metrics_.SseClientClosed();
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+  // Writes `batch` (then clears it); a client that takes no bytes for kWriteTimeout is
+  // cut off.
+  awaitable<void> WriteBatch(beast::tcp_stream& stream, std::string* batch, boost::system::error_code* ec) {
+    stream.expires_after(kWriteTimeout);
+    co_await asio::async_write(stream, asio::buffer(*batch), asio::redirect_error(use_awaitable, *ec));
+    if (*ec == beast::error::timeout) metrics_.SseClientCutOff();
+    batch->clear();
+  }
+
+  // Waits for `sub` to be woken (new frames, its end, shutdown); after kHeartbeat of
+  // nothing, `batch` becomes a heartbeat.
+  awaitable<void> WaitForMore(beast::tcp_stream& stream, SseStream& sub, std::string* batch) {
+    stream.expires_never();
+    boost::system::error_code wait_ec;
+    sub.wake_.expires_after(kHeartbeat);
+    co_await sub.wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
+    if (!wait_ec) *batch = kSseHeartbeat;
   }
 
   // GET /builds/changes: every record written from now on, as "record" events (the
@@ -730,32 +812,18 @@ class Server {
     metrics_.SseClientOpened();
     metrics_.Request(200);
     boost::system::error_code ec;
-    std::string batch =
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-cache\r\n"
-        "Connection: close\r\nX-Accel-Buffering: no\r\nServer: trtwatch\r\n\r\n" +
-        SseRetry(kRetryMs);
+    std::string batch = SseHead();
     while (!ec && !stopping_) {
       if (sub->overflow_) {  // too slow to keep up: it reconnects and reads the list again
         metrics_.SseClientCutOff();
         break;
       }
-      while (batch.size() < kWriteBatch) {
-        std::optional<SseItem> item = sub->queue_.Pop();
-        if (!item) break;
-        batch += *item->frame;
-      }
+      sub->TakeQueued(&batch);
       if (!batch.empty()) {
-        stream.expires_after(kWriteTimeout);
-        co_await asio::async_write(stream, asio::buffer(batch), asio::redirect_error(use_awaitable, ec));
-        if (ec == beast::error::timeout) metrics_.SseClientCutOff();
-        batch.clear();
+        co_await WriteBatch(stream, &batch, &ec);
         continue;
       }
-      stream.expires_never();
-      boost::system::error_code wait_ec;
-      sub->wake_.expires_after(kHeartbeat);
-      co_await sub->wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
-      if (!wait_ec) batch = kSseHeartbeat;
+      co_await WaitForMore(stream, *sub, &batch);
     }
     manager_.UnwatchRecords(sub.get());
     record_streams_.erase(sub.get());

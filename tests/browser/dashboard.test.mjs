@@ -49,6 +49,11 @@ test("submit from the list, watch it live, see it finish, find it in the list", 
   await assert.doesNotReject(page.getByText(/Succeeded in \d/).waitFor());
   await page.getByRole("heading", { name: "Where the time went" }).waitFor();
   assert.ok(await page.locator("table.summary tbody tr").count() >= 5, "a phase summary with rows");
+  // The Chrome trace of the build, as the service serves it.
+  const traceLink = page.getByRole("link", { name: "Download the Chrome trace" });
+  await traceLink.waitFor();
+  const trace = await page.evaluate(async (href) => (await fetch(href)).json(), await traceLink.getAttribute("href"));
+  assert.ok(trace.traceEvents.some((e) => e.ph === "X" && e.name === "Building engine"), "a span per phase");
   shots.push(await screenshot(page, "build-succeeded"));
   // The list shows it with its badge, model and a duration; the link leads back.
   await page.getByRole("link", { name: "← All builds" }).click();

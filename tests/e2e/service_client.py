@@ -15,19 +15,20 @@ from conftest import BIN
 class Server:
     """`trtwatch serve --listen 127.0.0.1:0`, its port parsed from stderr."""
 
-    def __init__(self, tmp_path, *extra, data_dir=None, name="server"):
+    def __init__(self, tmp_path, *extra, data_dir=None, name="server", open_files=None):
         self.data_dir = str(data_dir or (tmp_path / "data"))
         self.log_path = tmp_path / f"{name}.stderr"
         self.extra = list(extra)
         self.proc = None
         self.port = None
+        self.open_files = open_files  # RLIMIT_NOFILE (soft and hard) of the server, to run it out of descriptors
 
     def start(self, timeout=30):
         self._log = open(self.log_path, "a")
         start_offset = self.log_path.stat().st_size
         self.proc = subprocess.Popen(
             [BIN, "serve", "--listen", "127.0.0.1:0", "--data-dir", self.data_dir, *self.extra],
-            stdout=subprocess.DEVNULL, stderr=self._log)
+            stdout=subprocess.DEVNULL, stderr=self._log, preexec_fn=self._limit_files if self.open_files else None)
         deadline = time.time() + timeout
         while time.time() < deadline:
             text = self.log_path.read_text()[start_offset:]
@@ -39,6 +40,10 @@ class Server:
                 raise AssertionError(f"server exited {self.proc.returncode}: {text}")
             time.sleep(0.02)
         raise AssertionError("server did not report its address")
+
+    def _limit_files(self):
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def stop(self, sig=signal.SIGTERM, timeout=60):
         if self.proc and self.proc.poll() is None:

@@ -367,3 +367,44 @@ def test_retention_flags_are_checked(tmp_path, flag, value, message):
     r = subprocess.run([BIN, "serve", "--data-dir", str(tmp_path / "d"), flag, value], capture_output=True, text=True,
                        timeout=30)
     assert r.returncode == 2 and message in r.stderr
+
+
+def test_trace_of_a_service_build(tmp_path):
+    from test_trace import check_trace
+    s = Server(tmp_path).start()
+    try:
+        build_id = s.submit({"simulate": "small-cnn", "speed": 20})["id"]
+        s.wait_status(build_id, ["succeeded"])
+        status, doc, headers = s.request("GET", f"/builds/{build_id}/trace")
+        assert status == 200, doc
+        assert headers["Content-Disposition"] == f'attachment; filename="{build_id}.trace.json"'
+        spans, names = check_trace(doc)
+        assert "SIMULATED build of small-cnn" in names[("process_name", 0)]
+        assert any(name == "Building engine" for lane in spans.values() for _, _, name in lane)
+        assert s.request("GET", "/builds/b_" + "0" * 32 + "/trace")[0] == 404
+        assert s.request("POST", f"/builds/{build_id}/trace")[0] == 405
+    finally:
+        s.stop()
+
+
+def test_cancel_on_disconnect_cancels_when_the_follower_goes_away(tmp_path):
+    s = Server(tmp_path).start()
+    try:
+        owned = s.submit({"simulate": "large-transformer", "speed": 2})["id"]
+        watched = s.submit({"simulate": "large-transformer", "speed": 2})["id"]
+        s.wait_status(owned, ["running"])
+        s.wait_status(watched, ["running"])
+        follower = SseReader(s.port, f"/builds/{owned}/events?cancel_on_disconnect=true")
+        plain = SseReader(s.port, f"/builds/{watched}/events")
+        assert follower.status == 200 and plain.status == 200
+        read_until(follower, lambda e: e["event"] == "phase_start")
+        read_until(plain, lambda e: e["event"] == "phase_start")
+        follower.close()
+        plain.close()
+        record = s.wait_status(owned, ["cancelled"], timeout=60)
+        assert record["cancel"]["reason"] == "api"
+        assert "cancel_on_disconnect" in record["cancel"]["message"]
+        assert s.get(watched)["status"] == "running"  # a plain follower leaving changes nothing
+        assert s.request("GET", f"/builds/{watched}/events?cancel_on_disconnect=maybe")[0] == 400
+    finally:
+        s.stop()

@@ -4,6 +4,7 @@ Each test names the item of the service issue it reproduces."""
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -299,5 +300,34 @@ def test_connection_and_stream_caps_answer_with_retry_after(tmp_path):
             time.sleep(0.1)
         assert s.request("GET", "/healthz")[0] == 200
         s.request("POST", f"/builds/{blocker['id']}/cancel")
+    finally:
+        s.stop()
+
+
+@pytest.mark.skipif(bool(os.environ.get("TRTWATCH_SANITIZE")),
+                    reason="sanitizer runtimes hold descriptors of their own: the count is not the service's")
+def test_out_of_descriptors_the_service_backs_off_and_recovers(tmp_path):
+    # 24 descriptors: a dozen connections exhaust them before the connection cap (16,
+    # its floor) answers; accept fails with EMFILE and the service backs off.
+    s = Server(tmp_path, "--max-concurrent", "1", open_files=24).start()
+    try:
+        idle = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(20)]
+        time.sleep(1.5)  # the service meets EMFILE and backs off (up to 1 s between tries)
+        for c in idle:
+            c.close()
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            try:
+                if s.request("GET", "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        assert s.request("GET", "/healthz")[0] == 200
+        metrics = s.request("GET", "/metrics")[1]
+        failures = int(re.search(r"^trtwatch_accept_failures_total (\d+)$", metrics, re.M).group(1))
+        assert failures > 0, "accept never ran out of descriptors: the test proves nothing"
+        build = s.submit({"simulate": "small-cnn", "speed": 20})  # a worker's pipes fit again
+        assert s.wait_status(build["id"], ["succeeded", "failed"])["status"] == "succeeded"
     finally:
         s.stop()
