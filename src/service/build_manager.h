@@ -24,6 +24,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "service/build_record.h"
+#include "service/build_request.h"  // kMaxCancelGraceSeconds
 #include "service/sse.h"
 
 namespace boost::asio {
@@ -62,8 +63,6 @@ struct ApiResult {
   int retry_after = 0;  // seconds, for 429/503: sent as Retry-After
 };
 
-// The longest grace a cancel request may ask for.
-inline constexpr double kMaxCancelGraceSeconds = 3600;
 
 class BuildManager {
  public:
