@@ -5,13 +5,13 @@
 # crash, a leak, a timeout or an out-of-memory; the input is kept in build-fuzz/artifacts.
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 20)] [TARGET...]
-#   targets: duration event_json build_request profile build_options (default: all)
+#   targets: duration event_json build_request profile build_options http_request json_rpc (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request profile build_options); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request profile build_options http_request json_rpc); fi
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
@@ -27,7 +27,8 @@ for target in "${targets[@]}"; do
   cp -r "fuzz/corpus/$target/." "$corpus/"
   dict=()
   case $target in
-    event_json | build_request | profile) dict=(-dict=fuzz/json.dict) ;;
+    event_json | build_request | profile | json_rpc) dict=(-dict=fuzz/json.dict) ;;
+    http_request) dict=(-dict=fuzz/http.dict) ;;
     build_options) dict=(-dict=fuzz/build_options.dict) ;;
   esac
   log="$scratch/$target.log"

@@ -15,6 +15,14 @@ bool IsMissing(char const* name) { return name == nullptr || *name == '\0'; }
 
 std::atomic<uint64_t> g_next_serial{1};
 
+// Room for `more` elements, growing geometrically: reserve(size() + 1) would reallocate
+// (and move every element) on each call, quadratic while the dispatcher lags behind.
+template <class T>
+void ReserveMore(std::vector<T>& v, size_t more) {
+  if (v.capacity() - v.size() >= more) return;
+  v.reserve(std::max(v.size() + more, 2 * v.capacity()));
+}
+
 // The phase this thread last reported a step for, with the version of its name's
 // bucket at the time; `monitor` is the owning monitor's serial (0: empty).
 struct StepCache {
@@ -29,8 +37,9 @@ thread_local StepCache t_step_cache;
 Monitor::Monitor(const Clock& clock)
     : clock_(clock),
       start_ns_(clock.NowNs()),
-      last_callback_ns_(start_ns_),
-      serial_(g_next_serial.fetch_add(1, std::memory_order_relaxed)) {}
+      serial_(g_next_serial.fetch_add(1, std::memory_order_relaxed)),
+      last_phase_callback_ns_(start_ns_),
+      last_step_seen_ns_(start_ns_) {}
 
 uint32_t Monitor::BucketOf(char const* name) noexcept {
   uint32_t h = 2166136261u;  // FNV-1a
@@ -54,12 +63,15 @@ Monitor::PhaseState* Monitor::FindActive(char const* name) {
   return latest;
 }
 
-int64_t Monitor::NoteCallback() noexcept {
-  const int64_t now = clock_.NowNs();
-  if (now - last_callback_ns_.load(std::memory_order_relaxed) >= kCallbackStampNs) {
-    last_callback_ns_.store(now, std::memory_order_relaxed);
+int64_t Monitor::LastCallbackNs() {
+  MutexLock lock(&mu_);
+  uint64_t steps = finished_steps_ + locked_steps_ + unraised_steps_.load(std::memory_order_relaxed);
+  for (const PhaseState* phase : active_) steps += phase->word.load(std::memory_order_relaxed) & kStepMask;
+  if (steps != seen_steps_) {
+    seen_steps_ = steps;
+    last_step_seen_ns_ = clock_.NowNs();
   }
-  return now;
+  return std::max(last_phase_callback_ns_, last_step_seen_ns_);
 }
 
 void Monitor::Push(Event&& event, bool wake) {
@@ -69,11 +81,11 @@ void Monitor::Push(Event&& event, bool wake) {
 }
 
 void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
-  NoteCallback();
   bool signal = false;  // only the event that raises wake_ wakes the dispatcher
   try {
     MutexLock lock(&mu_);
     const int64_t now = clock_.NowNs();  // under the lock: no event can slip in before it
+    last_phase_callback_ns_ = now;
     if (finished_) {
       ++anomalies_.after_build;
       return;
@@ -102,8 +114,8 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
     e.phase = phaseName;
     e.total = std::max<int32_t>(nbSteps, 0);
     std::string name = e.phase;
-    active_.reserve(active_.size() + 1);
-    pending_.reserve(pending_.size() + 1);
+    ReserveMore(active_, 1);
+    ReserveMore(pending_, 1);
     PhaseSummary& summary = summaries_.try_emplace(e.phase, PhaseSummary{e.phase}).first->second;
     PhaseState& phase = phases_.emplace_back();
     // Nothing below throws.
@@ -139,7 +151,10 @@ bool Monitor::RaiseStep(PhaseState& phase, int32_t step) noexcept {
   for (;;) {
     if ((word & kFinished) != 0) return false;
     // Reports from several threads may cross: an older step changes nothing.
-    if (value <= (word & kStepMask)) return true;
+    if (value <= (word & kStepMask)) {
+      unraised_steps_.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
     const uint64_t raised = (word & ~kStepMask) | value | kDirty;
     if (phase.word.compare_exchange_weak(word, raised, std::memory_order_acq_rel, std::memory_order_relaxed)) {
       if ((word & kDirty) == 0) PushDirty(phase);
@@ -158,6 +173,7 @@ void Monitor::PushDirty(PhaseState& phase) noexcept {
 
 void Monitor::StepLocked(char const* phaseName, int32_t step) noexcept {
   MutexLock lock(&mu_);
+  ++locked_steps_;
   PhaseState* phase = nullptr;
   if (finished_) {
     ++anomalies_.after_build;
@@ -177,7 +193,6 @@ void Monitor::StepLocked(char const* phaseName, int32_t step) noexcept {
 }
 
 bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
-  NoteCallback();
   const StepCache& cache = t_step_cache;
   bool done = false;
   if (cache.monitor == serial_ && phaseName != nullptr) {
@@ -212,6 +227,7 @@ void Monitor::FinishPhase(size_t index, int64_t now_ns) {
   // Nothing below throws (pending_ has room for two more events).
   const uint64_t word = phase.word.fetch_or(kFinished, std::memory_order_acq_rel);
   const int32_t completed = static_cast<int32_t>(word & kStepMask);
+  finished_steps_ += static_cast<uint64_t>(completed);  // leaves the active sum: keeps the total
   if ((word & kDirty) != 0) {  // its last step goes out before its finish
     Event step;
     step.type = EventType::kStep;
@@ -240,11 +256,11 @@ void Monitor::FinishPhase(size_t index, int64_t now_ns) {
 }
 
 void Monitor::phaseFinish(char const* phaseName) noexcept {
-  NoteCallback();
   bool signal = false;  // only the event that raises wake_ wakes the dispatcher
   try {
     MutexLock lock(&mu_);
     const int64_t now = clock_.NowNs();  // under the lock: the phase cannot be newer
+    last_phase_callback_ns_ = now;
     if (finished_) {
       ++anomalies_.after_build;
     } else if (IsMissing(phaseName)) {
@@ -252,7 +268,7 @@ void Monitor::phaseFinish(char const* phaseName) noexcept {
     } else if (PhaseState* phase = FindActive(phaseName)) {
       // Room first: a failure leaves the phase active (closed later, by BuildReturned
       // at the latest), never gone without its finish event.
-      pending_.reserve(pending_.size() + 2);
+      ReserveMore(pending_, 2);
       const auto it = std::find(active_.begin(), active_.end(), phase);
       signal = !wake_;
       FinishPhase(static_cast<size_t>(it - active_.begin()), now);
@@ -302,7 +318,7 @@ bool Monitor::RequestCancel(CancelReason reason, std::string message) {
     // both, so a cancelled result always has its cancel_requested.
     MutexLock lock(&mu_);
     const int64_t now = clock_.NowNs();
-    pending_.reserve(pending_.size() + 1);
+    ReserveMore(pending_, 1);
     if (!cancel_.Request(reason, std::move(message), now)) return false;
     if (finished_) return true;  // too late to matter; the result is already out
     e.t = SecondsAt(now);
@@ -333,7 +349,7 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
     const int64_t now = clock_.NowNs();  // under the lock: no phase can start after it
     // TensorRT finishes its phases before returning; whatever is still open was cut
     // off (a failing backend, a misbehaving caller). Innermost first.
-    pending_.reserve(pending_.size() + 2 * active_.size() + 1);
+    ReserveMore(pending_, 2 * active_.size() + 1);
     anomalies_.unfinished_phases += static_cast<int64_t>(active_.size());
     while (!active_.empty()) FinishPhase(active_.size() - 1, now);
 
@@ -399,7 +415,7 @@ void Monitor::TakePending(std::vector<Event>* out) {
   size_t count = 0;
   for (PhaseState* p = dirty; p != nullptr; p = p->next_dirty.load(std::memory_order_relaxed)) ++count;
   try {
-    out->reserve(out->size() + count);
+    ReserveMore(*out, count);
   } catch (...) {
     // No room: put the list back for the next take (each phase keeps its kDirty).
     PhaseState* tail = dirty;

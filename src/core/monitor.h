@@ -71,8 +71,11 @@ class Monitor {
   bool IsCancelRequested() const noexcept { return cancel_.IsRequested(); }
   const CancellationSource& cancellation() const { return cancel_; }
   const Clock& clock() const { return clock_; }
-  // Monotonic time of the latest progress callback (or of construction).
-  int64_t last_callback_ns() const { return last_callback_ns_.load(std::memory_order_relaxed); }
+  // Monotonic time of the latest progress callback (or of construction), for the stall
+  // watch. Phase starts and finishes are dated exactly; a step is dated by the first
+  // call that sees the step counts moved, so poll it (the watchdog does, every 50 ms):
+  // a step is dated late by at most the polling interval, never early.
+  int64_t LastCallbackNs() EXCLUDES(mu_);
   double SecondsSinceStart() const { return NsToSeconds(clock_.NowNs() - start_ns_); }
 
   // Delivery side, for the single Dispatcher. Swaps the pending batch into `*out`
@@ -109,15 +112,12 @@ class Monitor {
   static constexpr uint64_t kDirty = uint64_t{1} << 32;
   static constexpr uint64_t kFinished = uint64_t{1} << 33;
   static constexpr size_t kVersionBuckets = 64;
-  static constexpr int64_t kCallbackStampNs = 1'000'000;  // the stall watch counts seconds
   // A version per name-hash bucket, bumped (under mu_) by every start and finish of a
   // phase whose name falls in it. Each on its own line: readers are every step.
   struct alignas(64) Version {
     std::atomic<uint64_t> value{0};
   };
 
-  // Stamps the time of a progress callback (for the stall watch) and returns it.
-  int64_t NoteCallback() noexcept;
   double SecondsAt(int64_t ns) const { return NsToSeconds(ns - start_ns_); }
   static uint32_t BucketOf(char const* name) noexcept;
   PhaseState* FindActive(char const* name) REQUIRES(mu_);
@@ -137,11 +137,10 @@ class Monitor {
   const Clock& clock_;
   const int64_t start_ns_;
 
-  // Atomic rather than guarded: written on every callback, read by the stall watch
-  // without taking mu_. Relaxed: only the value matters, it orders nothing.
-  // Written at most once per kCallbackStampNs, so that builder threads do not all write
-  // one cache line on every step.
-  std::atomic<int64_t> last_callback_ns_;
+  // Steps that raised nothing (a report not newer than the phase's step): progress for
+  // the stall watch that the step counts do not show. Atomic: counted without mu_, on a
+  // path the normal step never takes. Relaxed: only the count matters.
+  std::atomic<uint64_t> unraised_steps_{0};
   // Tells this monitor's entries in the per-thread caches from a dead monitor's.
   const uint64_t serial_;
   Version versions_[kVersionBuckets];
@@ -168,6 +167,15 @@ class Monitor {
   BuildResult result_ GUARDED_BY(mu_);
   // When the first stepComplete returned false (no value: none did yet).
   std::optional<int64_t> first_false_ns_ GUARDED_BY(mu_);
+  // The stall watch's view. Phase starts and finishes are dated when they happen; steps
+  // by LastCallbackNs, when it sees the step total (finished phases' steps, locked
+  // steps, active phases' steps, unraised_steps_) moved. The total only grows, and
+  // grows with every step callback.
+  int64_t last_phase_callback_ns_ GUARDED_BY(mu_);
+  uint64_t finished_steps_ GUARDED_BY(mu_) = 0;
+  uint64_t locked_steps_ GUARDED_BY(mu_) = 0;
+  uint64_t seen_steps_ GUARDED_BY(mu_) = 0;
+  int64_t last_step_seen_ns_ GUARDED_BY(mu_);
 };
 
 }  // namespace trtwatch

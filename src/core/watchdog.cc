@@ -21,7 +21,7 @@ void Watchdog::Stop() {
 }
 
 void Watchdog::CheckStall() {
-  const int64_t last = monitor_.last_callback_ns();
+  const int64_t last = monitor_.LastCallbackNs();
   if (last != silence_start_ns_) {
     silence_start_ns_ = last;
     stalls_reported_ = 0;

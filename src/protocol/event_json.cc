@@ -14,7 +14,9 @@ namespace {
 using nlohmann::json;
 
 // Microsecond resolution keeps lines short and is finer than any callback spacing.
-double Seconds(double s) { return std::round(s * 1e6) / 1e6; }
+// From 1e9 s on it is below a double's precision and s * 1e6 may overflow to inf (written
+// as null): such a time, read from a hostile stream, is written back as it came.
+double Seconds(double s) { return std::fabs(s) < 1e9 ? std::round(s * 1e6) / 1e6 : s; }
 
 json PhaseId(int64_t id) { return id == kNoPhase ? json(nullptr) : json(id); }
 

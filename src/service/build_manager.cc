@@ -42,37 +42,6 @@ std::string StorageError(const std::string& what, const std::string& why) {
   return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
 }
 
-// The grace of a cancel request body: {"grace": 5} or {"grace": "5s"}; empty body: none.
-bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error) {
-  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return true;
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) {
-    *error = "the cancel body must be empty or a JSON object like {\"grace\": \"30s\"}";
-    return false;
-  }
-  for (const auto& [key, value] : j.items()) {
-    if (key != "grace") {
-      *error = "unknown field \"" + key + "\" in the cancel body; the only field is grace";
-      return false;
-    }
-  }
-  if (!j.contains("grace")) return true;
-  const json& g = j["grace"];
-  double seconds = -1;
-  std::string why;
-  if (g.is_number()) {
-    seconds = g.get<double>();
-  } else if (!g.is_string() || !ParseDuration(g.get<std::string>(), &seconds, &why)) {
-    seconds = -1;
-  }
-  if (!(seconds >= 0 && seconds <= kMaxCancelGraceSeconds)) {
-    *error = "\"grace\" must be seconds (a number) or a duration like \"30s\", from 0 to 1h";
-    return false;
-  }
-  *grace = seconds;
-  return true;
-}
-
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;

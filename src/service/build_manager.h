@@ -31,6 +31,7 @@
 
 #include "platform/worker_process.h"
 #include "service/build_record.h"
+#include "service/build_request.h"  // kMaxCancelGraceSeconds
 #include "service/sse.h"
 
 namespace boost::asio {
@@ -100,9 +101,6 @@ struct ManagerResult {
 using SubmitResult = ManagerResult<SubmitOutcome>;
 using GetResult = ManagerResult<GetOutcome>;
 using CancelResult = ManagerResult<CancelOutcome>;
-
-// The longest grace a cancel request may ask for.
-inline constexpr double kMaxCancelGraceSeconds = 3600;
 
 class BuildManager {
  public:

@@ -210,4 +210,34 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
   return args;
 }
 
+bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return true;
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    *error = "the cancel body must be empty or a JSON object like {\"grace\": \"30s\"}";
+    return false;
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key != "grace") {
+      *error = "unknown field \"" + key + "\" in the cancel body; the only field is grace";
+      return false;
+    }
+  }
+  if (!j.contains("grace")) return true;
+  const json& g = j["grace"];
+  double seconds = -1;
+  std::string why;
+  if (g.is_number()) {
+    seconds = g.get<double>();
+  } else if (!g.is_string() || !ParseDuration(g.get<std::string>(), &seconds, &why)) {
+    seconds = -1;
+  }
+  if (!(seconds >= 0 && seconds <= kMaxCancelGraceSeconds)) {
+    *error = "\"grace\" must be seconds (a number) or a duration like \"30s\", from 0 to 1h";
+    return false;
+  }
+  *grace = seconds;
+  return true;
+}
+
 }  // namespace trtwatch::service

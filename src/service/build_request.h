@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,13 @@ struct RequestPaths {
 // false with a message that names the problem and the fix.
 bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
                        std::string* error);
+
+// The longest grace a cancel request may ask for.
+inline constexpr double kMaxCancelGraceSeconds = 3600;
+
+// The body of POST /builds/{id}/cancel: empty, or {"grace": 5} / {"grace": "5s"}. On
+// failure returns false with a message that names the problem and the fix.
+bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error);
 
 // The arguments after "trtwatch": `build ... --progress json`. Real builds write
 // their engine to `engine_path`.

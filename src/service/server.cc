@@ -33,6 +33,7 @@
 #include "service/assets.h"
 #include "sinks/trace_sink.h"
 #include "service/build_manager.h"
+#include "service/http_request.h"
 #include "service/metrics.h"
 #include "service/model_paths.h"
 #include "service/record_store.h"
@@ -144,84 +145,6 @@ Response ApiResponse(ManagerResult<Outcome> r) {
   Response res = Error(h.status, r.error);
   if (h.retry_after > 0) res.set(http::field::retry_after, std::to_string(h.retry_after));
   return res;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  }
-  return true;
-}
-
-// Percent-decodes a query key or value ('+' is a space, as forms send it). Returns
-// false for a '%' not followed by two hex digits.
-bool PercentDecode(std::string_view in, std::string* out) {
-  out->clear();
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '+') {
-      *out += ' ';
-    } else if (in[i] != '%') {
-      *out += in[i];
-    } else {
-      if (i + 2 >= in.size()) return false;
-      const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
-      if (hi < 0 || lo < 0) return false;
-      *out += static_cast<char>(hi * 16 + lo);
-      i += 2;
-    }
-  }
-  return true;
-}
-
-bool ValidBuildId(std::string_view id) {
-  if (id.size() != 34 || id.substr(0, 2) != "b_") return false;
-  for (char c : id.substr(2)) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t end = s.find(sep, start);
-    parts.push_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return parts;
-}
-
-bool ParseInt(std::string_view s, int64_t* out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
-
-// The query's key=value pairs, percent-decoded; false with the reason on bad encoding.
-bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs, std::string* bad) {
-  const size_t q = target.find('?');
-  if (q == std::string_view::npos) return true;
-  for (std::string_view pair : Split(target.substr(q + 1), '&')) {
-    if (pair.empty()) continue;
-    const size_t eq = pair.find('=');
-    std::string key, value;
-    if (!PercentDecode(pair.substr(0, eq), &key) ||
-        !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
-      *bad = "bad percent-encoding in the query \"" + std::string(pair) + "\"; encode '%' as %25";
-      return false;
-    }
-    pairs->emplace_back(std::move(key), std::move(value));
-  }
-  return true;
 }
 
 // The start of every event stream's response: headers, then how long to wait before
@@ -381,20 +304,20 @@ class Server {
         if (!co_await Send(stream, std::move(res), req.keep_alive())) break;
         continue;
       }
-      if (path == "/mcp") {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
+      const Route route = RouteOf(path);
+      if (route.endpoint == Endpoint::kMcp) {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
         if (!co_await mcp::ServeHttp(stream, req, mcp_)) break;
         continue;
       }
-      const std::vector<std::string_view> parts = Split(path, '/');
-      if (parts.size() == 4 && parts[1] == "builds" && parts[3] == "events" && req.method() == http::verb::get) {
-        co_await Events(stream, req, std::string(parts[2]));
+      if (route.endpoint == Endpoint::kBuildEvents && req.method() == http::verb::get) {
+        co_await Events(stream, req, std::string(route.id));
         break;
       }
-      if (path == "/builds/changes" && req.method() == http::verb::get) {
+      if (route.endpoint == Endpoint::kBuildChanges && req.method() == http::verb::get) {
         co_await RecordChanges(stream);
         break;
       }
-      Response res = Handle(req, path, target, parts);
+      Response res = Handle(req, path, target, route);
       if (!co_await Send(stream, std::move(res), req.keep_alive() && !stopping_)) break;
     }
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
@@ -422,16 +345,9 @@ class Server {
     if (HasUiSession(req)) return true;
     auto it = req.find(http::field::authorization);
     if (it == req.end()) return false;
-    std::string_view value(it->value().data(), it->value().size());
-    // RFC 9110: the scheme is case-insensitive, followed by one or more spaces.
-    constexpr std::string_view kBearer = "bearer";
-    if (value.size() <= kBearer.size() || !EqualsIgnoreCase(value.substr(0, kBearer.size()), kBearer) ||
-        value[kBearer.size()] != ' ') {
-      return false;
-    }
-    value.remove_prefix(kBearer.size());
-    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    return TokenMatches(std::string(value), token_);
+    const std::optional<std::string_view> presented =
+        BearerToken(std::string_view(it->value().data(), it->value().size()));
+    return presented && TokenMatches(std::string(*presented), token_);
   }
 
   bool HasUiSession(const Request& req) {
@@ -503,9 +419,9 @@ class Server {
   }
 
   Response Handle(const Request& req, std::string_view path, std::string_view target,
-                  const std::vector<std::string_view>& parts) {
+                  const Route& route) {
     const http::verb method = req.method();
-    if (path == "/healthz") {
+    if (route.endpoint == Endpoint::kHealth) {
       if (method != http::verb::get) return MethodNotAllowed("GET");
       if (!manager_.RetryUnsaved()) {
         Response res = JsonResponse(http::status::service_unavailable,
@@ -523,18 +439,18 @@ class Server {
                                                  {"queued", manager_.queued()}}
                                                 .dump());
     }
-    if (path == "/metrics") {
+    if (route.endpoint == Endpoint::kMetrics) {
       if (method != http::verb::get) return MethodNotAllowed("GET");
       Response res{http::status::ok, 11};
       res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
       res.body() = metrics_.Render(manager_.running(), manager_.queued());
       return res;
     }
-    if (path == "/openapi.json") {
+    if (route.endpoint == Endpoint::kOpenApi) {
       if (method != http::verb::get) return MethodNotAllowed("GET");
       return JsonResponse(http::status::ok, std::string(OpenApiDocument()));
     }
-    if (parts.size() == 2 && parts[1] == "builds") {
+    if (route.endpoint == Endpoint::kBuilds) {
       if (method == http::verb::post) {
         SubmitResult r = manager_.Submit(req.body());
         const std::string location = r.outcome == SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
@@ -545,13 +461,13 @@ class Server {
       if (method == http::verb::get) return List(target);
       return MethodNotAllowed("GET, POST");
     }
-    if (path == "/builds/changes") return MethodNotAllowed("GET");
-    if (parts.size() >= 3 && parts.size() <= 4 && parts[1] == "builds") {
-      const std::string id(parts[2]);
-      const bool cancel = parts.size() == 4 && parts[3] == "cancel";
-      const bool events = parts.size() == 4 && parts[3] == "events";
-      const bool trace = parts.size() == 4 && parts[3] == "trace";
-      if (parts.size() == 4 && !cancel && !events && !trace) return NotFound(path);
+    if (route.endpoint == Endpoint::kBuildChanges) return MethodNotAllowed("GET");
+    if (route.endpoint == Endpoint::kBuild || route.endpoint == Endpoint::kBuildCancel ||
+        route.endpoint == Endpoint::kBuildEvents || route.endpoint == Endpoint::kBuildTrace) {
+      const std::string id(route.id);
+      const bool cancel = route.endpoint == Endpoint::kBuildCancel;
+      const bool events = route.endpoint == Endpoint::kBuildEvents;
+      const bool trace = route.endpoint == Endpoint::kBuildTrace;
       if (!ValidBuildId(id)) {
         return Error(http::status::not_found, "no build \"" + id + "\"; build ids look like b_ and 32 hex digits");
       }
@@ -576,38 +492,10 @@ class Server {
   }
 
   Response List(std::string_view target) {
-    std::vector<std::string> statuses;
-    int64_t limit = 20;
-    int64_t cursor = 0;
-    std::vector<std::pair<std::string, std::string>> query;
-    std::string bad;
-    if (!ParseQuery(target, &query, &bad)) return Error(http::status::bad_request, bad);
-    for (const auto& [key, value] : query) {
-      if (key == "status") {
-        for (std::string_view s : Split(value, ',')) {
-          BuildState state;
-          if (!ParseBuildState(s, &state)) {
-            return Error(http::status::bad_request,
-                         "unknown status \"" + std::string(s) +
-                             "\"; use queued, running, cancelling, succeeded, failed, cancelled, timed_out or "
-                             "interrupted (comma-separated)");
-          }
-          statuses.emplace_back(s);
-        }
-      } else if (key == "limit") {
-        if (!ParseInt(value, &limit) || limit < 1 || limit > 200) {
-          return Error(http::status::bad_request, "limit must be an integer from 1 to 200");
-        }
-      } else if (key == "cursor") {
-        if (!ParseInt(value, &cursor) || cursor < 1) {
-          return Error(http::status::bad_request, "cursor must be the next_cursor of a previous page");
-        }
-      } else {
-        return Error(http::status::bad_request,
-                     "unknown query parameter \"" + std::string(key) + "\"; use status, limit or cursor");
-      }
-    }
-    RecordStore::Page page = store_.List(statuses, static_cast<int>(limit), cursor);
+    ListQuery query;
+    std::string error;
+    if (!ParseListQuery(target, &query, &error)) return Error(http::status::bad_request, error);
+    RecordStore::Page page = store_.List(query.statuses, static_cast<int>(query.limit), query.cursor);
     std::string body = "{\"builds\":[";
     for (size_t i = 0; i < page.docs.size(); ++i) {
       if (i) body += ',';
@@ -898,44 +786,6 @@ ConnectionLimits ConnectionLimitsFor(const ServerOptions& options) {
 
 }  // namespace
 
-std::string BrowserCheck(std::string_view origin, std::string_view host, bool token_required,
-                         const ServerOptions& options) {
-  auto listed = [](const std::vector<std::string>& list, std::string_view value) {
-    for (const std::string& item : list) {
-      if (EqualsIgnoreCase(item, value)) return true;
-    }
-    return false;
-  };
-  if (!host.empty() && !token_required) {
-    // The name without the port; an IP literal or localhost cannot be rebound to
-    // another address by a hostile DNS server.
-    std::string_view name = host;
-    if (name.front() == '[') {
-      name = name.substr(0, name.find(']') + 1);
-    } else if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) {
-      name = name.substr(0, colon);
-    }
-    boost::system::error_code ec;
-    std::string bare(name);
-    if (bare.size() >= 2 && bare.front() == '[') bare = bare.substr(1, bare.size() - 2);
-    asio::ip::make_address(bare, ec);
-    if (ec && !EqualsIgnoreCase(name, "localhost") && !listed(options.allowed_hosts, name) &&
-        !listed(options.allowed_hosts, host)) {
-      return "Host \"" + std::string(host) + "\" is not this service's; use an IP address or localhost, or start the "
-             "service with --allow-host " + std::string(name);
-    }
-  }
-  if (!origin.empty()) {
-    const bool same_origin = !host.empty() && (EqualsIgnoreCase(origin, "http://" + std::string(host)) ||
-                                               EqualsIgnoreCase(origin, "https://" + std::string(host)));
-    if (!same_origin && !listed(options.allowed_origins, origin)) {
-      return "cross-origin request from \"" + std::string(origin) + "\" refused; start the service with "
-             "--allow-origin " + std::string(origin) + " to allow that page";
-    }
-  }
-  return {};
-}
-
 bool ReadTokenFile(const std::string& path, std::string* token, std::string* error) {
   namespace fs = std::filesystem;
   constexpr uintmax_t kMaxTokenFile = 4096;
@@ -980,17 +830,6 @@ bool ReadTokenFile(const std::string& path, std::string* token, std::string* err
   }
   *token = std::move(text);
   return true;
-}
-
-bool TokenMatches(const std::string& presented, const std::string& expected) {
-  // Every byte is compared whatever the first difference; the length only decides
-  // the result, not how long the comparison takes over the expected token.
-  unsigned char diff = presented.size() == expected.size() ? 0 : 1;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const unsigned char p = i < presented.size() ? static_cast<unsigned char>(presented[i]) : 0;
-    diff |= static_cast<unsigned char>(p ^ static_cast<unsigned char>(expected[i]));
-  }
-  return diff == 0;
 }
 
 int RunServer(const ServerOptions& options) {

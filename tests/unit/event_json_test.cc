@@ -98,6 +98,23 @@ TEST(EventJsonTest, RejectsNumbersOutsideTheirFieldsRange) {
   }
 }
 
+// Found by fuzzing: t = 1.1e306 was read, then written as null (its microsecond
+// rounding overflowed), so the line written back did not parse again.
+TEST(EventJsonTest, HugeTimesAreWrittenBackAsTheyCame) {
+  for (const char* t : {"1.1e306", "1.7976931348623157e308", "-1e300", "123456789012.5"}) {
+    const std::string line = std::string(R"({"id":1,"parent":null,"phase":"B","seq":2,"t":)") + t +
+                             R"(,"total":6,"type":"phase_start","v":1})";
+    Event event;
+    std::string error;
+    ASSERT_TRUE(EventFromJson(line, &event, &error)) << line << ": " << error;
+    const std::string once = EventToJson(event);
+    Event again;
+    ASSERT_TRUE(EventFromJson(once, &again, &error)) << once << ": " << error;
+    EXPECT_EQ(again.t, event.t) << once;
+    EXPECT_EQ(EventToJson(again), once);
+  }
+}
+
 TEST(EventJsonTest, InvalidUtf8InAMessageStillGivesValidJson) {
   Event e;
   e.type = EventType::kLog;

@@ -148,17 +148,21 @@ TEST(MonitorRaceTest, EmptyPhaseNameIsAnAnomalyNotAPhase) {
 }
 
 // Defect 3: stepComplete dated its first `false` with the time read before it saw the
-// cancel, so to_first_false came out negative.
+// cancel, so to_first_false came out negative. The step path now reads the clock only
+// after it has seen the cancel, under the lock that dates it: parked at that read, with
+// the clock moving and another thread refused meanwhile, the date stays in order.
 TEST(MonitorRaceTest, ToFirstFalseIsNeverNegative) {
   PausingClock clock(5 * kSecond);
   Monitor m(clock);
   m.BuildStarted(BuildInfo{});
   m.phaseStart("p", nullptr, 4);
+  ASSERT_TRUE(m.RequestCancel(CancelReason::kApi, "stop"));
   bool returned = true;
+  bool other = true;
   Interleave(
-      clock, 1, [&] { returned = m.stepComplete("p", 0); },
-      [&] { m.RequestCancel(CancelReason::kApi, "stop"); });
+      clock, 1, [&] { returned = m.stepComplete("p", 0); }, [&] { other = m.stepComplete("p", 1); });
   EXPECT_FALSE(returned);
+  EXPECT_FALSE(other);
   const BuildResult result = m.BuildReturned(BuildOutcome{false, ""});
   ASSERT_TRUE(result.cancel_latency.has_value());
   ASSERT_TRUE(result.cancel_latency->to_first_false.has_value());

@@ -293,6 +293,67 @@ TEST(MonitorTest, StepsOfOnePhaseCoalesceButFinishesAreNeverLost) {
   for (const Event& f : OfType(events, EventType::kPhaseFinish)) EXPECT_EQ(f.completed, 1000);
 }
 
+// Counts clock reads: the step path must not read the clock (it was most of its cost).
+class CountingClock final : public Clock {
+ public:
+  int64_t NowNs() const noexcept override {
+    reads_.fetch_add(1, std::memory_order_relaxed);
+    return now_ns_.load(std::memory_order_relaxed);
+  }
+  void AdvanceSeconds(int64_t s) { now_ns_.fetch_add(s * 1'000'000'000, std::memory_order_relaxed); }
+  int64_t reads() const { return reads_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int64_t> now_ns_{1'000'000'000};
+  mutable std::atomic<int64_t> reads_{0};
+};
+
+TEST(MonitorTest, StepsReadNoClock) {
+  CountingClock clock;
+  Monitor m(clock);
+  m.phaseStart("p", nullptr, 1000);
+  const int64_t before = clock.reads();
+  for (int s = 0; s < 1000; ++s) EXPECT_TRUE(m.stepComplete("p", s));
+  EXPECT_EQ(clock.reads(), before);
+}
+
+// The stall watch learns of steps from the step counts: every step moves them, also
+// one that raises nothing, and also after a phase finished (its steps leave the active
+// phases but not the total).
+TEST(MonitorTest, LastCallbackNsSeesEveryStep) {
+  CountingClock clock;
+  Monitor m(clock);
+  const int64_t t0 = m.LastCallbackNs();
+  clock.AdvanceSeconds(1);
+  m.phaseStart("a", nullptr, 10);
+  m.phaseStart("b", nullptr, 10);
+  const int64_t started = m.LastCallbackNs();
+  EXPECT_EQ(started, t0 + 1'000'000'000);  // phase callbacks are dated when they happen
+  for (int s = 0; s < 5; ++s) {
+    m.stepComplete("a", s);
+    m.stepComplete("b", s);
+  }
+  clock.AdvanceSeconds(1);
+  const int64_t stepped = m.LastCallbackNs();  // dated when seen
+  EXPECT_EQ(stepped, started + 1'000'000'000);
+  clock.AdvanceSeconds(1);
+  EXPECT_EQ(m.LastCallbackNs(), stepped);  // nothing new
+  m.stepComplete("a", 2);                 // not newer: raises nothing, still a callback
+  clock.AdvanceSeconds(1);
+  const int64_t repeated = m.LastCallbackNs();
+  EXPECT_EQ(repeated, stepped + 2'000'000'000);
+  clock.AdvanceSeconds(1);
+  m.phaseFinish("a");  // the active phases' steps drop by 5 ...
+  const int64_t finished = m.LastCallbackNs();
+  EXPECT_EQ(finished, repeated + 1'000'000'000);
+  for (int s = 5; s < 10; ++s) m.stepComplete("b", s);  // ... and rise by 5 again
+  clock.AdvanceSeconds(1);
+  EXPECT_EQ(m.LastCallbackNs(), finished + 1'000'000'000);
+  m.stepComplete("nope", 0);  // an anomaly is a callback too
+  clock.AdvanceSeconds(1);
+  EXPECT_EQ(m.LastCallbackNs(), finished + 2'000'000'000);
+}
+
 TEST(MonitorTest, ExceptionFromTheBackendEndsTheBuildAsFailed) {
   Harness h;
   h.Run([](Monitor&, FakeClock&) -> BuildOutcome { throw std::runtime_error("parser exploded"); });

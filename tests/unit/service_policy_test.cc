@@ -1,4 +1,4 @@
-// Path confinement, request checks, metrics text and token comparison.
+// Path confinement, request checks, routing, metrics text and token comparison.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "service/build_request.h"
+#include "service/http_request.h"
 #include "service/metrics.h"
 #include "service/model_paths.h"
 #include "service/server.h"
@@ -174,6 +175,71 @@ TEST(TokenTest, MatchesOnlyTheExactToken) {
   EXPECT_FALSE(TokenMatches("0123456789abcde", "0123456789abcdef"));
   EXPECT_FALSE(TokenMatches("0123456789abcdef0", "0123456789abcdef"));
   EXPECT_FALSE(TokenMatches("", "0123456789abcdef"));
+}
+
+TEST(RouteTest, PathsNameTheirEndpoints) {
+  EXPECT_EQ(RouteOf("/healthz").endpoint, Endpoint::kHealth);
+  EXPECT_EQ(RouteOf("/metrics").endpoint, Endpoint::kMetrics);
+  EXPECT_EQ(RouteOf("/openapi.json").endpoint, Endpoint::kOpenApi);
+  EXPECT_EQ(RouteOf("/mcp").endpoint, Endpoint::kMcp);
+  EXPECT_EQ(RouteOf("/builds").endpoint, Endpoint::kBuilds);
+  const Route build = RouteOf("/builds/b_1");
+  EXPECT_EQ(build.endpoint, Endpoint::kBuild);
+  EXPECT_EQ(build.id, "b_1");
+  EXPECT_EQ(RouteOf("/builds/b_1/cancel").endpoint, Endpoint::kBuildCancel);
+  EXPECT_EQ(RouteOf("/builds/b_1/events").endpoint, Endpoint::kBuildEvents);
+  EXPECT_EQ(RouteOf("/builds/b_1/trace").endpoint, Endpoint::kBuildTrace);
+  EXPECT_EQ(RouteOf("/builds/changes").endpoint, Endpoint::kBuildChanges);
+  for (const char* path : {"", "/", "/builds/b_1/logs", "/builds/b_1/cancel/x", "/build", "/healthz/", "/mcp/x"}) {
+    EXPECT_EQ(RouteOf(path).endpoint, Endpoint::kNotFound) << path;
+  }
+}
+
+TEST(ListQueryTest, ReadsStatusesLimitAndCursorAndNamesWhatIsWrong) {
+  ListQuery q;
+  std::string error;
+  ASSERT_TRUE(ParseListQuery("/builds?status=queued%2Crunning&limit=5&&cursor=12", &q, &error)) << error;
+  EXPECT_EQ(q.statuses, (std::vector<std::string>{"queued", "running"}));
+  EXPECT_EQ(q.limit, 5);
+  EXPECT_EQ(q.cursor, 12);
+  ListQuery defaults;
+  ASSERT_TRUE(ParseListQuery("/builds", &defaults, &error));
+  EXPECT_EQ(defaults.limit, 20);
+  struct Case {
+    const char* target;
+    const char* names;
+  };
+  for (const Case& c : {Case{"/builds?status=%zz", "percent-encoding"}, Case{"/builds?status=done", "unknown status"},
+                        Case{"/builds?limit=0", "limit"}, Case{"/builds?limit=201", "limit"},
+                        Case{"/builds?cursor=-1", "cursor"}, Case{"/builds?sort=id", "unknown query parameter"}}) {
+    ListQuery bad;
+    error.clear();
+    EXPECT_FALSE(ParseListQuery(c.target, &bad, &error)) << c.target;
+    EXPECT_NE(error.find(c.names), std::string::npos) << c.target << ": " << error;
+  }
+}
+
+TEST(BearerTokenTest, SchemeIsCaseInsensitiveThenSpaces) {
+  EXPECT_EQ(BearerToken("Bearer abc"), "abc");
+  EXPECT_EQ(BearerToken("bEaReR   abc"), "abc");
+  EXPECT_FALSE(BearerToken("Bearer"));
+  EXPECT_FALSE(BearerToken("Bearerabc"));
+  EXPECT_FALSE(BearerToken("Basic abc"));
+  EXPECT_FALSE(BearerToken(""));
+}
+
+TEST(CancelBodyTest, GraceIsANumberOrADurationUpToAnHour) {
+  std::optional<double> grace;
+  std::string error;
+  EXPECT_TRUE(ParseCancelBody(" \n", &grace, &error));
+  EXPECT_FALSE(grace);
+  EXPECT_TRUE(ParseCancelBody(R"({"grace": "30s"})", &grace, &error));
+  EXPECT_EQ(grace, 30);
+  for (const char* body : {"[]", R"({"grace": -1})", R"({"grace": "2h"})", R"({"wait": 1})", "{"}) {
+    error.clear();
+    EXPECT_FALSE(ParseCancelBody(body, &grace, &error)) << body;
+    EXPECT_FALSE(error.empty()) << body;
+  }
 }
 
 }  // namespace

@@ -5,7 +5,12 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 
 #include <algorithm>
 #include <fstream>
@@ -608,6 +613,73 @@ TEST_F(TensorRtBackendTest, MissingLibrariesAreNamedWithTheFix) {
   wrong.nvinfer = TRTWATCH_FAKE_NVML;
   EXPECT_EQ(LoadedTensorRt::Load(wrong, &error), nullptr);
   EXPECT_NE(error.find("getInferLibVersion is missing"), std::string::npos) << error;
+}
+
+// A full disk while the engine and the timing cache are written, reproduced with a file
+// size limit (EFBIG instead of ENOSPC: the same path through the code) in a child
+// process, so that the limit stays there. `check` runs in the child; its result is the
+// child's exit code.
+class TensorRtDiskFullTest : public TensorRtBackendTest {
+ protected:
+  void InChildWithFileSizeLimit(rlim_t bytes, const std::function<bool()>& check) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      std::signal(SIGXFSZ, SIG_IGN);
+      struct rlimit limit {bytes, bytes};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      std::_Exit(check() ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "the child's checks failed (its stderr says which)";
+  }
+  static bool Expect(bool ok, const std::string& what) {
+    if (!ok) std::fprintf(stderr, "disk-full check failed: %s\n", what.c_str());
+    return ok;
+  }
+};
+
+TEST_F(TensorRtDiskFullTest, EngineThatDoesNotFitFailsTheBuildAndLeavesNoFile) {
+  options_.timing_cache = dir_ + "/timing.cache";
+  InChildWithFileSizeLimit(8, [&] {
+    const Run run = Build();
+    const std::vector<std::string> logs = LogMessages(run);
+    const bool cache_warned = std::any_of(logs.begin(), logs.end(), [](const std::string& m) {
+      return m.find("timing cache not saved: cannot write") != std::string::npos;
+    });
+    return Expect(run.result.status == BuildStatus::kFailed, "status failed") &&
+           Expect(run.result.error.find("the engine was built but not saved") != std::string::npos, run.result.error) &&
+           Expect(run.events.back().type == EventType::kBuildFinish && run.events.back().status == BuildStatus::kFailed,
+                  "build_finish says failed") &&
+           Expect(cache_warned, "the cache's failure is logged") &&
+           Expect(Entries() == std::vector<std::string>{"model.onnx", "timing.cache.lock"}, "no partial files");
+  });
+}
+
+TEST_F(TensorRtDiskFullTest, TimingCacheThatDoesNotFitIsAWarningAndTheOldCacheStays) {
+  options_.timing_cache = dir_ + "/timing.cache";
+  ASSERT_EQ(Build().result.status, BuildStatus::kSucceeded);  // a cache of 4 entries
+  const std::string old_cache = Read(options_.timing_cache);
+  fake_trt::Reset();
+  fake_trt::GetScript().cache_key = "a-much-longer-timing-cache-entry-";  // the merged cache grows
+  // Room for the engine, not for the merged cache.
+  ASSERT_LT(fake_trt::GetScript().engine.size(), old_cache.size());
+  InChildWithFileSizeLimit(old_cache.size() + 1, [&] {
+    const Run run = Build();
+    const std::vector<std::string> logs = LogMessages(run);
+    const bool cache_warned = std::any_of(logs.begin(), logs.end(), [](const std::string& m) {
+      return m.find("timing cache not saved: cannot write") != std::string::npos;
+    });
+    return Expect(run.result.status == BuildStatus::kSucceeded, "status succeeded: " + run.result.error) &&
+           Expect(cache_warned, "the cache's failure is logged") &&
+           Expect(Read(options_.timing_cache) == old_cache, "the old cache is intact") &&
+           Expect(Read(options_.output) == fake_trt::GetScript().engine, "the engine is saved") &&
+           Expect(Entries() == std::vector<std::string>{"model.engine", "model.onnx", "timing.cache",
+                                                        "timing.cache.lock"},
+                  "no partial files");
+  });
 }
 
 }  // namespace

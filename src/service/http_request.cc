@@ -1,0 +1,201 @@
+#include "service/http_request.h"
+
+#include <boost/asio/ip/address.hpp>
+#include <cctype>
+#include <charconv>
+
+#include "service/build_record.h"
+#include "service/server.h"
+
+namespace trtwatch::service {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+bool PercentDecode(std::string_view in, std::string* out) {
+  out->clear();
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') {
+      *out += ' ';
+    } else if (in[i] != '%') {
+      *out += in[i];
+    } else {
+      if (i + 2 >= in.size()) return false;
+      const int hi = hex(in[i + 1]), lo = hex(in[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      *out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = s.find(sep, start);
+    parts.push_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+bool ParseInt(std::string_view s, int64_t* out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool ValidBuildId(std::string_view id) {
+  if (id.size() != 34 || id.substr(0, 2) != "b_") return false;
+  for (char c : id.substr(2)) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+Route RouteOf(std::string_view path) {
+  if (path == "/healthz") return {Endpoint::kHealth, {}};
+  if (path == "/metrics") return {Endpoint::kMetrics, {}};
+  if (path == "/openapi.json") return {Endpoint::kOpenApi, {}};
+  if (path == "/mcp") return {Endpoint::kMcp, {}};
+  if (path == "/builds/changes") return {Endpoint::kBuildChanges, {}};
+  const std::vector<std::string_view> parts = Split(path, '/');
+  if (parts.size() < 2 || parts.size() > 4 || parts[1] != "builds") return {};
+  if (parts.size() == 2) return {Endpoint::kBuilds, {}};
+  if (parts.size() == 3) return {Endpoint::kBuild, parts[2]};
+  if (parts[3] == "cancel") return {Endpoint::kBuildCancel, parts[2]};
+  if (parts[3] == "events") return {Endpoint::kBuildEvents, parts[2]};
+  if (parts[3] == "trace") return {Endpoint::kBuildTrace, parts[2]};
+  return {};
+}
+
+bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs,
+                std::string* error) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return true;
+  for (std::string_view pair : Split(target.substr(q + 1), '&')) {
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string key, value;
+    if (!PercentDecode(pair.substr(0, eq), &key) ||
+        !PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), &value)) {
+      *error = "bad percent-encoding in the query \"" + std::string(pair) + "\"; encode '%' as %25";
+      return false;
+    }
+    pairs->emplace_back(std::move(key), std::move(value));
+  }
+  return true;
+}
+
+bool ParseListQuery(std::string_view target, ListQuery* query, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!ParseQuery(target, &pairs, error)) return false;
+  for (const auto& [key, value] : pairs) {
+    if (key == "status") {
+      for (std::string_view s : Split(value, ',')) {
+        BuildState state;
+        if (!ParseBuildState(s, &state)) {
+          *error = "unknown status \"" + std::string(s) +
+                   "\"; use queued, running, cancelling, succeeded, failed, cancelled, timed_out or interrupted "
+                   "(comma-separated)";
+          return false;
+        }
+        query->statuses.emplace_back(s);
+      }
+    } else if (key == "limit") {
+      if (!ParseInt(value, &query->limit) || query->limit < 1 || query->limit > 200) {
+        *error = "limit must be an integer from 1 to 200";
+        return false;
+      }
+    } else if (key == "cursor") {
+      if (!ParseInt(value, &query->cursor) || query->cursor < 1) {
+        *error = "cursor must be the next_cursor of a previous page";
+        return false;
+      }
+    } else {
+      *error = "unknown query parameter \"" + key + "\"; use status, limit or cursor";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::string_view> BearerToken(std::string_view value) {
+  // RFC 9110: the scheme is case-insensitive, followed by one or more spaces.
+  constexpr std::string_view kBearer = "bearer";
+  if (value.size() <= kBearer.size() || !EqualsIgnoreCase(value.substr(0, kBearer.size()), kBearer) ||
+      value[kBearer.size()] != ' ') {
+    return std::nullopt;
+  }
+  value.remove_prefix(kBearer.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  return value;
+}
+
+// BrowserCheck and TokenMatches are declared in server.h; they are here so that they
+// can be fuzzed without the server.
+std::string BrowserCheck(std::string_view origin, std::string_view host, bool token_required,
+                         const ServerOptions& options) {
+  auto listed = [](const std::vector<std::string>& list, std::string_view value) {
+    for (const std::string& item : list) {
+      if (EqualsIgnoreCase(item, value)) return true;
+    }
+    return false;
+  };
+  if (!host.empty() && !token_required) {
+    // The name without the port; an IP literal or localhost cannot be rebound to
+    // another address by a hostile DNS server.
+    std::string_view name = host;
+    if (name.front() == '[') {
+      name = name.substr(0, name.find(']') + 1);
+    } else if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) {
+      name = name.substr(0, colon);
+    }
+    boost::system::error_code ec;
+    std::string bare(name);
+    if (bare.size() >= 2 && bare.front() == '[') bare = bare.substr(1, bare.size() - 2);
+    boost::asio::ip::make_address(bare, ec);
+    if (ec && !EqualsIgnoreCase(name, "localhost") && !listed(options.allowed_hosts, name) &&
+        !listed(options.allowed_hosts, host)) {
+      return "Host \"" + std::string(host) + "\" is not this service's; use an IP address or localhost, or start the "
+             "service with --allow-host " + std::string(name);
+    }
+  }
+  if (!origin.empty()) {
+    const bool same_origin = !host.empty() && (EqualsIgnoreCase(origin, "http://" + std::string(host)) ||
+                                               EqualsIgnoreCase(origin, "https://" + std::string(host)));
+    if (!same_origin && !listed(options.allowed_origins, origin)) {
+      return "cross-origin request from \"" + std::string(origin) + "\" refused; start the service with "
+             "--allow-origin " + std::string(origin) + " to allow that page";
+    }
+  }
+  return {};
+}
+
+
+bool TokenMatches(const std::string& presented, const std::string& expected) {
+  // Every byte is compared whatever the first difference; the length only decides
+  // the result, not how long the comparison takes over the expected token.
+  unsigned char diff = presented.size() == expected.size() ? 0 : 1;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const unsigned char p = i < presented.size() ? static_cast<unsigned char>(presented[i]) : 0;
+    diff |= static_cast<unsigned char>(p ^ static_cast<unsigned char>(expected[i]));
+  }
+  return diff == 0;
+}
+
+}  // namespace trtwatch::service
