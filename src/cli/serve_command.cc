@@ -32,6 +32,10 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   cmd->add_option("--max-sse-clients", options->max_sse_clients,
                   "Open event streams at most (0: as many as connections); more get 429")
       ->default_val(0);
+  cmd->add_option("--io-threads", options->io_threads,
+                  "Threads writing event streams (0: one per core beyond the builds' thread, at most 16)")
+      ->default_val(0)
+      ->check(CLI::Range(0, 256));
   cmd->add_option("--cancel-grace", options->cancel_grace_text,
                   "How long a cancelled build's worker may take to stop before SIGKILL (e.g. 10s, 2m)")
       ->default_val("10s");

@@ -1,8 +1,9 @@
 // The `trtwatch serve` HTTP service: REST API, Server-Sent Events, metrics.
 //
-// One thread runs one Asio event loop holding every connection (HTTP/1.1 keep-alive,
-// long-lived SSE streams), the build manager and its worker pipes, and the record
-// store. Beast is confined to server.cc; this header stays light.
+// One thread runs the Asio event loop of the build manager and its worker pipes, the
+// record store and every HTTP request (service/http_api.h); event streams, once
+// accepted, move to I/O threads that write them (service/sse_hubs.h). Startup and the
+// graceful stop are in server.cc; this header stays light.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,7 @@ struct ServerOptions {
   // reserve for builds. Beyond them: 503 (connections) and 429 (streams), Retry-After.
   int max_connections = 0;
   int max_sse_clients = 0;
+  int io_threads = 0;  // threads writing event streams; 0: one per core beyond the manager's
   std::string cancel_grace_text = "10s";  // as given on the command line
   double cancel_grace_seconds = 10;  // --cancel-grace: SIGTERM, then SIGKILL after this long
   bool finish_on_shutdown = false;  // --on-shutdown finish (default: cancel)

@@ -1,0 +1,582 @@
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include "service/http_api.h"
+
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "mcp/http_beast.h"
+#include "service/assets.h"
+#include "sinks/trace_sink.h"
+#include "service/build_manager.h"
+#include "service/http_request.h"
+#include "service/metrics.h"
+#include "service/record_store.h"
+#include "service/sse.h"
+#include "service/sse_hubs.h"
+#include "service/ui_routes.h"
+#include "service/ui_session.h"
+#include "service/utf8.h"
+
+namespace trtwatch::service {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using asio::awaitable;
+using asio::use_awaitable;
+using nlohmann::json;
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto kIdleTimeout = 60s;   // a keep-alive connection with no request
+constexpr auto kWriteTimeout = 30s;  // a client that takes no bytes for this long is gone
+constexpr double kUiSessionSeconds = 12 * 3600;  // a browser sign-in lasts a working day
+constexpr size_t kUiSessionLimit = 256;
+
+Response JsonResponse(http::status status, std::string body) {
+  Response res{status, 11};
+  res.set(http::field::content_type, "application/json");
+  res.set(http::field::cache_control, "no-store");
+  res.body() = std::move(body);
+  return res;
+}
+
+Response Error(http::status status, const std::string& message) {
+  // Messages quote the client's own bytes (paths, ids, query values): made valid first.
+  return JsonResponse(status, json{{"error", ValidUtf8(message)}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// Over a cap: an error naming it and the flag that raises it, with Retry-After.
+Response RetryLater(http::status status, const std::string& what, int64_t cap, const std::string& flag) {
+  Response res = Error(status, "too many " + what + " (" + std::to_string(cap) + "); retry later or raise " + flag);
+  res.set(http::field::retry_after, "1");
+  return res;
+}
+
+// The manager's outcomes in HTTP terms: a status, and for the ones worth retrying, a
+// Retry-After (seconds).
+struct HttpOutcome {
+  http::status status;
+  int retry_after = 0;
+};
+
+HttpOutcome ToHttp(SubmitOutcome outcome) {
+  switch (outcome) {
+    case SubmitOutcome::kCreated:
+      return {http::status::created};
+    case SubmitOutcome::kInvalid:
+      return {http::status::bad_request};
+    case SubmitOutcome::kQueueFull:
+      return {http::status::too_many_requests, 10};
+    case SubmitOutcome::kShuttingDown:
+    case SubmitOutcome::kStorageFailed:
+      return {http::status::service_unavailable, 5};
+  }
+  return {http::status::internal_server_error};
+}
+
+HttpOutcome ToHttp(GetOutcome outcome) {
+  return {outcome == GetOutcome::kFound ? http::status::ok : http::status::not_found};
+}
+
+HttpOutcome ToHttp(CancelOutcome outcome) {
+  switch (outcome) {
+    case CancelOutcome::kCancelled:
+    case CancelOutcome::kCancelling:
+      return {http::status::accepted};
+    case CancelOutcome::kInvalid:
+      return {http::status::bad_request};
+    case CancelOutcome::kNotFound:
+      return {http::status::not_found};
+    case CancelOutcome::kAlreadyFinished:
+      return {http::status::conflict};
+  }
+  return {http::status::internal_server_error};
+}
+
+// The record on success, {"error": ...} otherwise.
+template <typename Outcome>
+Response ApiResponse(ManagerResult<Outcome> r) {
+  const HttpOutcome h = ToHttp(r.outcome);
+  if (http::to_status_class(h.status) == http::status_class::successful) {
+    return JsonResponse(h.status, std::move(r.record));
+  }
+  Response res = Error(h.status, r.error);
+  if (h.retry_after > 0) res.set(http::field::retry_after, std::to_string(h.retry_after));
+  return res;
+}
+
+}  // namespace
+
+class HttpApi::Impl {
+ public:
+  Impl(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
+       Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, mcp::HttpEndpoint& mcp)
+      : io_(io),
+        options_(options),
+        manager_(manager),
+        store_(store),
+        metrics_(metrics),
+        hubs_(hubs),
+        token_(std::move(token)),
+        max_connections_(caps.connections),
+        max_sse_clients_(caps.sse_clients),
+        mcp_(mcp) {}
+
+  awaitable<void> Accept(tcp::acceptor& acceptor) {
+    auto backoff = 10ms;
+    while (true) {
+      boost::system::error_code ec;
+      tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(use_awaitable, ec));
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+      if (ec) {
+        // Out of descriptors (EMFILE/ENFILE), usually: back off, up to a second, rather
+        // than spin; connections wait in the listen backlog meanwhile.
+        metrics_.AcceptFailed();
+        asio::steady_timer pause(io_, backoff);
+        co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+        backoff = std::min<std::chrono::milliseconds>(backoff * 2, 1000ms);
+        continue;
+      }
+      backoff = 10ms;
+      asio::co_spawn(io_, Session(std::move(socket)), asio::detached);
+    }
+  }
+
+  void set_stopping() {
+    stopping_ = true;
+    hubs_.SetStopping();
+  }
+
+ private:
+  awaitable<void> Session(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    boost::system::error_code ec;
+    ++connections_;
+    struct Count {
+      int64_t& n;
+      ~Count() { --n; }
+    } count{connections_};
+    // Over the cap (event streams handed to the hubs count too): answer the first
+    // request with 503 and close, so that descriptors stay for the builds' pipes and
+    // the store.
+    const bool over_cap = connections_ + hubs_.clients() > max_connections_;
+    while (true) {
+      http::request_parser<http::string_body> parser;
+      parser.header_limit(16 * 1024);
+      parser.body_limit(options_.body_limit);
+      stream.expires_after(kIdleTimeout);
+      co_await http::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+      if (ec == http::error::body_limit) {
+        co_await Send(stream, Error(http::status::payload_too_large,
+                                    "the request body is larger than " + std::to_string(options_.body_limit) +
+                                        " bytes; send a smaller request"),
+                      false);
+        break;
+      }
+      if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::eof ||
+          ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
+        break;
+      }
+      if (ec) {
+        co_await Send(stream, Error(http::status::bad_request, "malformed HTTP request: " + ec.message()), false);
+        break;
+      }
+      Request& req = parser.get();
+      if (over_cap) {
+        metrics_.ConnectionRefused();
+        co_await Send(stream, RetryLater(http::status::service_unavailable, "open connections", max_connections_,
+                                         "--max-connections"),
+                      false);
+        break;
+      }
+      const std::string_view target(req.target().data(), req.target().size());
+      const std::string_view path = target.substr(0, target.find('?'));
+      const std::string refused = BrowserCheck(HeaderValue(req, http::field::origin), HeaderValue(req, http::field::host),
+                                               !token_.empty(), options_);
+      if (!refused.empty()) {
+        if (!co_await Send(stream, Error(http::status::forbidden, refused), req.keep_alive())) break;
+        continue;
+      }
+      if (std::optional<Response> ui = HandleUi(req, path)) {
+        if (!co_await Send(stream, std::move(*ui), req.keep_alive() && !stopping_)) break;
+        continue;
+      }
+      if (!Authorized(req, path)) {
+        Response res = Error(http::status::unauthorized,
+                             "missing or wrong bearer token; send \"Authorization: Bearer TOKEN\" with the token "
+                             "from the server's --token-file");
+        res.set(http::field::www_authenticate, "Bearer");
+        if (!co_await Send(stream, std::move(res), req.keep_alive())) break;
+        continue;
+      }
+      const Route route = RouteOf(path);
+      if (route.endpoint == Endpoint::kMcp) {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
+        if (!co_await mcp::ServeHttp(stream, req, mcp_)) break;
+        continue;
+      }
+      if (route.endpoint == Endpoint::kBuildEvents && req.method() == http::verb::get) {
+        co_await Events(stream, req, std::string(route.id));
+        break;
+      }
+      if (route.endpoint == Endpoint::kBuildChanges && req.method() == http::verb::get) {
+        co_await RecordChanges(stream);
+        break;
+      }
+      Response res = Handle(req, path, target, route);
+      if (!co_await Send(stream, std::move(res), req.keep_alive() && !stopping_)) break;
+    }
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+  // Writes a response; returns whether the connection stays open.
+  awaitable<bool> Send(beast::tcp_stream& stream, Response res, bool keep_alive) {
+    res.set(http::field::server, "trtwatch");
+    res.keep_alive(keep_alive);
+    res.prepare_payload();
+    metrics_.Request(static_cast<int>(res.result_int()));
+    boost::system::error_code ec;
+    stream.expires_after(kWriteTimeout);
+    co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+    co_return !ec && keep_alive;
+  }
+
+  static std::string_view HeaderValue(const Request& req, http::field field) {
+    auto it = req.find(field);
+    return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+  }
+
+  bool Authorized(const Request& req, std::string_view path) {
+    if (token_.empty() || path == "/healthz") return true;
+    if (HasUiSession(req)) return true;
+    auto it = req.find(http::field::authorization);
+    if (it == req.end()) return false;
+    const std::optional<std::string_view> presented =
+        BearerToken(std::string_view(it->value().data(), it->value().size()));
+    return presented && TokenMatches(std::string(*presented), token_);
+  }
+
+  bool HasUiSession(const Request& req) {
+    auto it = req.find(http::field::cookie);
+    if (it == req.end()) return false;
+    const std::string_view id =
+        CookieValue(std::string_view(it->value().data(), it->value().size()), kSessionCookieName);
+    return !id.empty() && ui_sessions_.Valid(id, NowUnix());
+  }
+
+  // The dashboard: its public files, and the sign-in that trades the --token-file token
+  // for a session cookie (POST /ui/session {"token": ...}; DELETE signs out; GET says
+  // whether a sign-in is needed). Anything else is the API's: nullopt.
+  std::optional<Response> HandleUi(const Request& req, std::string_view path) {
+    const http::verb method = req.method();
+    if (path == "/ui/session") {
+      if (method == http::verb::get) {
+        const bool needed = !token_.empty();
+        return JsonResponse(http::status::ok,
+                            json{{"token_required", needed}, {"signed_in", !needed || HasUiSession(req)}}.dump());
+      }
+      if (method == http::verb::delete_) {
+        auto it = req.find(http::field::cookie);
+        if (it != req.end()) {
+          ui_sessions_.Revoke(CookieValue(std::string_view(it->value().data(), it->value().size()),
+                                          kSessionCookieName));
+        }
+        Response res = JsonResponse(http::status::ok, json{{"signed_in", false}}.dump());
+        res.set(http::field::set_cookie, SessionSetCookie("", 0));
+        return res;
+      }
+      if (method != http::verb::post) return MethodNotAllowed("GET, POST, DELETE");
+      // JSON only: a cross-site HTML form cannot send it without a CORS preflight.
+      auto type = req.find(http::field::content_type);
+      const json body = json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
+      if (type == req.end() || type->value().find("application/json") != 0 || !body.is_object() ||
+          !body.contains("token") || !body["token"].is_string()) {
+        return Error(http::status::bad_request,
+                     "send Content-Type: application/json with {\"token\": \"...\"}, the token from the server's "
+                     "--token-file");
+      }
+      if (token_.empty()) return Error(http::status::conflict, "this server needs no sign-in (no --token-file)");
+      if (!TokenMatches(body["token"].get<std::string>(), token_)) {
+        return Error(http::status::unauthorized, "wrong token; use the one in the server's --token-file");
+      }
+      Response res = JsonResponse(http::status::ok, json{{"signed_in", true}}.dump());
+      res.set(http::field::set_cookie,
+              SessionSetCookie(ui_sessions_.Create(NowUnix()), ui_sessions_.lifetime_seconds()));
+      return res;
+    }
+    const std::optional<UiAsset> asset = UiAssetFor(path);
+    if (!asset) return std::nullopt;
+    if (method != http::verb::get) return MethodNotAllowed("GET");
+    Response res{http::status::ok, 11};
+    res.set(http::field::content_type, std::string(asset->content_type));
+    res.set("Content-Security-Policy", std::string(kUiContentSecurityPolicy));
+    res.set("X-Content-Type-Options", "nosniff");
+    res.set("Referrer-Policy", "no-referrer");
+    res.set(http::field::cache_control, "no-cache");
+    res.body() = std::string(asset->body);
+    return res;
+  }
+
+  static Response MethodNotAllowed(std::string_view allow) {
+    Response res = Error(http::status::method_not_allowed,
+                         "method not allowed here; use " + std::string(allow));
+    res.set(http::field::allow, std::string(allow));
+    return res;
+  }
+
+  Response Handle(const Request& req, std::string_view path, std::string_view target,
+                  const Route& route) {
+    const http::verb method = req.method();
+    if (route.endpoint == Endpoint::kHealth) {
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      if (!manager_.RetryUnsaved()) {
+        Response res = JsonResponse(http::status::service_unavailable,
+                                    json{{"status", "unhealthy"},
+                                         {"store", manager_.storage_error()},
+                                         {"running", manager_.running()},
+                                         {"queued", manager_.queued()}}
+                                        .dump(-1, ' ', false, json::error_handler_t::replace));
+        res.set(http::field::retry_after, "5");
+        return res;
+      }
+      return JsonResponse(http::status::ok, json{{"status", stopping_ ? "stopping" : "ok"},
+                                                 {"store", "ok"},
+                                                 {"running", manager_.running()},
+                                                 {"queued", manager_.queued()}}
+                                                .dump());
+    }
+    if (route.endpoint == Endpoint::kMetrics) {
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      Response res{http::status::ok, 11};
+      res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      res.body() = metrics_.Render(manager_.running(), manager_.queued());
+      return res;
+    }
+    if (route.endpoint == Endpoint::kOpenApi) {
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      return JsonResponse(http::status::ok, std::string(OpenApiDocument()));
+    }
+    if (route.endpoint == Endpoint::kBuilds) {
+      if (method == http::verb::post) {
+        SubmitResult r = manager_.Submit(req.body());
+        const std::string location = r.outcome == SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
+        Response res = ApiResponse(std::move(r));
+        if (!location.empty()) res.set(http::field::location, location);
+        return res;
+      }
+      if (method == http::verb::get) return List(target);
+      return MethodNotAllowed("GET, POST");
+    }
+    if (route.endpoint == Endpoint::kBuildChanges) return MethodNotAllowed("GET");
+    if (route.endpoint == Endpoint::kBuild || route.endpoint == Endpoint::kBuildCancel ||
+        route.endpoint == Endpoint::kBuildEvents || route.endpoint == Endpoint::kBuildTrace) {
+      const std::string id(route.id);
+      const bool cancel = route.endpoint == Endpoint::kBuildCancel;
+      const bool events = route.endpoint == Endpoint::kBuildEvents;
+      const bool trace = route.endpoint == Endpoint::kBuildTrace;
+      if (!ValidBuildId(id)) {
+        return Error(http::status::not_found, "no build \"" + id + "\"; build ids look like b_ and 32 hex digits");
+      }
+      if (events) return MethodNotAllowed("GET");
+      if (trace) {
+        if (method != http::verb::get) return MethodNotAllowed("GET");
+        return Trace(id);
+      }
+      if (cancel) {
+        if (method != http::verb::post) return MethodNotAllowed("POST");
+        return ApiResponse(manager_.Cancel(id, req.body()));
+      }
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      return ApiResponse(manager_.Get(id));
+    }
+    return NotFound(path);
+  }
+
+  static Response NotFound(std::string_view path) {
+    return Error(http::status::not_found, "no such endpoint \"" + std::string(path) +
+                                              "\"; see GET /openapi.json for the API");
+  }
+
+  Response List(std::string_view target) {
+    ListQuery query;
+    std::string error;
+    if (!ParseListQuery(target, &query, &error)) return Error(http::status::bad_request, error);
+    RecordStore::Page page = store_.List(query.statuses, static_cast<int>(query.limit), query.cursor);
+    std::string body = "{\"builds\":[";
+    for (size_t i = 0; i < page.docs.size(); ++i) {
+      if (i) body += ',';
+      // Live builds are answered from memory: the stored document lags their progress.
+      json doc = json::parse(page.docs[i], nullptr, false);
+      if (doc.is_object() && doc.contains("status") && !IsFinalName(doc["status"])) {
+        GetResult live = manager_.Get(doc["id"].get<std::string>());
+        body += live.outcome == GetOutcome::kFound ? live.record : page.docs[i];
+      } else {
+        body += page.docs[i];
+      }
+    }
+    body += "],\"next_cursor\":";
+    body += page.next_cursor ? json(std::to_string(*page.next_cursor)).dump() : "null";
+    body += '}';
+    return JsonResponse(http::status::ok, std::move(body));
+  }
+
+  static bool IsFinalName(const json& status) {
+    BuildState state;
+    return status.is_string() && ParseBuildState(status.get<std::string>(), &state) && IsFinal(state);
+  }
+
+  // GET /builds/{id}/trace: the stored events as a Chrome trace (the same document as
+  // `trtwatch build --trace`); a live build's open phases end at its latest event.
+  Response Trace(const std::string& id) {
+    GetResult record = manager_.Get(id);
+    if (record.outcome != GetOutcome::kFound) return ApiResponse(std::move(record));
+    TraceBuilder trace;
+    const bool read = store_.ForEachEvent(id, 0, [&trace](const StoredEvent& stored) {
+      Event event;
+      std::string ignored;  // the log holds only lines the service validated
+      if (EventFromJson(stored.json, &event, &ignored)) trace.Apply(event);
+    });
+    if (!read) {
+      return Error(http::status::internal_server_error,
+                   "the event log of \"" + id + "\" could not be read: " + store_.last_error());
+    }
+    Response res = JsonResponse(http::status::ok, trace.Json());
+    res.set(http::field::content_disposition, "attachment; filename=\"" + id + ".trace.json\"");
+    return res;
+  }
+
+  awaitable<void> Events(beast::tcp_stream& stream, const Request& req, std::string id) {
+    if (!ValidBuildId(id)) {
+      co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
+                    false);
+      co_return;
+    }
+    // ?cancel_on_disconnect=true: this stream owns the build; if it goes away before
+    // the build ends (a CI job killed, a laptop closed), the build is cancelled.
+    bool cancel_on_disconnect = false;
+    {
+      std::vector<std::pair<std::string, std::string>> query;
+      std::string bad;
+      const std::string_view target(req.target().data(), req.target().size());
+      if (!ParseQuery(target, &query, &bad)) {
+        co_await Send(stream, Error(http::status::bad_request, bad), false);
+        co_return;
+      }
+      for (const auto& [key, value] : query) {
+        if (key != "cancel_on_disconnect") continue;  // other parameters are ignored, as always
+        if (value != "true" && value != "false") {
+          co_await Send(stream, Error(http::status::bad_request, "cancel_on_disconnect must be true or false"), false);
+          co_return;
+        }
+        cancel_on_disconnect = value == "true";
+      }
+    }
+    uint64_t last = 0;
+    auto header = req.find("Last-Event-ID");
+    if (header != req.end() &&
+        !ParseLastEventId(std::string_view(header->value().data(), header->value().size()), &last)) {
+      co_await Send(stream, Error(http::status::bad_request,
+                                  "Last-Event-ID must be the decimal id of an event this stream sent"),
+                    false);
+      co_return;
+    }
+    if (hubs_.clients() >= max_sse_clients_) {
+      co_await Send(stream, RetryLater(http::status::too_many_requests, "open event streams", max_sse_clients_,
+                                       "--max-sse-clients"),
+                    false);
+      co_return;
+    }
+    // Subscribed, the first page read and the stream handed over with no suspension in
+    // between: the hub's live events start exactly after s.last_seq.
+    const size_t hub = hubs_.Pick();
+    const BuildManager::Subscription s = hubs_.Subscribe(hub, id);
+    if (!s.found) {
+      co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
+                    false);
+      co_return;
+    }
+    // Replay the log up to where the live feed starts, one bounded page at a time; the
+    // first page is read before answering so that an unreadable log is a 500.
+    std::vector<SseItem> page;
+    uint64_t replayed = last;
+    std::string error;
+    if (replayed < s.last_seq && !manager_.ReplayPage(id, replayed, s.last_seq, &page, &replayed, &error)) {
+      co_await Send(stream, Error(http::status::internal_server_error, error), false);
+      co_return;
+    }
+    if (!s.live && replayed >= s.last_seq && page.empty()) {
+      // The build is over and the client has every event: 204 stops EventSource reconnecting.
+      Response res{http::status::no_content, 11};
+      co_await Send(stream, std::move(res), false);
+      co_return;
+    }
+    SseStreamSpec spec;
+    spec.build_id = id;
+    spec.after_seq = last;
+    spec.replay_up_to = s.last_seq;
+    spec.live = s.live;
+    spec.cancel_on_disconnect = cancel_on_disconnect;
+    spec.first_page = std::move(page);
+    spec.replayed = replayed;
+    hubs_.StartBuildStream(hub, stream.release_socket(), std::move(spec));
+  }
+
+  // GET /builds/changes: every record written from now on, as "record" events (the
+  // dashboard's list stays current without polling). No replay: a client reads
+  // GET /builds first, then applies the changes; a reconnect does the same.
+  awaitable<void> RecordChanges(beast::tcp_stream& stream) {
+    if (hubs_.clients() >= max_sse_clients_) {
+      co_await Send(stream, RetryLater(http::status::too_many_requests, "open event streams", max_sse_clients_,
+                                       "--max-sse-clients"),
+                    false);
+      co_return;
+    }
+    hubs_.StartRecordStream(hubs_.Pick(), stream.release_socket());
+  }
+
+  asio::io_context& io_;
+  const ServerOptions& options_;
+  BuildManager& manager_;
+  RecordStore& store_;
+  Metrics& metrics_;
+  SseHubs& hubs_;
+  const std::string token_;
+  const int64_t max_connections_;
+  const int64_t max_sse_clients_;
+  int64_t connections_ = 0;
+  bool stopping_ = false;
+  UiSessions ui_sessions_{kUiSessionSeconds, kUiSessionLimit};
+  mcp::HttpEndpoint& mcp_;
+};
+
+HttpApi::HttpApi(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
+                 Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, mcp::HttpEndpoint& mcp)
+    : impl_(std::make_unique<Impl>(io, options, manager, store, metrics, hubs, std::move(token), caps, mcp)) {}
+
+HttpApi::~HttpApi() = default;
+
+awaitable<void> HttpApi::Accept(tcp::acceptor& acceptor) { return impl_->Accept(acceptor); }
+
+void HttpApi::set_stopping() { impl_->set_stopping(); }
+
+}  // namespace trtwatch::service

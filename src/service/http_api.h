@@ -1,0 +1,55 @@
+// The service's HTTP side: the accept loop, each connection's requests (HTTP/1.1
+// keep-alive), and the answers of the REST API, the dashboard and its sign-in. Routing
+// and request checks are service/http_request.h's (pure); an event stream is handed to
+// the SSE hubs (service/sse_hubs.h) once its request is accepted; /mcp goes to the MCP
+// endpoint.
+//
+// Threading: runs on the build manager's thread (the io_context passed in), with the
+// manager, the store and the MCP endpoint; only event streams leave it.
+#pragma once
+
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "service/server.h"
+
+namespace trtwatch::mcp {
+class HttpEndpoint;
+}
+
+namespace trtwatch::service {
+
+class BuildManager;
+class Metrics;
+class RecordStore;
+class SseHubs;
+
+struct ConnectionCaps {
+  int64_t connections = 0;  // open connections, event streams included
+  int64_t sse_clients = 0;  // open event streams
+};
+
+class HttpApi {
+ public:
+  HttpApi(boost::asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
+          Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, mcp::HttpEndpoint& mcp);
+  ~HttpApi();
+
+  // Accepts connections until the acceptor closes; out of descriptors, it backs off.
+  boost::asio::awaitable<void> Accept(boost::asio::ip::tcp::acceptor& acceptor);
+  // Graceful stop: keep-alive connections close after their next answer, event streams
+  // of record changes end.
+  void set_stopping();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trtwatch::service
