@@ -7,17 +7,18 @@ Not a unit test: a measurement. It starts `trtwatch serve` on loopback port 0 wi
 blocker so the measured build starts with every client already listening live.
 
 Reports:
-  - delivery latency p50/p99/max: receive time minus (build epoch + event t), where the
+  - delivery latency p50/p99/max (over every --sample-every'th client's deliveries): receive time minus (build epoch + event t), where the
     epoch is fitted as the earliest (receive - t) seen over all clients and events, so
     0 is the fastest delivery observed (pipe, parse, store, fan-out and client included);
-  - spread p50/p99: per event, each client's receive time minus the first receiver's;
+  - connect time: all clients, and each (from connect to the response's head);
+  - fan-out delay p50/p99 (sampled likewise): per event, each client's receive time minus the first receiver's;
   - events lost: structural events (must be 0) and coalesced steps, against the stored log;
   - the server's RSS (VmRSS sampled, VmHWM peak) from /proc/PID/status.
 
-Usage: bench/sse_soak.py [--bin build/trtwatch] [--clients 1000] [--profile small-cnn] [--speed 1]
+Usage: bench/sse_soak.py [--bin build/trtwatch] [--clients 1000] [--processes 2] [--profile small-cnn]
+       [--speed 1] [--io-threads N]
 """
 import argparse
-import asyncio
 import json
 import os
 import pathlib
@@ -61,76 +62,20 @@ def rss_kib(pid):
     return fields
 
 
-class Client:
-    def __init__(self):
-        self.events = []  # (seq, type, receive time)
-        self.error = None
-        self.connected = asyncio.Event()
-
-    async def run(self, port, path):
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
-            await writer.drain()
-            buf = b""
-            while b"\r\n\r\n" not in buf:
-                chunk = await reader.read(65536)
-                if not chunk:
-                    raise ConnectionError("closed before the headers")
-                buf += chunk
-            head, _, buf = buf.partition(b"\r\n\r\n")
-            if not head.startswith(b"HTTP/1.1 200"):
-                raise ConnectionError(head.split(b"\r\n")[0].decode())
-            self.connected.set()
-            while True:
-                now = time.monotonic()
-                frames = buf.split(b"\n\n")
-                buf = frames.pop()
-                for frame in frames:
-                    if not frame.startswith(b"id: "):
-                        continue  # retry field or heartbeat comment
-                    line1, _, rest = frame.partition(b"\n")
-                    line2 = rest.partition(b"\n")[0]
-                    self.events.append((int(line1[4:]), line2[7:].decode(), now))
-                chunk = await reader.read(65536)
-                if not chunk:
-                    break
-                buf += chunk
-            writer.close()
-        except Exception as e:  # noqa: BLE001 - reported, not raised
-            self.error = repr(e)
-            self.connected.set()
-
-
-def client_process(port, path, count, connected_q, results_q):
+def client_process(port, path, count, sample_every, connected_q, results_q):
     """One process holding `count` raw-socket clients on an epoll loop (asyncio's
-    per-wakeup cost would make Python, not the server, the bottleneck)."""
+    per-wakeup cost would make Python, not the server, the bottleneck). Responses are
+    read while later clients still connect, so each client's connect time is its own."""
     import select
     import socket
     request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
     ep = select.epoll()
-    socks, bufs, events, headed = {}, {}, {}, {}
+    socks, bufs, events, headed, started, connect_s = {}, {}, {}, {}, {}, []
     errors = []
-    for i in range(count):
-        try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=30)
-            s.sendall(request)
-            s.setblocking(False)
-        except OSError as e:
-            errors.append(repr(e))
-            continue
-        fd = s.fileno()
-        socks[fd], bufs[fd], events[fd], headed[fd] = s, b"", [], False
-        ep.register(fd, select.EPOLLIN)
-        if i % 50 == 49:
-            time.sleep(0.005)  # let the accept backlog drain
-    reported = False
-    open_fds = set(socks)
-    while open_fds:
-        if not reported and all(headed[fd] for fd in open_fds):
-            connected_q.put(errors)
-            reported = True
-        for fd, _ in ep.poll(1.0):
+    open_fds = set()
+
+    def pump(timeout):
+        for fd, _ in ep.poll(timeout):
             now = time.monotonic()
             try:
                 chunk = socks[fd].recv(262144)
@@ -154,6 +99,7 @@ def client_process(port, path, count, connected_q, results_q):
                 if not head.startswith(b"HTTP/1.1 200"):
                     errors.append(head.split(b"\r\n")[0].decode())
                 headed[fd] = True
+                connect_s.append(now - started[fd])
             frames = buf.split(b"\n\n")
             bufs[fd] = frames.pop()
             out = events[fd]
@@ -161,9 +107,70 @@ def client_process(port, path, count, connected_q, results_q):
                 if frame.startswith(b"id: "):
                     nl = frame.index(b"\n")
                     out.append((int(frame[4:nl]), frame[nl + 8:frame.index(b"\n", nl + 1)].decode(), now))
+
+    for i in range(count):
+        try:
+            t = time.monotonic()
+            s = socket.create_connection(("127.0.0.1", port), timeout=30)
+            s.sendall(request)
+            s.setblocking(False)
+        except OSError as e:
+            errors.append(repr(e))
+            continue
+        fd = s.fileno()
+        socks[fd], bufs[fd], events[fd], headed[fd], started[fd] = s, b"", [], False, t
+        open_fds.add(fd)
+        ep.register(fd, select.EPOLLIN)
+        if i % 50 == 49:
+            pump(0.005)  # read the heads in, and let the accept backlog drain
+    reported = False
+    while open_fds:
+        if not reported and all(headed[fd] for fd in open_fds):
+            connected_q.put((errors, connect_s))
+            reported = True
+        pump(1.0)
     if not reported:
-        connected_q.put(errors)
-    results_q.put(list(events.values()))
+        connected_q.put((errors, connect_s))
+    # Summarised here, not shipped whole: 10,000 clients x 7,000 events would be 70 M
+    # tuples through a pipe. The streams have ended, so the stored log is complete.
+    stored = {seq: kind for seq, kind, _ in read_stream(port, path)}
+    first, samples = {}, []
+    structural_lost = steps_lost = complete = deliveries = 0
+    for i, evs in enumerate(events.values()):
+        got = set()
+        for seq, _, recv in evs:
+            got.add(seq)
+            if recv < first.get(seq, float("inf")):
+                first[seq] = recv
+        deliveries += len(evs)
+        for seq, kind in stored.items():
+            if seq not in got:
+                if kind in STRUCTURAL:
+                    structural_lost += 1
+                else:
+                    steps_lost += 1
+        complete += bool(evs) and evs[-1][1] == "build_finish"
+        if i % sample_every == 0:
+            samples += [(seq, recv) for seq, _, recv in evs]
+    results_q.put({"clients": len(events), "structural_lost": structural_lost, "steps_lost": steps_lost,
+                   "complete": complete, "deliveries": deliveries, "first": first, "samples": samples,
+                   "stored": stored})
+
+
+def read_stream(port, path):
+    """The whole stored log of a finished build, as (seq, type, None)."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(1 << 20):
+            data += chunk
+    out = []
+    for frame in data.partition(b"\r\n\r\n")[2].split(b"\n\n"):
+        if frame.startswith(b"id: "):
+            nl = frame.index(b"\n")
+            out.append((int(frame[4:nl]), frame[nl + 8:frame.index(b"\n", nl + 1)].decode(), None))
+    return out
 
 
 def percentile(values, p):
@@ -174,17 +181,20 @@ def percentile(values, p):
     return values[k]
 
 
-async def soak(args):
+def soak(args):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = min(hard, max(soft, 4 * args.clients + 256))
+    # The server holds one descriptor per client (the clients are spread over processes).
+    want = min(hard, max(soft, 2 * args.clients + 256))
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))  # inherited by the server too
-    if want < 2 * args.clients + 64:
+    if want < args.clients + 256:
         sys.exit(f"sse_soak: the descriptor limit ({hard}) is too low for {args.clients} clients")
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="trtwatch_soak_"))
     log = open(tmp / "server.stderr", "w+")
-    server = subprocess.Popen([args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp / "data"),
-                               "--max-concurrent", "1"], stderr=log, stdout=subprocess.DEVNULL)
+    cmd = [args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp / "data"), "--max-concurrent", "1"]
+    if args.io_threads is not None:
+        cmd += ["--io-threads", str(args.io_threads)]
+    server = subprocess.Popen(cmd, stderr=log, stdout=subprocess.DEVNULL)
     try:
         port = None
         for _ in range(500):
@@ -206,13 +216,16 @@ async def soak(args):
                   for i in range(args.processes)]
         t0 = time.monotonic()
         procs = [multiprocessing.Process(target=client_process,
-                                         args=(port, build["events_url"], n, connected_q, results_q))
+                                         args=(port, build["events_url"], n, args.sample_every, connected_q,
+                                               results_q))
                  for n in shares if n]
         for p in procs:
             p.start()
-        errors = []
+        errors, connects = [], []
         for _ in procs:
-            errors += connected_q.get(timeout=120)
+            e, c = connected_q.get(timeout=300)
+            errors += e
+            connects += c
         connect_s = time.monotonic() - t0
         if errors:
             print(f"sse_soak: {len(errors)} clients failed to connect, e.g. {errors[0]}", file=sys.stderr)
@@ -221,71 +234,62 @@ async def soak(args):
         cpu_before = cpu_seconds(server.pid)
         http(port, "POST", f"/builds/{blocker['id']}/cancel")
         peak = 0
-        per_client = []
-        while len(per_client) < args.clients:
+        results = []
+        while len(results) < len(procs):
             peak = max(peak, rss_kib(server.pid)["VmRSS"])
             try:
-                per_client += results_q.get(timeout=0.2)
+                results.append(results_q.get(timeout=0.2))
             except Exception:  # noqa: BLE001 - queue.Empty: keep sampling
                 pass
         for p in procs:
             p.join()
         cpu_used = cpu_seconds(server.pid) - cpu_before
-        clients = []
-        for events in per_client:
-            c = Client()
-            c.events = events
-            clients.append(c)
         rss_end = rss_kib(server.pid)
         _, record = http(port, "GET", f"/builds/{build['id']}")
         metrics_text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
 
         # The stored log is the truth: every event with its t.
-        log_client = Client()
-        await log_client.run(port, build["events_url"])
-        stored = {seq: kind for seq, kind, _ in log_client.events}
+        stored = results[0]["stored"]
         import sqlite3
         db = sqlite3.connect(tmp / "data" / "trtwatch.db")
         t_of = {seq: json.loads(j)["t"] for seq, j in db.execute(
             "SELECT seq, json FROM events WHERE build_id = ?", (build["id"],))}
         db.close()
 
-        offsets = [recv - t_of[seq] for c in clients for seq, _, recv in c.events if seq in t_of]
-        epoch = min(offsets)
-        latencies = [(o - epoch) * 1000 for o in offsets]
         first = {}
-        for c in clients:
-            for seq, _, recv in c.events:
+        for r in results:
+            for seq, recv in r["first"].items():
                 first[seq] = min(first.get(seq, recv), recv)
-        spreads = [(recv - first[seq]) * 1000 for c in clients for seq, _, recv in c.events]
-        structural_lost = 0
-        steps_lost = 0
-        for c in clients:
-            got = {seq for seq, _, _ in c.events}
-            for seq, kind in stored.items():
-                if seq not in got:
-                    if kind in STRUCTURAL:
-                        structural_lost += 1
-                    else:
-                        steps_lost += 1
-        complete = sum(1 for c in clients if c.events and c.events[-1][1] == "build_finish")
+        epoch = min(recv - t_of[seq] for seq, recv in first.items() if seq in t_of)
+        samples = [x for r in results for x in r["samples"]]
+        latencies = [(recv - t_of[seq] - epoch) * 1000 for seq, recv in samples if seq in t_of]
+        spreads = [(recv - first[seq]) * 1000 for seq, recv in samples]
+        structural_lost = sum(r["structural_lost"] for r in results)
+        steps_lost = sum(r["steps_lost"] for r in results)
+        complete = sum(r["complete"] for r in results)
+        deliveries = sum(r["deliveries"] for r in results)
         dropped = re.search(r"^trtwatch_sse_events_dropped_total (\d+)", metrics_text, re.M)
         cut = re.search(r"^trtwatch_sse_clients_cut_off_total (\d+)", metrics_text, re.M)
 
         print(f"sse_soak: {args.clients} clients, profile {args.profile} at speed {args.speed}: "
               f"{len(stored)} events in the log, build {record['status']}")
-        print(f"  connected in {connect_s:.2f} s; {complete}/{args.clients} streams ended with build_finish")
+        print(f"  {len(connects)}/{args.clients} connected, all within {connect_s:.2f} s; each: p50 "
+              f"{percentile(connects, 50) * 1000:.1f} ms, p99 {percentile(connects, 99) * 1000:.1f} ms, "
+              f"max {max(connects, default=float('nan')) * 1000:.1f} ms (connect to response head)")
+        print(f"  {complete}/{args.clients} streams ended with build_finish")
         print(f"  delivery latency (vs fastest delivery of any event): p50 {percentile(latencies, 50):.2f} ms, "
-              f"p99 {percentile(latencies, 99):.2f} ms, max {max(latencies):.2f} ms over {len(latencies)} deliveries")
-        print(f"  spread behind the first receiver of each event: p50 {percentile(spreads, 50):.2f} ms, "
-              f"p99 {percentile(spreads, 99):.2f} ms")
+              f"p99 {percentile(latencies, 99):.2f} ms, max {max(latencies):.2f} ms; {len(latencies)} sampled of "
+              f"{deliveries} deliveries")
+        print(f"  fan-out delay (behind the first receiver of each event): p50 {percentile(spreads, 50):.2f} ms, "
+              f"p99 {percentile(spreads, 99):.2f} ms, max {max(spreads):.2f} ms")
         print(f"  structural events lost: {structural_lost}; step/log events not received (coalesced): {steps_lost}; "
               f"server counted dropped {dropped.group(1) if dropped else '?'}, cut off {cut.group(1) if cut else '?'}")
         print(f"  server CPU while streaming: {cpu_used:.2f} s (user+system)")
         print(f"  server RSS: idle {rss_idle['VmRSS'] / 1024:.1f} MiB, {args.clients} clients connected "
               f"{rss_connected['VmRSS'] / 1024:.1f} MiB, peak sampled {peak / 1024:.1f} MiB, "
               f"end {rss_end['VmRSS'] / 1024:.1f} MiB, high-water {rss_end['VmHWM'] / 1024:.1f} MiB")
-        return 0 if structural_lost == 0 and complete == args.clients else 1
+        ok = structural_lost == 0 and complete == args.clients and len(connects) == args.clients
+        return 0 if ok else 1
     finally:
         server.send_signal(signal.SIGTERM)
         try:
@@ -303,7 +307,10 @@ def main():
     parser.add_argument("--profile", default="small-cnn")
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--processes", type=int, default=2, help="client processes sharing the clients")
-    sys.exit(asyncio.run(soak(parser.parse_args())))
+    parser.add_argument("--sample-every", type=int, default=10,
+                        help="latencies and delays from every Nth client's deliveries (losses count all)")
+    parser.add_argument("--io-threads", type=int, default=None, help="the server's --io-threads (default: its own)")
+    sys.exit(soak(parser.parse_args()))
 
 
 if __name__ == "__main__":
