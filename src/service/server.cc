@@ -2,9 +2,6 @@
 
 #include "service/server.h"
 
-#include <signal.h>
-#include <sys/resource.h>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -19,6 +16,7 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +28,7 @@
 #include "mcp/http_beast.h"
 #include "mcp/manager_builds.h"
 #include "mcp/tools.h"
+#include "platform/process_limits.h"
 #include "service/assets.h"
 #include "sinks/trace_sink.h"
 #include "service/build_manager.h"
@@ -765,16 +764,7 @@ struct ConnectionLimits {
 // Raises the descriptor limit to its hard maximum and caps connections below it,
 // keeping a reserve for the builds' pipes, the store and the accept back-off.
 ConnectionLimits ConnectionLimitsFor(const ServerOptions& options) {
-  struct rlimit limit {};
-  int64_t available = 1024;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
-    if (limit.rlim_cur < limit.rlim_max) {
-      rlimit raised = limit;
-      raised.rlim_cur = limit.rlim_max;
-      if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-    }
-    available = limit.rlim_cur == RLIM_INFINITY ? INT32_MAX : static_cast<int64_t>(limit.rlim_cur);
-  }
+  const int64_t available = RaiseOpenFileLimit();
   const int64_t reserve = 64 + 8 * static_cast<int64_t>(options.max_concurrent);
   const int64_t fit = std::max<int64_t>(16, available - reserve);
   ConnectionLimits l;
@@ -858,7 +848,7 @@ int RunServer(const ServerOptions& options) {
   std::vector<std::string> roots_of_data;  // the data dir, canonical
   if (!CanonicalRoots({options.data_dir}, &roots_of_data, &error)) return Usage(error);
 
-  signal(SIGPIPE, SIG_IGN);
+  IgnoreBrokenPipe();
   asio::io_context io(1);
   tcp::acceptor acceptor(io);
   boost::system::error_code ec;
