@@ -14,6 +14,7 @@
 #include "mcp/manager_builds.h"
 #include "mcp/session.h"
 #include "mcp/tools.h"
+#include "platform/process_limits.h"
 #include "service/build_manager.h"
 #include "service/metrics.h"
 #include "service/model_paths.h"
@@ -94,7 +95,7 @@ int RunStdioServer(const StdioOptions& options) {
   std::unique_ptr<service::RecordStore> store = service::RecordStore::Open(options.data_dir, &error);
   if (!store) return Usage(error);
 
-  std::signal(SIGPIPE, SIG_IGN);
+  IgnoreBrokenPipe();
   asio::io_context io(1);
   service::Metrics metrics;
   service::ManagerOptions manager_options;

@@ -1,20 +1,41 @@
 #include "service/model_paths.h"
 
 #include <limits.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 
-#include <memory>
+#include <filesystem>
+#include <system_error>
 
 namespace trtwatch::service {
 
 namespace {
 
+namespace fs = std::filesystem;
+
+// The absolute path with every symlink, "." and ".." resolved; false if `path` (or a
+// folder on the way) does not exist or cannot be looked at.
 bool RealPath(const std::string& path, std::string* out) {
-  std::unique_ptr<char, decltype(&free)> p(realpath(path.c_str(), nullptr), &free);
-  if (!p) return false;
-  *out = p.get();
+  std::error_code ec;
+  const fs::path real = fs::canonical(path, ec);
+  if (ec) return false;
+  *out = real.string();
   return true;
+}
+
+bool IsFolder(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(fs::status(path, ec));
+}
+
+bool IsRegularFile(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::status(path, ec));
+}
+
+// Whether something (a symlink too, dangling or not) is at `path`.
+bool Exists(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  return !ec && fs::exists(st);
 }
 
 bool Inside(const std::string& path, const std::string& root) {
@@ -40,8 +61,7 @@ bool CanonicalRoots(const std::vector<std::string>& roots, std::vector<std::stri
   canonical->clear();
   for (const std::string& root : roots) {
     std::string real;
-    struct stat st {};
-    if (!RealPath(root, &real) || stat(real.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (!RealPath(root, &real) || !IsFolder(real)) {
       *error = "--model-root \"" + root + "\" is not an existing folder; create it or fix the path";
       return false;
     }
@@ -81,8 +101,7 @@ bool ResolveModelPath(const std::string& requested, const std::vector<std::strin
       found_outside = true;
       continue;
     }
-    struct stat st {};
-    if (stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (!IsRegularFile(real)) {
       *error = "\"model\" \"" + requested + "\" is not a regular file";
       return false;
     }
@@ -139,14 +158,13 @@ bool ResolveWritablePath(const std::string& requested, const std::vector<std::st
     return false;
   }
   const std::string candidate = (folder == "/" ? "" : folder) + "/" + name;
-  struct stat st {};
-  if (lstat(candidate.c_str(), &st) == 0) {
+  if (Exists(candidate)) {
     std::string real;
     if (!RealPath(candidate, &real) || !inside_a_root(real)) {
       *error = "\"" + requested + "\" resolves outside every model root and the data dir (symlinks included)";
       return false;
     }
-    if (stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (!IsRegularFile(real)) {
       *error = "\"" + requested + "\" exists and is not a regular file";
       return false;
     }

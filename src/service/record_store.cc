@@ -1,11 +1,10 @@
 #include "service/record_store.h"
 
 #include <sqlite3.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+
+#include "platform/file_access.h"
 
 namespace trtwatch::service {
 
@@ -43,8 +42,9 @@ std::string Placeholders(size_t n) {
 }  // namespace
 
 std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error, const char* vfs) {
-  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    *error = "cannot create --data-dir \"" + dir + "\": " + std::strerror(errno);
+  std::string why;
+  if (!MakePrivateFolder(dir, &why)) {
+    *error = "cannot create --data-dir \"" + dir + "\": " + why;
     return nullptr;
   }
   const std::string path = dir + "/trtwatch.db";

@@ -4,9 +4,6 @@
 
 #include "service/server.h"
 
-#include <signal.h>
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -15,6 +12,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +24,7 @@
 #include "mcp/http_endpoint.h"
 #include "mcp/manager_builds.h"
 #include "mcp/tools.h"
+#include "platform/process_limits.h"
 #include "service/build_manager.h"
 #include "service/http_api.h"
 #include "service/http_request.h"
@@ -74,16 +73,7 @@ bool ParseListen(const std::string& listen, asio::ip::address* address, unsigned
 // Raises the descriptor limit to its hard maximum and caps connections below it,
 // keeping a reserve for the builds' pipes, the store and the accept back-off.
 ConnectionCaps ConnectionLimitsFor(const ServerOptions& options) {
-  struct rlimit limit {};
-  int64_t available = 1024;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
-    if (limit.rlim_cur < limit.rlim_max) {
-      rlimit raised = limit;
-      raised.rlim_cur = limit.rlim_max;
-      if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-    }
-    available = limit.rlim_cur == RLIM_INFINITY ? INT32_MAX : static_cast<int64_t>(limit.rlim_cur);
-  }
+  const int64_t available = RaiseOpenFileLimit();
   const int64_t reserve = 64 + 8 * static_cast<int64_t>(options.max_concurrent);
   const int64_t fit = std::max<int64_t>(16, available - reserve);
   ConnectionCaps l;
@@ -174,7 +164,7 @@ int RunServer(const ServerOptions& options) {
   std::vector<std::string> roots_of_data;  // the data dir, canonical
   if (!CanonicalRoots({options.data_dir}, &roots_of_data, &error)) return Usage(error);
 
-  signal(SIGPIPE, SIG_IGN);
+  IgnoreBrokenPipe();
   asio::io_context io(1);  // the manager's thread: builds, store, HTTP requests
   tcp::acceptor acceptor(io);
   boost::system::error_code ec;

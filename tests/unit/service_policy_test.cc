@@ -72,6 +72,82 @@ TEST_F(ModelPathTest, ARootPrefixIsNotARoot) {
   EXPECT_FALSE(Resolve((base_ / "root2" / "m.onnx").string(), &error));
 }
 
+TEST_F(ModelPathTest, RootsAreCanonicalAndMustBeExistingFolders) {
+  fs::create_symlink(base_ / "root", base_ / "rootlink");
+  std::vector<std::string> roots;
+  std::string error;
+  ASSERT_TRUE(CanonicalRoots({(base_ / "rootlink").string(), (base_ / "root" / "sub" / "..").string() + "/"}, &roots,
+                             &error))
+      << error;
+  const std::string real_root = fs::canonical(base_ / "root").string();
+  EXPECT_EQ(roots, (std::vector<std::string>{real_root, real_root}));
+
+  // A relative root is made absolute against the working folder.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(base_);
+  const bool relative_ok = CanonicalRoots({"root/sub"}, &roots, &error);
+  fs::current_path(cwd);
+  ASSERT_TRUE(relative_ok) << error;
+  EXPECT_EQ(roots, std::vector<std::string>{real_root + "/sub"});
+
+  for (const std::string& bad : {(base_ / "missing").string(), (base_ / "root" / "sub" / "net.onnx").string(),
+                                 (base_ / "root" / "sub" / "net.onnx" / "").string(), std::string()}) {
+    error.clear();
+    EXPECT_FALSE(CanonicalRoots({(base_ / "root").string(), bad}, &roots, &error)) << bad;
+    EXPECT_EQ(error, "--model-root \"" + bad + "\" is not an existing folder; create it or fix the path");
+  }
+  fs::create_symlink(base_ / "gone", base_ / "dangling");
+  EXPECT_FALSE(CanonicalRoots({(base_ / "dangling").string()}, &roots, &error));
+}
+
+TEST_F(ModelPathTest, ModelsAreResolvedThroughSymlinkedFolders) {
+  fs::create_symlink(base_ / "root" / "sub", base_ / "root" / "sublink");
+  std::string resolved, error;
+  ASSERT_TRUE(ResolveModelPath("sublink/./net.onnx", roots_, &resolved, &error)) << error;
+  EXPECT_EQ(resolved, fs::canonical(base_ / "root" / "sub" / "net.onnx").string());
+  EXPECT_FALSE(ResolveModelPath("sub/net.onnx/", roots_, &resolved, &error)) << "a file is no folder";
+  EXPECT_NE(error.find("not found"), std::string::npos) << error;
+}
+
+class WritablePathTest : public ModelPathTest {
+ protected:
+  bool Writable(const std::string& p, std::string* resolved, std::string* error,
+                const std::string& default_dir = "") {
+    return ResolveWritablePath(p, roots_, default_dir, resolved, error);
+  }
+};
+
+TEST_F(WritablePathTest, NewAndExistingFilesInsideARootAreAccepted) {
+  const std::string root = roots_.front();
+  std::string resolved, error;
+  ASSERT_TRUE(Writable(root + "/sub/cache.bin", &resolved, &error)) << error;
+  EXPECT_EQ(resolved, root + "/sub/cache.bin");
+  ASSERT_TRUE(Writable(root + "/sub/net.onnx", &resolved, &error)) << error;
+  EXPECT_EQ(resolved, root + "/sub/net.onnx");
+  ASSERT_TRUE(Writable("cache.bin", &resolved, &error, root + "/sub")) << error;
+  EXPECT_EQ(resolved, root + "/sub/cache.bin");
+  ASSERT_TRUE(Writable("inner.onnx", &resolved, &error, root)) << "a symlink staying inside: " << error;
+  EXPECT_EQ(resolved, root + "/inner.onnx");
+}
+
+TEST_F(WritablePathTest, EscapesFoldersAndMissingFoldersAreRefused) {
+  const std::string root = roots_.front();
+  std::string resolved, error;
+  EXPECT_FALSE(Writable(root + "/link.onnx", &resolved, &error));
+  EXPECT_NE(error.find("resolves outside every model root"), std::string::npos) << error;
+  fs::create_symlink(base_ / "outside" / "not-yet", base_ / "root" / "dangling.bin");
+  EXPECT_FALSE(Writable(root + "/dangling.bin", &resolved, &error)) << "a dangling symlink is not a new file";
+  EXPECT_NE(error.find("resolves outside every model root"), std::string::npos) << error;
+  EXPECT_FALSE(Writable(root + "/sub", &resolved, &error));
+  EXPECT_NE(error.find("exists and is not a regular file"), std::string::npos) << error;
+  EXPECT_FALSE(Writable(root + "/nowhere/cache.bin", &resolved, &error));
+  EXPECT_NE(error.find("does not exist"), std::string::npos) << error;
+  EXPECT_FALSE(Writable((base_ / "outside" / "cache.bin").string(), &resolved, &error));
+  EXPECT_NE(error.find("outside every model root"), std::string::npos) << error;
+  EXPECT_FALSE(Writable("cache.bin", &resolved, &error));
+  EXPECT_NE(error.find("absolute path"), std::string::npos) << error;
+}
+
 TEST(ModelPathNoRootTest, RealBuildsNeedARoot) {
   std::string resolved, error;
   EXPECT_FALSE(ResolveModelPath("/etc/hosts", {}, &resolved, &error));

@@ -90,6 +90,20 @@ TEST_F(RecordStoreTest, RefusesAFileThatIsNotADatabase) {
   EXPECT_NE(error.find("--data-dir"), std::string::npos) << error;
 }
 
+TEST_F(RecordStoreTest, CreatesAPrivateDataDirOrSaysWhyNot) {
+  std::string error;
+  const std::string data = dir_ + "/data";
+  ASSERT_TRUE(RecordStore::Open(data, &error)) << error;
+  EXPECT_EQ(std::filesystem::status(data).permissions(), std::filesystem::perms::owner_all);
+  EXPECT_TRUE(RecordStore::Open(data, &error)) << "an existing data dir is reused: " << error;
+
+  EXPECT_FALSE(RecordStore::Open(dir_ + "/missing/data", &error));
+  EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/missing/data\": No such file or directory");
+  std::ofstream(dir_ + "/file") << "x";
+  EXPECT_FALSE(RecordStore::Open(dir_ + "/file", &error));
+  EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/file\": File exists");
+}
+
 TEST_F(RecordStoreTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {
   auto store = Open();
   std::filesystem::create_directories(dir_ + "/engines");

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,6 +21,7 @@
 #include "platform/atomic_file.h"
 #include "platform/file_access.h"
 #include "platform/nvml.h"
+#include "platform/process_limits.h"
 #include "platform/shared_library.h"
 #include "platform/signal_watch.h"
 #include "platform/terminal.h"
@@ -139,6 +142,16 @@ TEST_F(FileAccessWin32Test, KindsAndAccess) {
   EXPECT_TRUE(CanAccess(Utf8(dir_), Access::kWrite, &error)) << error;
   EXPECT_FALSE(CanAccess(Utf8(dir_ / "missing"), Access::kWrite, &error));
   EXPECT_FALSE(error.empty());
+}
+
+TEST(ProcessLimitsWin32Test, TheStreamLimitIsRaisedAndReported) {
+  const int before = _getmaxstdio();
+  const int64_t limit = RaiseOpenFileLimit();
+  EXPECT_EQ(limit, _getmaxstdio());
+  EXPECT_GE(limit, before);
+  EXPECT_GE(limit, 2048);
+  EXPECT_EQ(RaiseOpenFileLimit(), limit);
+  IgnoreBrokenPipe();  // nothing to do on Windows, and nothing breaks
 }
 
 TEST(SharedLibraryWin32Test, NamesFollowNvidiasWindowsFiles) {
