@@ -1,10 +1,14 @@
 // The service's Prometheus metrics and their text exposition format.
 //
 // No label ever carries a build id (unbounded cardinality); status labels take the
-// eight record states only. Threading: owned by the service's event loop thread and
-// not synchronised; Render() runs on that thread too.
+// eight record states only, and `phase` labels take phase-name families (digits folded,
+// service/phase_family.h), at most kMaxPhaseFamilies of them plus "other".
+//
+// Threading: owned by the service's event loop thread and not synchronised; Render()
+// runs on that thread too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,8 +21,9 @@ class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);
   void Observe(double value);
-  // Appends the _bucket/_sum/_count lines of `name`.
-  void Render(std::string_view name, std::string* out) const;
+  // Appends the _bucket/_sum/_count lines of `name`. `labels` (already escaped, e.g.
+  // `phase="Timing"`, or empty) go before `le` on every line.
+  void Render(std::string_view name, std::string_view labels, std::string* out) const;
 
  private:
   std::vector<double> bounds_;    // upper bounds, increasing; +Inf implied
@@ -27,12 +32,20 @@ class Histogram {
   uint64_t count_ = 0;
 };
 
+// `value` escaped as a label value of the Prometheus text format: backslash, double
+// quote and line feed become \\, \" and \n.
+std::string EscapeLabelValue(std::string_view value);
+
 class Metrics {
  public:
+  // Distinct `phase` label values kept; phases of any further family count as "other".
+  static constexpr size_t kMaxPhaseFamilies = 100;
+
   Metrics();
 
   void BuildFinished(std::string_view status, double seconds);  // final states only
-  void PhaseFinished(double seconds);
+  // A phase of this name finished after `seconds`; counted under the name's family.
+  void PhaseFinished(std::string_view phase, double seconds);
   void SseClientOpened() { ++sse_clients_; }
   void SseClientClosed() { --sse_clients_; }
   void SseEventsDropped(uint64_t n) { sse_dropped_ += n; }
@@ -47,7 +60,8 @@ class Metrics {
  private:
   std::map<std::string, uint64_t, std::less<>> finished_;  // final status -> count
   Histogram build_seconds_;
-  Histogram phase_seconds_;
+  // Phase family -> its durations; at most kMaxPhaseFamilies entries plus "other".
+  std::map<std::string, Histogram, std::less<>> phase_seconds_;
   int64_t sse_clients_ = 0;
   uint64_t sse_dropped_ = 0;
   uint64_t sse_cut_off_ = 0;
