@@ -75,6 +75,7 @@ Metrics::Metrics()
       build_seconds_({1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400}) {}
 
 void Metrics::BuildFinished(std::string_view status, double seconds) {
+  MutexLock lock(&mu_);
   auto it = finished_.find(status);
   if (it == finished_.end()) it = finished_.emplace(std::string(status), 0).first;
   ++it->second;
@@ -82,7 +83,8 @@ void Metrics::BuildFinished(std::string_view status, double seconds) {
 }
 
 void Metrics::PhaseFinished(std::string_view phase, double seconds) {
-  const std::string family = PhaseFamily(phase);
+  const std::string family = PhaseFamily(phase);  // outside the lock: it allocates
+  MutexLock lock(&mu_);
   auto it = phase_seconds_.find(family);
   if (it == phase_seconds_.end()) {
     // Past the cap every new family shares one series ("other" itself may be past it).
@@ -92,8 +94,44 @@ void Metrics::PhaseFinished(std::string_view phase, double seconds) {
   it->second.Observe(seconds);
 }
 
+void Metrics::SseClientOpened() {
+  MutexLock lock(&mu_);
+  ++sse_clients_;
+}
+
+void Metrics::SseClientClosed() {
+  MutexLock lock(&mu_);
+  --sse_clients_;
+}
+
+void Metrics::SseEventsDropped(uint64_t n) {
+  MutexLock lock(&mu_);
+  sse_dropped_ += n;
+}
+
+void Metrics::SseClientCutOff() {
+  MutexLock lock(&mu_);
+  ++sse_cut_off_;
+}
+
+void Metrics::Request(int status) {
+  MutexLock lock(&mu_);
+  ++requests_[status];
+}
+
+void Metrics::AcceptFailed() {
+  MutexLock lock(&mu_);
+  ++accept_failures_;
+}
+
+void Metrics::ConnectionRefused() {
+  MutexLock lock(&mu_);
+  ++refused_;
+}
+
 std::string Metrics::Render(int64_t running, int64_t queued) const {
   std::string out;
+  MutexLock lock(&mu_);  // held throughout: one consistent snapshot
   Header(&out, "trtwatch_builds_finished_total", "counter", "Builds that reached a final state, by that state.");
   for (const auto& [status, n] : finished_) {
     out.append("trtwatch_builds_finished_total{status=\"").append(EscapeLabelValue(status)).append("\"} ");

@@ -4,8 +4,9 @@
 // eight record states only, and `phase` labels take phase-name families (digits folded,
 // service/phase_family.h), at most kMaxPhaseFamilies of them plus "other".
 //
-// Threading: owned by the service's event loop thread and not synchronised; Render()
-// runs on that thread too.
+// Threading: every member may be called from any thread. One mutex guards all the
+// values, so Render() formats a consistent snapshot (no counter moves while it is
+// written out); the updates under it are a few increments each.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +16,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/mutex.h"
+
 namespace trtwatch::service {
 
+// Not synchronised: its owner guards it.
 class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);
@@ -43,31 +47,33 @@ class Metrics {
 
   Metrics();
 
-  void BuildFinished(std::string_view status, double seconds);  // final states only
+  void BuildFinished(std::string_view status, double seconds) EXCLUDES(mu_);  // final states only
   // A phase of this name finished after `seconds`; counted under the name's family.
-  void PhaseFinished(std::string_view phase, double seconds);
-  void SseClientOpened() { ++sse_clients_; }
-  void SseClientClosed() { --sse_clients_; }
-  void SseEventsDropped(uint64_t n) { sse_dropped_ += n; }
-  void SseClientCutOff() { ++sse_cut_off_; }
-  void Request(int status) { ++requests_[status]; }
-  void AcceptFailed() { ++accept_failures_; }     // accept() failed (out of descriptors)
-  void ConnectionRefused() { ++refused_; }        // over --max-connections: 503
+  void PhaseFinished(std::string_view phase, double seconds) EXCLUDES(mu_);
+  void SseClientOpened() EXCLUDES(mu_);
+  void SseClientClosed() EXCLUDES(mu_);
+  void SseEventsDropped(uint64_t n) EXCLUDES(mu_);
+  void SseClientCutOff() EXCLUDES(mu_);
+  void Request(int status) EXCLUDES(mu_);
+  void AcceptFailed() EXCLUDES(mu_);       // accept() failed (out of descriptors)
+  void ConnectionRefused() EXCLUDES(mu_);  // over --max-connections: 503
 
   // The exposition text; `running` and `queued` are the gauges' current values.
-  std::string Render(int64_t running, int64_t queued) const;
+  std::string Render(int64_t running, int64_t queued) const EXCLUDES(mu_);
 
  private:
-  std::map<std::string, uint64_t, std::less<>> finished_;  // final status -> count
-  Histogram build_seconds_;
+  mutable Mutex mu_;
+  // Protected by mu_:
+  std::map<std::string, uint64_t, std::less<>> finished_ GUARDED_BY(mu_);  // final status -> count
+  Histogram build_seconds_ GUARDED_BY(mu_);
   // Phase family -> its durations; at most kMaxPhaseFamilies entries plus "other".
-  std::map<std::string, Histogram, std::less<>> phase_seconds_;
-  int64_t sse_clients_ = 0;
-  uint64_t sse_dropped_ = 0;
-  uint64_t sse_cut_off_ = 0;
-  std::map<int, uint64_t> requests_;  // HTTP status -> count
-  uint64_t accept_failures_ = 0;
-  uint64_t refused_ = 0;
+  std::map<std::string, Histogram, std::less<>> phase_seconds_ GUARDED_BY(mu_);
+  int64_t sse_clients_ GUARDED_BY(mu_) = 0;
+  uint64_t sse_dropped_ GUARDED_BY(mu_) = 0;
+  uint64_t sse_cut_off_ GUARDED_BY(mu_) = 0;
+  std::map<int, uint64_t> requests_ GUARDED_BY(mu_);  // HTTP status -> count
+  uint64_t accept_failures_ GUARDED_BY(mu_) = 0;
+  uint64_t refused_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace trtwatch::service

@@ -1,11 +1,12 @@
 // The service's metrics (service/metrics.h): the Prometheus text, the `phase` label's
-// bounded values and their escaping.
+// bounded values and their escaping, and counters updated from many threads.
 #include "service/metrics.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace trtwatch::service {
@@ -99,6 +100,41 @@ TEST(MetricsTest, PhaseLabelValuesAreEscapedAndValidUtf8) {
   EXPECT_TRUE(HasLine(text, "trtwatch_phase_duration_seconds_count{phase=\"Évaluation \xEF\xBF\xBD\"} 1"));
   EXPECT_EQ(EscapeLabelValue("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
   EXPECT_EQ(EscapeLabelValue("plain"), "plain");
+}
+
+TEST(MetricsTest, CountersFromManyThreadsAddUp) {
+  Metrics m;
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 2000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&m, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        m.SseClientOpened();
+        m.SseEventsDropped(2);
+        m.Request(i % 2 == 0 ? 200 : 404);
+        m.AcceptFailed();
+        m.ConnectionRefused();
+        m.SseClientCutOff();
+        m.PhaseFinished("Tactic " + std::to_string(i), 0.25);
+        if (t == 0 && i % 100 == 0) m.BuildFinished("succeeded", 1);
+        m.SseClientClosed();
+        if (i % 500 == 0) (void)m.Render(0, 0);  // a scrape in the middle of it all
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const std::string text = m.Render(0, 0);
+  const std::string total = std::to_string(kThreads * kRounds);
+  EXPECT_TRUE(HasLine(text, "trtwatch_sse_clients 0"));
+  EXPECT_TRUE(HasLine(text, "trtwatch_sse_events_dropped_total " + std::to_string(2 * kThreads * kRounds)));
+  EXPECT_TRUE(HasLine(text, "trtwatch_sse_clients_cut_off_total " + total));
+  EXPECT_TRUE(HasLine(text, "trtwatch_accept_failures_total " + total));
+  EXPECT_TRUE(HasLine(text, "trtwatch_connections_refused_total " + total));
+  EXPECT_TRUE(HasLine(text, "trtwatch_http_responses_total{code=\"200\"} " + std::to_string(kThreads * kRounds / 2)));
+  EXPECT_TRUE(HasLine(text, "trtwatch_http_responses_total{code=\"404\"} " + std::to_string(kThreads * kRounds / 2)));
+  EXPECT_TRUE(HasLine(text, "trtwatch_phase_duration_seconds_count{phase=\"Tactic N\"} " + total));
+  EXPECT_TRUE(HasLine(text, "trtwatch_builds_finished_total{status=\"succeeded\"} " + std::to_string(kRounds / 100)));
 }
 
 }  // namespace
