@@ -33,11 +33,17 @@ bool ParseCancelReason(std::string_view name, CancelReason* reason);
 using Facts = std::vector<std::pair<std::string, std::string>>;
 
 // Time spent in every phase of one name, over all its instances.
+//
+// `seconds` is the total: an instance's time includes its children's. `self_seconds` is
+// the time no child covered: per instance, its elapsed time less the union of its direct
+// children's intervals (phases started with it as their parent, on any thread), so
+// children running side by side are not taken out twice and self time is never negative.
 struct PhaseSummary {
   std::string phase;
   int64_t count = 0;
   int64_t early = 0;  // instances finished before their last step
   double seconds = 0;
+  double self_seconds = 0;  // `seconds` less the time covered by direct children
 };
 
 // Callback sequences TensorRT's contract rules out. Counted, never fatal.

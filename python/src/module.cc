@@ -87,10 +87,12 @@ PYBIND11_MODULE(_trtwatch, m) {
       .def_readonly("phase", &PhaseSummary::phase)
       .def_readonly("count", &PhaseSummary::count)
       .def_readonly("early", &PhaseSummary::early, "instances finished before their last step")
-      .def_readonly("seconds", &PhaseSummary::seconds)
+      .def_readonly("seconds", &PhaseSummary::seconds, "total time, child phases included")
+      .def_readonly("self_seconds", &PhaseSummary::self_seconds, "total less the time covered by direct child phases")
       .def("__repr__", [](const PhaseSummary& p) {
         return "PhaseSummary(phase=" + py::repr(py::str(p.phase)).cast<std::string>() +
-               ", count=" + std::to_string(p.count) + ", seconds=" + std::to_string(p.seconds) + ")";
+               ", count=" + std::to_string(p.count) + ", seconds=" + std::to_string(p.seconds) +
+               ", self_seconds=" + std::to_string(p.self_seconds) + ")";
       });
 
   py::class_<BuildResult>(m, "BuildResult", "How a build ended (see trtwatch.Result).")

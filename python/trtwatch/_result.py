@@ -16,12 +16,17 @@ class CancelLatency:
 
 @dataclass(frozen=True)
 class PhaseTime:
-    """Time spent in every instance of one phase name."""
+    """Time spent in every instance of one phase name.
+
+    ``seconds`` includes the phases started inside it; ``self_seconds`` leaves out
+    the time its direct child phases covered (children side by side count once).
+    """
 
     phase: str
     count: int
     early: int  #: instances finished before their last step (cancelled)
-    seconds: float
+    seconds: float  #: total, child phases included
+    self_seconds: float  #: ``seconds`` less the time covered by direct child phases
 
 
 @dataclass(frozen=True)
@@ -63,9 +68,9 @@ class Result:
         return self.status == "failed"
 
     def summary(self) -> str:
-        """One line per phase, most time first, after a status line."""
+        """One line per phase, most time first (total, then self time), after a status line."""
         lines = [f"{self.status} in {self.elapsed:.2f}s" + (f": {self.error}" if self.error else "")]
-        lines += [f"  {p.seconds:9.3f}s  {p.phase} (x{p.count})" for p in self.phases]
+        lines += [f"  {p.seconds:9.3f}s  {p.self_seconds:9.3f}s self  {p.phase} (x{p.count})" for p in self.phases]
         return "\n".join(lines)
 
     @classmethod
@@ -79,7 +84,7 @@ class Result:
             elapsed=native.elapsed,
             cancel_reason=native.cancel_reason,
             cancel_latency=latency,
-            phases=[PhaseTime(p.phase, p.count, p.early, p.seconds) for p in native.phases],
+            phases=[PhaseTime(p.phase, p.count, p.early, p.seconds, p.self_seconds) for p in native.phases],
             exit_code=native.exit_code,
             build_id=build_id,
             anomalies=dict(native.anomalies),

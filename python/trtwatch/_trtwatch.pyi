@@ -11,6 +11,7 @@ class PhaseSummary:
     count: int
     early: int
     seconds: float
+    self_seconds: float
 
 class BuildResult:
     status: str

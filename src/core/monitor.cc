@@ -96,9 +96,11 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
     }
     if (nbSteps <= 0) ++anomalies_.bad_step_count;
     int64_t parent = kNoPhase;
+    PhaseState* parent_state = nullptr;
     if (parentPhase != nullptr) {
       if (PhaseState* p = FindActive(parentPhase)) {
         parent = p->id;
+        parent_state = p;
       } else {
         ++anomalies_.unknown_parent;
       }
@@ -127,6 +129,8 @@ void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t
     phase.thread = std::this_thread::get_id();
     phase.bucket = BucketOf(phaseName);
     phase.summary = &summary;
+    phase.parent_state = parent_state;
+    if (parent_state != nullptr && parent_state->active_children++ == 0) parent_state->children_since_ns = now;
     if (PhaseState* same = FindActive(phaseName)) {
       same->name_shared = true;
       phase.name_shared = true;
@@ -237,11 +241,21 @@ void Monitor::FinishPhase(size_t index, int64_t now_ns) {
     step.total = phase.total;
     Push(std::move(step), /*wake=*/false);
   }
-  const double elapsed = NsToSeconds(now_ns - phase.start_ns);
+  const int64_t elapsed_ns = now_ns - phase.start_ns;
+  const double elapsed = NsToSeconds(elapsed_ns);
   const bool early = completed < phase.total;
   phase.summary->count += 1;
   phase.summary->early += early ? 1 : 0;
   phase.summary->seconds += elapsed;
+  // Self time: this instance less the union of its direct children's intervals, so
+  // children side by side on several threads are not taken out twice. A child still
+  // active (a parent finished first) covers the parent up to now.
+  const int64_t covered =
+      phase.children_ns + (phase.active_children > 0 ? now_ns - phase.children_since_ns : 0);
+  phase.summary->self_seconds += NsToSeconds(std::max<int64_t>(elapsed_ns - covered, 0));
+  if (PhaseState* parent = phase.parent_state; parent != nullptr && --parent->active_children == 0) {
+    parent->children_ns += now_ns - parent->children_since_ns;  // (no effect once the parent finished)
+  }
 
   e.type = EventType::kPhaseFinish;
   e.t = SecondsAt(now_ns);

@@ -99,8 +99,14 @@ class Monitor {
     std::thread::id thread;  // the thread that started it
     uint32_t bucket = 0;     // versions_ slot of its name
     PhaseSummary* summary = nullptr;
+    PhaseState* parent_state = nullptr;  // the instance `parent` names; null at the root
     // Protected by mu_ (not annotated: a member of a struct held by pointer):
     bool name_shared = false;  // another phase of this name was active alongside it
+    // Time covered by its direct children (the union of their intervals, for its self
+    // time): while active_children > 0 the cover runs from children_since_ns on.
+    int32_t active_children = 0;
+    int64_t children_since_ns = 0;
+    int64_t children_ns = 0;  // covered time up to the last moment no child was active
     // Atomic, written by every stepComplete of this phase: bits 0-31 hold last_step + 1,
     // kDirty says a step newer than the last one delivered is waiting, kFinished says
     // the phase is over (set under mu_; a step that sees it goes to the locked path).

@@ -131,7 +131,8 @@ std::string EventToJson(const Event& e) {
         phases.push_back({{"phase", p.phase},
                           {"count", p.count},
                           {"early", p.early},
-                          {"seconds", Seconds(p.seconds)}});
+                          {"seconds", Seconds(p.seconds)},
+                          {"self", Seconds(p.self_seconds)}});
       }
       j["phases"] = phases;
       j["anomalies"] = AnomaliesToJson(e.anomalies);
@@ -227,8 +228,12 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
           e.cancel_latency = latency;
         }
         for (const json& p : j.value("phases", json::array())) {
-          e.phases.push_back(PhaseSummary{p.at("phase").get<std::string>(), Integer<int64_t>(p.at("count"), "count"),
-                                          OptionalInteger<int64_t>(p, "early"), p.at("seconds").get<double>()});
+          PhaseSummary summary{p.at("phase").get<std::string>(), Integer<int64_t>(p.at("count"), "count"),
+                               OptionalInteger<int64_t>(p, "early"), p.at("seconds").get<double>()};
+          // "self" came later: a document without it says nothing of the children, so
+          // all of the time counts as the phase's own.
+          summary.self_seconds = p.contains("self") ? p["self"].get<double>() : summary.seconds;
+          e.phases.push_back(std::move(summary));
         }
         if (j.contains("anomalies")) e.anomalies = AnomaliesFromJson(j["anomalies"]);
         e.dropped = OptionalInteger<uint64_t>(j, "dropped");

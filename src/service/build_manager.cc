@@ -526,7 +526,7 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     json_line = EventToJson(event);
   }
   b.tree.Apply(event);
-  if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.elapsed);
+  if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.phase, event.elapsed);
   if (event.type == EventType::kBuildFinish) {
     b.saw_finish = true;
     b.finish = event;

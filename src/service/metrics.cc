@@ -1,14 +1,22 @@
 #include "service/metrics.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "service/phase_family.h"
 
 namespace trtwatch::service {
 
 namespace {
 
+// The shortest of %.15g..%.17g that reads back as `v`: "0.1", not "0.10000000000000001".
 std::string Number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   return buf;
 }
 
@@ -17,7 +25,25 @@ void Header(std::string* out, std::string_view name, std::string_view type, std:
   out->append("# TYPE ").append(name).append(" ").append(type).append("\n");
 }
 
+std::vector<double> PhaseBounds() { return {0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600}; }
+
+constexpr std::string_view kOtherPhases = "other";
+
 }  // namespace
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
 
@@ -29,37 +55,86 @@ void Histogram::Observe(double value) {
   ++count_;
 }
 
-void Histogram::Render(std::string_view name, std::string* out) const {
+void Histogram::Render(std::string_view name, std::string_view labels, std::string* out) const {
+  const std::string prefix = labels.empty() ? std::string() : std::string(labels) + ",";
+  const std::string own = labels.empty() ? std::string() : "{" + std::string(labels) + "}";
   uint64_t cumulative = 0;
   for (size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += counts_[i];
-    out->append(name).append("_bucket{le=\"").append(Number(bounds_[i])).append("\"} ");
+    out->append(name).append("_bucket{").append(prefix).append("le=\"").append(Number(bounds_[i])).append("\"} ");
     out->append(std::to_string(cumulative)).append("\n");
   }
-  out->append(name).append("_bucket{le=\"+Inf\"} ").append(std::to_string(count_)).append("\n");
-  out->append(name).append("_sum ").append(Number(sum_)).append("\n");
-  out->append(name).append("_count ").append(std::to_string(count_)).append("\n");
+  out->append(name).append("_bucket{").append(prefix).append("le=\"+Inf\"} ").append(std::to_string(count_));
+  out->append("\n");
+  out->append(name).append("_sum").append(own).append(" ").append(Number(sum_)).append("\n");
+  out->append(name).append("_count").append(own).append(" ").append(std::to_string(count_)).append("\n");
 }
 
 Metrics::Metrics()
     : finished_{{"succeeded", 0}, {"failed", 0}, {"cancelled", 0}, {"timed_out", 0}, {"interrupted", 0}},
-      build_seconds_({1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400}),
-      phase_seconds_({0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600}) {}
+      build_seconds_({1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 14400}) {}
 
 void Metrics::BuildFinished(std::string_view status, double seconds) {
+  MutexLock lock(&mu_);
   auto it = finished_.find(status);
   if (it == finished_.end()) it = finished_.emplace(std::string(status), 0).first;
   ++it->second;
   build_seconds_.Observe(seconds);
 }
 
-void Metrics::PhaseFinished(double seconds) { phase_seconds_.Observe(seconds); }
+void Metrics::PhaseFinished(std::string_view phase, double seconds) {
+  const std::string family = PhaseFamily(phase);  // outside the lock: it allocates
+  MutexLock lock(&mu_);
+  auto it = phase_seconds_.find(family);
+  if (it == phase_seconds_.end()) {
+    // Past the cap every new family shares one series ("other" itself may be past it).
+    const std::string_view key = phase_seconds_.size() < kMaxPhaseFamilies ? std::string_view(family) : kOtherPhases;
+    it = phase_seconds_.try_emplace(std::string(key), PhaseBounds()).first;
+  }
+  it->second.Observe(seconds);
+}
+
+void Metrics::SseClientOpened() {
+  MutexLock lock(&mu_);
+  ++sse_clients_;
+}
+
+void Metrics::SseClientClosed() {
+  MutexLock lock(&mu_);
+  --sse_clients_;
+}
+
+void Metrics::SseEventsDropped(uint64_t n) {
+  MutexLock lock(&mu_);
+  sse_dropped_ += n;
+}
+
+void Metrics::SseClientCutOff() {
+  MutexLock lock(&mu_);
+  ++sse_cut_off_;
+}
+
+void Metrics::Request(int status) {
+  MutexLock lock(&mu_);
+  ++requests_[status];
+}
+
+void Metrics::AcceptFailed() {
+  MutexLock lock(&mu_);
+  ++accept_failures_;
+}
+
+void Metrics::ConnectionRefused() {
+  MutexLock lock(&mu_);
+  ++refused_;
+}
 
 std::string Metrics::Render(int64_t running, int64_t queued) const {
   std::string out;
+  MutexLock lock(&mu_);  // held throughout: one consistent snapshot
   Header(&out, "trtwatch_builds_finished_total", "counter", "Builds that reached a final state, by that state.");
   for (const auto& [status, n] : finished_) {
-    out.append("trtwatch_builds_finished_total{status=\"").append(status).append("\"} ");
+    out.append("trtwatch_builds_finished_total{status=\"").append(EscapeLabelValue(status)).append("\"} ");
     out.append(std::to_string(n)).append("\n");
   }
   Header(&out, "trtwatch_builds_running", "gauge", "Builds whose worker process is running (cancelling included).");
@@ -67,9 +142,13 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
   Header(&out, "trtwatch_builds_queued", "gauge", "Builds waiting for a free worker slot.");
   out.append("trtwatch_builds_queued ").append(std::to_string(queued)).append("\n");
   Header(&out, "trtwatch_build_duration_seconds", "histogram", "Wall time of finished builds, start to end.");
-  build_seconds_.Render("trtwatch_build_duration_seconds", &out);
-  Header(&out, "trtwatch_phase_duration_seconds", "histogram", "Elapsed time of finished build phases.");
-  phase_seconds_.Render("trtwatch_phase_duration_seconds", &out);
+  build_seconds_.Render("trtwatch_build_duration_seconds", "", &out);
+  Header(&out, "trtwatch_phase_duration_seconds", "histogram",
+         "Elapsed time of finished build phases, by phase name with digits folded to N (at most " +
+             std::to_string(kMaxPhaseFamilies) + " names; phases of any other are counted as \"other\").");
+  for (const auto& [family, histogram] : phase_seconds_) {
+    histogram.Render("trtwatch_phase_duration_seconds", "phase=\"" + EscapeLabelValue(family) + "\"", &out);
+  }
   Header(&out, "trtwatch_sse_clients", "gauge", "Open Server-Sent Events streams.");
   out.append("trtwatch_sse_clients ").append(std::to_string(sse_clients_)).append("\n");
   Header(&out, "trtwatch_sse_events_dropped_total", "counter",

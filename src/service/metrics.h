@@ -1,24 +1,33 @@
 // The service's Prometheus metrics and their text exposition format.
 //
 // No label ever carries a build id (unbounded cardinality); status labels take the
-// eight record states only. Threading: owned by the service's event loop thread and
-// not synchronised; Render() runs on that thread too.
+// eight record states only, and `phase` labels take phase-name families (digits folded,
+// service/phase_family.h), at most kMaxPhaseFamilies of them plus "other".
+//
+// Threading: every member may be called from any thread. One mutex guards all the
+// values, so Render() formats a consistent snapshot (no counter moves while it is
+// written out); the updates under it are a few increments each.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/mutex.h"
+
 namespace trtwatch::service {
 
+// Not synchronised: its owner guards it.
 class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);
   void Observe(double value);
-  // Appends the _bucket/_sum/_count lines of `name`.
-  void Render(std::string_view name, std::string* out) const;
+  // Appends the _bucket/_sum/_count lines of `name`. `labels` (already escaped, e.g.
+  // `phase="Timing"`, or empty) go before `le` on every line.
+  void Render(std::string_view name, std::string_view labels, std::string* out) const;
 
  private:
   std::vector<double> bounds_;    // upper bounds, increasing; +Inf implied
@@ -27,33 +36,44 @@ class Histogram {
   uint64_t count_ = 0;
 };
 
+// `value` escaped as a label value of the Prometheus text format: backslash, double
+// quote and line feed become \\, \" and \n.
+std::string EscapeLabelValue(std::string_view value);
+
 class Metrics {
  public:
+  // Distinct `phase` label values kept; phases of any further family count as "other".
+  static constexpr size_t kMaxPhaseFamilies = 100;
+
   Metrics();
 
-  void BuildFinished(std::string_view status, double seconds);  // final states only
-  void PhaseFinished(double seconds);
-  void SseClientOpened() { ++sse_clients_; }
-  void SseClientClosed() { --sse_clients_; }
-  void SseEventsDropped(uint64_t n) { sse_dropped_ += n; }
-  void SseClientCutOff() { ++sse_cut_off_; }
-  void Request(int status) { ++requests_[status]; }
-  void AcceptFailed() { ++accept_failures_; }     // accept() failed (out of descriptors)
-  void ConnectionRefused() { ++refused_; }        // over --max-connections: 503
+  void BuildFinished(std::string_view status, double seconds) EXCLUDES(mu_);  // final states only
+  // A phase of this name finished after `seconds`; counted under the name's family.
+  void PhaseFinished(std::string_view phase, double seconds) EXCLUDES(mu_);
+  void SseClientOpened() EXCLUDES(mu_);
+  void SseClientClosed() EXCLUDES(mu_);
+  void SseEventsDropped(uint64_t n) EXCLUDES(mu_);
+  void SseClientCutOff() EXCLUDES(mu_);
+  void Request(int status) EXCLUDES(mu_);
+  void AcceptFailed() EXCLUDES(mu_);       // accept() failed (out of descriptors)
+  void ConnectionRefused() EXCLUDES(mu_);  // over --max-connections: 503
 
   // The exposition text; `running` and `queued` are the gauges' current values.
-  std::string Render(int64_t running, int64_t queued) const;
+  std::string Render(int64_t running, int64_t queued) const EXCLUDES(mu_);
 
  private:
-  std::map<std::string, uint64_t, std::less<>> finished_;  // final status -> count
-  Histogram build_seconds_;
-  Histogram phase_seconds_;
-  int64_t sse_clients_ = 0;
-  uint64_t sse_dropped_ = 0;
-  uint64_t sse_cut_off_ = 0;
-  std::map<int, uint64_t> requests_;  // HTTP status -> count
-  uint64_t accept_failures_ = 0;
-  uint64_t refused_ = 0;
+  mutable Mutex mu_;
+  // Protected by mu_:
+  std::map<std::string, uint64_t, std::less<>> finished_ GUARDED_BY(mu_);  // final status -> count
+  Histogram build_seconds_ GUARDED_BY(mu_);
+  // Phase family -> its durations; at most kMaxPhaseFamilies entries plus "other".
+  std::map<std::string, Histogram, std::less<>> phase_seconds_ GUARDED_BY(mu_);
+  int64_t sse_clients_ GUARDED_BY(mu_) = 0;
+  uint64_t sse_dropped_ GUARDED_BY(mu_) = 0;
+  uint64_t sse_cut_off_ GUARDED_BY(mu_) = 0;
+  std::map<int, uint64_t> requests_ GUARDED_BY(mu_);  // HTTP status -> count
+  uint64_t accept_failures_ GUARDED_BY(mu_) = 0;
+  uint64_t refused_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace trtwatch::service

@@ -15,13 +15,15 @@ std::vector<std::string> FormatSummary(const Event& e, const SummaryOptions& opt
   if (e.cancel_latency) lines.push_back(FormatCancelLatency(*e.cancel_latency));
 
   if (!e.phases.empty()) {
-    lines.push_back("phases by time (a phase's time includes its children):");
+    lines.push_back("phases by time (total includes child phases, self leaves them out):");
+    char line[96];
+    std::snprintf(line, sizeof line, "  %9s  %9s  %7s  %s", "total", "self", "count", "phase");
+    lines.push_back(line);
     const size_t shown = std::min(options.top_phases, e.phases.size());
     for (size_t i = 0; i < shown; ++i) {
       const PhaseSummary& p = e.phases[i];
-      char line[64];
-      std::snprintf(line, sizeof line, "  %9s  %6lldx  ", FormatDuration(p.seconds).c_str(),
-                    static_cast<long long>(p.count));
+      std::snprintf(line, sizeof line, "  %9s  %9s  %6lldx  ", FormatDuration(p.seconds).c_str(),
+                    FormatDuration(p.self_seconds).c_str(), static_cast<long long>(p.count));
       lines.push_back(line + p.phase + (p.early > 0 ? "  (" + std::to_string(p.early) + " stopped early)" : ""));
     }
     if (e.phases.size() > shown) {

@@ -1,5 +1,5 @@
 // The end-of-build summary: status, cancel latency, the phases that took the most
-// time, counts. Pure: lines of text from the build_finish event.
+// time (total and self time: the total less the phases' children), counts. Pure: lines of text from the build_finish event.
 #pragma once
 
 #include <string>

@@ -240,6 +240,7 @@ def test_metrics_and_openapi(server):
         assert name in text
     assert doc["id"] not in text
     assert 'trtwatch_builds_finished_total{status="succeeded"} 1' in text
+    assert 'trtwatch_phase_duration_seconds_count{phase="Building engine"} 1' in text
     status, api, _ = server.request("GET", "/openapi.json")
     assert status == 200 and api["openapi"].startswith("3.1")
     for path in ["/builds", "/builds/{id}", "/builds/{id}/cancel", "/builds/{id}/events", "/metrics",

@@ -50,6 +50,10 @@ def test_callbacks_from_several_native_threads_reach_every_consumer():
     assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
     assert config.progress_monitor is None, "the monitor is detached when the build is over"
     assert {p.phase for p in r.phases} >= {"Building engine"}
+    for p in r.phases:  # self time leaves the children out, never below zero
+        assert 0 <= p.self_seconds <= p.seconds + 1e-9, p
+    engine = next(p for p in r.phases if p.phase == "Building engine")
+    assert engine.self_seconds < engine.seconds, "the top phase's children took time"
 
 
 def test_cancel_from_another_python_thread_stops_within_a_step():

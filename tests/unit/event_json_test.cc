@@ -58,7 +58,7 @@ TEST(EventJsonTest, EveryTypeRoundTrips) {
   events[7].status = BuildStatus::kTimedOut;
   events[7].error = "budget";
   events[7].cancel_latency = CancelLatency{0.01, 0.02};
-  events[7].phases = {PhaseSummary{"p", 1, 1, 1.5}};
+  events[7].phases = {PhaseSummary{"p", 1, 1, 1.5, 0.25}};
   events[7].anomalies.step_out_of_range = 2;
   events[7].dropped = 5;
   for (const Event& e : events) {
@@ -67,6 +67,33 @@ TEST(EventJsonTest, EveryTypeRoundTrips) {
     ASSERT_TRUE(EventFromJson(EventToJson(e), &back, &error)) << error;
     EXPECT_EQ(EventToJson(back), EventToJson(e));
   }
+}
+
+TEST(EventJsonTest, PhaseSummariesCarrySelfTimeAndOldDocumentsDefaultItToTheTotal) {
+  Event e;
+  e.type = EventType::kBuildFinish;
+  e.seq = 9;
+  e.status = BuildStatus::kSucceeded;
+  e.phases = {PhaseSummary{"Building engine", 1, 0, 8.5, 2.0}, PhaseSummary{"Timing", 2, 0, 2.5, 2.5}};
+  const auto j = nlohmann::json::parse(EventToJson(e));
+  ASSERT_EQ(j["phases"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["phases"][0]["seconds"].get<double>(), 8.5);
+  EXPECT_DOUBLE_EQ(j["phases"][0]["self"].get<double>(), 2.0);
+  Event back;
+  std::string error;
+  ASSERT_TRUE(EventFromJson(EventToJson(e), &back, &error)) << error;
+  ASSERT_EQ(back.phases.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.phases[0].self_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(back.phases[1].self_seconds, 2.5);
+
+  // A log written before "self" existed.
+  const char* old = R"({"v":1,"seq":9,"t":8.5,"type":"build_finish","status":"succeeded","error":null,)"
+                    R"("elapsed":8.5,"cancel_latency":null,)"
+                    R"("phases":[{"phase":"Building engine","count":1,"early":0,"seconds":8.5}]})";
+  ASSERT_TRUE(EventFromJson(old, &back, &error)) << error;
+  ASSERT_EQ(back.phases.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.phases[0].seconds, 8.5);
+  EXPECT_DOUBLE_EQ(back.phases[0].self_seconds, 8.5);
 }
 
 TEST(EventJsonTest, RejectsWhatIsNotAnEvent) {

@@ -22,16 +22,19 @@ TEST(FormatTest, SummaryNamesStatusLatencyAndTopPhases) {
   e.elapsed = 2.04;
   e.error = "the build exceeded its time budget (--timeout 2s)";
   e.cancel_latency = CancelLatency{0.012, 0.030};
-  for (int i = 0; i < 10; ++i) e.phases.push_back(PhaseSummary{"phase " + std::to_string(i), 2, 0, 10.0 - i});
+  for (int i = 0; i < 10; ++i) {
+    e.phases.push_back(PhaseSummary{"phase " + std::to_string(i), 2, 0, 10.0 - i, 5.0 - 0.5 * i});
+  }
   e.phases[0].early = 1;
   const auto lines = FormatSummary(e, SummaryOptions{3});
-  ASSERT_GE(lines.size(), 7u);
+  ASSERT_GE(lines.size(), 8u);
   EXPECT_EQ(lines[0], "build timed out after 2.0s: the build exceeded its time budget (--timeout 2s)");
   EXPECT_EQ(lines[1], "cancel latency: 12 ms to the builder's next step, 30 ms until it returned");
-  EXPECT_NE(lines[3].find("phase 0"), std::string::npos);
-  EXPECT_NE(lines[3].find("1 stopped early"), std::string::npos);
-  EXPECT_NE(lines[5].find("phase 2"), std::string::npos);
-  EXPECT_EQ(lines[6], "  ... and 7 more phase names");
+  EXPECT_EQ(lines[2], "phases by time (total includes child phases, self leaves them out):");
+  EXPECT_EQ(lines[3], "      total       self    count  phase");
+  EXPECT_EQ(lines[4], "      10.0s       5.0s       2x  phase 0  (1 stopped early)");
+  EXPECT_EQ(lines[6], "       8.0s       4.0s       2x  phase 2");
+  EXPECT_EQ(lines[7], "  ... and 7 more phase names");
   EXPECT_EQ(lines.back(), "20 phases, 0 callback anomalies, 0 events dropped by this view");
 }
 

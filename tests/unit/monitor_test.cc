@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -160,6 +161,123 @@ TEST(MonitorTest, NameReusedAfterFinishIsANewInstance) {
   EXPECT_NE(starts[1].id, starts[2].id);
   ASSERT_EQ(h.result.phases.size(), 1u);
   EXPECT_EQ(h.result.phases[0].count, 3);
+}
+
+// The summary of one phase name, or a failed expectation.
+const PhaseSummary* SummaryOf(const BuildResult& result, std::string_view phase) {
+  for (const PhaseSummary& p : result.phases) {
+    if (p.phase == phase) return &p;
+  }
+  ADD_FAILURE() << "no summary for " << phase;
+  return nullptr;
+}
+
+TEST(MonitorTest, SelfTimeIsTotalLessDirectChildren) {
+  Harness h;
+  auto events = h.Run([](Monitor& m, FakeClock& clock) {
+    m.phaseStart("Building engine", nullptr, 1);             // t=0
+    clock.AdvanceSeconds(1);
+    m.phaseStart("Optimizing graph", "Building engine", 1);  // t=1
+    clock.AdvanceSeconds(1);
+    m.phaseStart("Fusing layers", "Optimizing graph", 1);    // t=2
+    clock.AdvanceSeconds(2);
+    m.phaseFinish("Fusing layers");                          // t=4: 2 s, all its own
+    clock.AdvanceSeconds(1);
+    m.phaseFinish("Optimizing graph");                       // t=5: 4 s, 2 s its own
+    for (double seconds : {1.0, 1.5}) {                      // two instances of one name
+      m.phaseStart("Timing", "Building engine", 1);
+      clock.AdvanceSeconds(seconds);
+      m.phaseFinish("Timing");
+    }
+    clock.AdvanceSeconds(0.5);
+    m.phaseFinish("Building engine");  // t=8: 8 s less 4 + 1 + 1.5 of children
+    return BuildOutcome{true, ""};
+  });
+  ExpectWellFormedStream(events);
+  const PhaseSummary* engine = SummaryOf(h.result, "Building engine");
+  const PhaseSummary* optimizing = SummaryOf(h.result, "Optimizing graph");
+  const PhaseSummary* fusing = SummaryOf(h.result, "Fusing layers");
+  const PhaseSummary* timing = SummaryOf(h.result, "Timing");
+  ASSERT_TRUE(engine && optimizing && fusing && timing);
+  EXPECT_DOUBLE_EQ(engine->seconds, 8.0);
+  EXPECT_DOUBLE_EQ(engine->self_seconds, 1.5);  // only direct children count, not "Fusing layers"
+  EXPECT_DOUBLE_EQ(optimizing->seconds, 4.0);
+  EXPECT_DOUBLE_EQ(optimizing->self_seconds, 2.0);
+  EXPECT_DOUBLE_EQ(fusing->seconds, 2.0);
+  EXPECT_DOUBLE_EQ(fusing->self_seconds, 2.0);
+  EXPECT_EQ(timing->count, 2);
+  EXPECT_DOUBLE_EQ(timing->seconds, 2.5);
+  EXPECT_DOUBLE_EQ(timing->self_seconds, 2.5);
+  // build_finish carries the same summary.
+  const auto finish = OfType(events, EventType::kBuildFinish);
+  ASSERT_EQ(finish.size(), 1u);
+  ASSERT_EQ(finish[0].phases.size(), 4u);
+  EXPECT_EQ(finish[0].phases[0].phase, "Building engine");
+  EXPECT_DOUBLE_EQ(finish[0].phases[0].self_seconds, 1.5);
+}
+
+TEST(MonitorTest, SelfTimeTakesOutSideBySideChildrenOnce) {
+  Harness h;
+  h.Run([](Monitor& m, FakeClock& clock) {
+    m.phaseStart("Timing graph nodes", nullptr, 2);  // t=0
+    m.phaseStart("Node A", "Timing graph nodes", 1);  // [0, 2]
+    clock.AdvanceSeconds(1);
+    m.phaseStart("Node B", "Timing graph nodes", 1);  // [1, 3], as on a second thread
+    clock.AdvanceSeconds(1);
+    m.phaseFinish("Node A");
+    clock.AdvanceSeconds(1);
+    m.phaseFinish("Node B");
+    clock.AdvanceSeconds(1);
+    m.phaseStart("Node C", "Timing graph nodes", 1);  // [4, 4.5]
+    clock.AdvanceSeconds(0.5);
+    m.phaseFinish("Node C");
+    clock.AdvanceSeconds(0.5);
+    m.phaseFinish("Timing graph nodes");  // 5 s; children cover [0, 3] and [4, 4.5]
+    return BuildOutcome{true, ""};
+  });
+  const PhaseSummary* parent = SummaryOf(h.result, "Timing graph nodes");
+  ASSERT_NE(parent, nullptr);
+  EXPECT_DOUBLE_EQ(parent->seconds, 5.0);
+  EXPECT_DOUBLE_EQ(parent->self_seconds, 1.5);  // not 5 - (2 + 2 + 0.5)
+}
+
+TEST(MonitorTest, SelfTimeOfAParentFinishedBeforeItsChildEndsThere) {
+  Harness h;
+  h.Run([](Monitor& m, FakeClock& clock) {
+    m.phaseStart("Outer", nullptr, 1);
+    clock.AdvanceSeconds(1);
+    m.phaseStart("Inner", "Outer", 1);
+    clock.AdvanceSeconds(2);
+    m.phaseFinish("Outer");  // out of order: "Inner" still runs
+    clock.AdvanceSeconds(1);
+    m.phaseFinish("Inner");
+    return BuildOutcome{true, ""};
+  });
+  const PhaseSummary* outer = SummaryOf(h.result, "Outer");
+  const PhaseSummary* inner = SummaryOf(h.result, "Inner");
+  ASSERT_TRUE(outer && inner);
+  EXPECT_DOUBLE_EQ(outer->seconds, 3.0);
+  EXPECT_DOUBLE_EQ(outer->self_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(inner->self_seconds, 3.0);
+}
+
+TEST(MonitorTest, SelfTimeOfPhasesOpenAtTheEndRunsToTheEnd) {
+  Harness h;
+  h.Run([](Monitor& m, FakeClock& clock) {
+    m.phaseStart("Building engine", nullptr, 1);
+    clock.AdvanceSeconds(1);
+    m.phaseStart("Timing", "Building engine", 4);
+    clock.AdvanceSeconds(2);
+    return BuildOutcome{false, "cut off"};  // both still open: closed innermost first
+  });
+  EXPECT_EQ(h.result.anomalies.unfinished_phases, 2);
+  const PhaseSummary* engine = SummaryOf(h.result, "Building engine");
+  const PhaseSummary* timing = SummaryOf(h.result, "Timing");
+  ASSERT_TRUE(engine && timing);
+  EXPECT_DOUBLE_EQ(engine->seconds, 3.0);
+  EXPECT_DOUBLE_EQ(engine->self_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(timing->seconds, 2.0);
+  EXPECT_DOUBLE_EQ(timing->self_seconds, 2.0);
 }
 
 TEST(MonitorTest, OddSequencesAreCountedAndNeverCorruptTheTree) {

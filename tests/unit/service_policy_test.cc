@@ -1,14 +1,12 @@
-// Path confinement, request checks, routing, metrics text and token comparison.
+// Path confinement, request checks, routing and token comparison.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "service/build_request.h"
 #include "service/http_request.h"
-#include "service/metrics.h"
 #include "service/model_paths.h"
 #include "service/server.h"
 
@@ -205,43 +203,6 @@ TEST_F(ModelPathTest, BuildOptionsAreAnAllowListWithConfinedPaths) {
                                     std::string("../t.cache"), std::string("/") + std::string(2040, 'x') + "/c",
                                     (base_ / "root" / "link.onnx").string(), (base_ / "root" / "sub").string()}) {
     EXPECT_FALSE(parse(R"({"timing-cache":")" + escape + "\"}", &r, &error)) << escape;
-  }
-}
-
-TEST(MetricsTest, RendersPrometheusText) {
-  Metrics m;
-  m.BuildFinished("succeeded", 3);
-  m.BuildFinished("succeeded", 20);
-  m.BuildFinished("cancelled", 0.5);
-  m.PhaseFinished(0.2);
-  m.SseClientOpened();
-  m.SseClientOpened();
-  m.SseClientClosed();
-  m.SseEventsDropped(7);
-  const std::string text = m.Render(/*running=*/2, /*queued=*/5);
-  auto has = [&](const std::string& line) { return text.find(line + "\n") != std::string::npos; };
-  EXPECT_TRUE(has("# TYPE trtwatch_builds_finished_total counter"));
-  EXPECT_TRUE(has("trtwatch_builds_finished_total{status=\"succeeded\"} 2"));
-  EXPECT_TRUE(has("trtwatch_builds_finished_total{status=\"cancelled\"} 1"));
-  EXPECT_TRUE(has("trtwatch_builds_finished_total{status=\"failed\"} 0"));
-  EXPECT_TRUE(has("trtwatch_builds_running 2"));
-  EXPECT_TRUE(has("trtwatch_builds_queued 5"));
-  EXPECT_TRUE(has("# TYPE trtwatch_build_duration_seconds histogram"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"1\"} 1"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"5\"} 2"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"15\"} 2"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"60\"} 3"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_bucket{le=\"+Inf\"} 3"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_sum 23.5"));
-  EXPECT_TRUE(has("trtwatch_build_duration_seconds_count 3"));
-  EXPECT_TRUE(has("trtwatch_phase_duration_seconds_count 1"));
-  EXPECT_TRUE(has("trtwatch_sse_clients 1"));
-  EXPECT_TRUE(has("trtwatch_sse_events_dropped_total 7"));
-  // Every sample line belongs to a declared metric.
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("#", 0) == 0) continue;
-    EXPECT_EQ(line.rfind("trtwatch_", 0), 0u) << line;
   }
 }
 

@@ -207,10 +207,11 @@ export class BuildView {
       lines.push(`cancel latency: ${first === null ? 'no step boundary reached' : formatSeconds(first) + ' to the next step'}, ` +
                  `${formatSeconds(f.cancel_latency.to_return)} until TensorRT returned`);
     }
+    if (f.phases.length > 0) lines.push(`  ${'total'.padStart(8)}  ${'self'.padStart(8)}  phase (self: less its child phases)`);
     for (const p of f.phases.slice(0, maxPhases)) {
       const count = p.count > 1 ? ` ×${p.count}` : '';
       const early = p.early ? ` (${p.early} stopped early)` : '';
-      lines.push(`  ${formatSeconds(p.seconds).padStart(8)}  ${p.phase}${count}${early}`);
+      lines.push(`  ${formatSeconds(p.seconds).padStart(8)}  ${formatSeconds(p.self).padStart(8)}  ${p.phase}${count}${early}`);
     }
     if (f.dropped > 0) lines.push(`${f.dropped} progress updates were coalesced on the way (not an error)`);
     return lines;

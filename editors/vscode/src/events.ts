@@ -65,7 +65,8 @@ export interface PhaseSummary {
   phase: string;
   count: number;
   early: number;
-  seconds: number;
+  seconds: number; // total, child phases included
+  self: number;    // less the time covered by direct child phases
 }
 
 export interface CancelLatency {
@@ -152,7 +153,10 @@ function phaseSummaries(v: unknown): PhaseSummary[] {
   if (!Array.isArray(v)) throw new Invalid('"phases" is not an array');
   return v.map((p) => {
     const o = obj(p, 'an entry of "phases"');
-    return { phase: str(o, 'phase'), count: int(o, 'count', 0), early: int(o, 'early', 0), seconds: num(o, 'seconds', 0) };
+    const seconds = num(o, 'seconds', 0);
+    // "self" came later in v1: an older log's entry counts all of its time as its own.
+    return { phase: str(o, 'phase'), count: int(o, 'count', 0), early: int(o, 'early', 0), seconds,
+             self: Object.prototype.hasOwnProperty.call(o, 'self') ? num(o, 'self', 0) : seconds };
   });
 }
 

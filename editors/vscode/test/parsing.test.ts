@@ -33,6 +33,18 @@ test('parseEvent accepts a v1 event and names what is wrong with others', () => 
   }
 });
 
+test('parseEvent reads a phase summary\'s self time, and takes the total where an older log has none', () => {
+  const finish = (entry: string) =>
+    `{"v":1,"seq":9,"t":3,"type":"build_finish","status":"succeeded","error":null,"elapsed":3,"cancel_latency":null,"phases":[${entry}]}`;
+  const now = parseEvent(finish('{"phase":"Building engine","count":1,"early":0,"seconds":3,"self":0.5}'));
+  assert.ok(now.ok && now.event.type === 'build_finish');
+  assert.equal(now.event.phases[0].self, 0.5);
+  const old = parseEvent(finish('{"phase":"Building engine","count":1,"early":0,"seconds":3}'));
+  assert.ok(old.ok && old.event.type === 'build_finish');
+  assert.equal(old.event.phases[0].self, 3);
+  assert.ok(!parseEvent(finish('{"phase":"p","count":1,"early":0,"seconds":3,"self":-1}')).ok);
+});
+
 test('parseEvent never throws, whatever the bytes', () => {
   let seed = 12345;
   const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
