@@ -409,3 +409,44 @@ def test_cancel_on_disconnect_cancels_when_the_follower_goes_away(tmp_path):
         assert s.request("GET", f"/builds/{watched}/events?cancel_on_disconnect=maybe")[0] == 400
     finally:
         s.stop()
+
+
+def test_followers_on_several_io_threads_each_get_exactly_the_log_after_their_point(tmp_path):
+    """Event streams run on I/O threads that the build's thread feeds: followers joining
+    before the start, mid-build (replay, then live) and with Last-Event-ID, spread over
+    4 threads, each receive exactly the stored log after the point they asked for, with
+    no gap and no duplicate where replay meets live."""
+    import threading
+    s = Server(tmp_path, "--io-threads", "4").start()
+    try:
+        doc = s.submit({"simulate": "small-cnn", "speed": 2, "seed": 5})
+        url = doc["events_url"]
+        readers = [(SseReader(s.port, url), 0) for _ in range(8)]
+        probe = SseReader(s.port, url)
+        for _ in range(12):
+            for _ in range(8):
+                e = probe.next_event()
+            readers.append((SseReader(s.port, url), 0))
+            readers.append((SseReader(s.port, url, last_event_id=e["id"]), e["id"]))
+        received = [None] * len(readers)
+
+        def read(i):
+            received[i] = readers[i][0].read_all()
+
+        threads = [threading.Thread(target=read, args=(i,)) for i in range(len(readers))]
+        for t in threads:
+            t.start()
+        probe.read_all()
+        for t in threads:
+            t.join(60)
+        full = SseReader(s.port, url).read_all()  # the finished build's stored log
+        assert full[-1]["event"] == "build_finish" and full[-1]["data"]["status"] == "succeeded"
+        for (reader, after), got in zip(readers, received):
+            assert reader.status == 200
+            assert [x["data"] for x in got] == [x["data"] for x in full if x["id"] > after], after
+        deadline = time.time() + 10  # the I/O threads count a stream closed just after its last byte
+        while "trtwatch_sse_clients 0\n" not in s.request("GET", "/metrics")[1] and time.time() < deadline:
+            time.sleep(0.05)
+        assert "trtwatch_sse_clients 0\n" in s.request("GET", "/metrics")[1]
+    finally:
+        s.stop()
