@@ -11,6 +11,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <chrono>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -74,135 +75,113 @@ std::vector<uint64_t> Ids(const std::string& text) {
   return ids;
 }
 
-// Runs `session` and reads what the client receives until the session closes.
-std::string RunAndRead(asio::io_context& io, SseSession& session, tcp::socket& client) {
-  std::string received;
-  bool ended = false;
-  asio::co_spawn(io, session.Run(), [&](std::exception_ptr) { ended = true; });
-  asio::async_read(client, asio::dynamic_buffer(received), [](boost::system::error_code, size_t) {});
-  io.run_for(10s);
-  EXPECT_TRUE(ended);
-  return received;
-}
+// A connected pair of sockets, the session's fake source and its metrics; a live
+// stream of build b_1 unless a test says otherwise.
+class SseSessionTest : public ::testing::Test {
+ protected:
+  SseSessionTest() : c_(Connect(io_)) {
+    spec_.build_id = "b_1";
+    spec_.live = true;
+  }
 
-TEST(SseSessionTest, ReplaysTheLogInPagesThenLiveEventsInOrder) {
-  asio::io_context io;
-  Connected c = Connect(io);
-  FakeSource source;
-  Metrics metrics;
-  SseStreamSpec spec;
-  spec.build_id = "b_1";
-  spec.replay_up_to = 5;
-  spec.live = true;
-  spec.first_page = {Item(1), Item(2)};
-  spec.replayed = 2;
-  SseSession session(std::move(c.server), spec, SseLimits(), source, metrics);
+  // Starts the session; `ended_` is set when it has closed the stream.
+  SseSession& Start(const SseLimits& limits = SseLimits()) {
+    session_.emplace(std::move(c_.server), spec_, limits, source_, metrics_);
+    return *session_;
+  }
+  void Run() {
+    asio::co_spawn(io_, session_->Run(), [this](std::exception_ptr) { ended_ = true; });
+    io_.run_for(10s);
+  }
+  // Runs the session and returns what the client received until it closed.
+  std::string RunAndRead() {
+    std::string received;
+    asio::async_read(c_.client, asio::dynamic_buffer(received), [](boost::system::error_code, size_t) {});
+    Run();
+    EXPECT_TRUE(ended_);
+    return received;
+  }
+
+  asio::io_context io_;
+  Connected c_;
+  FakeSource source_;
+  Metrics metrics_;
+  SseStreamSpec spec_;
+  std::optional<SseSession> session_;
+  bool ended_ = false;
+};
+
+TEST_F(SseSessionTest, ReplaysTheLogInPagesThenLiveEventsInOrder) {
+  spec_.replay_up_to = 5;
+  spec_.first_page = {Item(1), Item(2)};
+  spec_.replayed = 2;
+  SseSession& session = Start();
   // Live events arrive while the log is replayed; they wait in the queue.
   session.OnEvent(Item(6));
   session.OnEvent(Item(7));
   session.OnEnd();
-  const std::string received = RunAndRead(io, session, c.client);
+  const std::string received = RunAndRead();
   EXPECT_EQ(received.rfind("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream", 0), 0u) << received;
   EXPECT_NE(received.find("retry: 2000\n\n"), std::string::npos);
   EXPECT_EQ(Ids(received), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(source.read_ids, (std::vector<std::string>{"b_1", "b_1"}));  // pages 3-4 and 5
+  EXPECT_EQ(source_.read_ids, (std::vector<std::string>{"b_1", "b_1"}));  // pages 3-4 and 5
 }
 
-TEST(SseSessionTest, ALastEventIdAheadOfTheBuildIsNotResent) {
-  asio::io_context io;
-  Connected c = Connect(io);
-  FakeSource source;
-  Metrics metrics;
-  SseStreamSpec spec;
-  spec.build_id = "b_1";
-  spec.after_seq = 9;  // the client claims 9; the log ends at 5
-  spec.replay_up_to = 5;
-  spec.replayed = 9;
-  spec.live = true;
-  SseSession session(std::move(c.server), spec, SseLimits(), source, metrics);
+TEST_F(SseSessionTest, ALastEventIdAheadOfTheBuildIsNotResent) {
+  spec_.after_seq = 9;  // the client claims 9; the log ends at 5
+  spec_.replay_up_to = 5;
+  spec_.replayed = 9;
+  SseSession& session = Start();
   for (uint64_t seq = 6; seq <= 11; ++seq) session.OnEvent(Item(seq));
   session.OnEnd();
-  EXPECT_EQ(Ids(RunAndRead(io, session, c.client)), (std::vector<uint64_t>{10, 11}));
-  EXPECT_TRUE(source.read_ids.empty());
+  EXPECT_EQ(Ids(RunAndRead()), (std::vector<uint64_t>{10, 11}));
+  EXPECT_TRUE(source_.read_ids.empty());
 }
 
-TEST(SseSessionTest, AnUnreadableLogEndsTheStreamWithoutAGap) {
-  asio::io_context io;
-  Connected c = Connect(io);
-  FakeSource source;
-  source.readable = false;
-  Metrics metrics;
-  SseStreamSpec spec;
-  spec.build_id = "b_1";
-  spec.replay_up_to = 5;
-  spec.first_page = {Item(1), Item(2)};
-  spec.replayed = 2;
-  spec.live = true;
-  SseSession session(std::move(c.server), spec, SseLimits(), source, metrics);
-  session.OnEvent(Item(6));
+TEST_F(SseSessionTest, AnUnreadableLogEndsTheStreamWithoutAGap) {
+  source_.readable = false;
+  spec_.replay_up_to = 5;
+  spec_.first_page = {Item(1), Item(2)};
+  spec_.replayed = 2;
+  Start().OnEvent(Item(6));
   // 1 and 2, then the end: never 6 after a hole (the client resumes from 2).
-  EXPECT_EQ(Ids(RunAndRead(io, session, c.client)), (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(Ids(RunAndRead()), (std::vector<uint64_t>{1, 2}));
 }
 
-TEST(SseSessionTest, AClientThatStopsReadingIsCutOffAfterTheWriteTimeout) {
-  asio::io_context io;
-  Connected c = Connect(io);
-  c.client.set_option(asio::socket_base::receive_buffer_size(4096));
-  FakeSource source;
-  Metrics metrics;
+TEST_F(SseSessionTest, AClientThatStopsReadingIsCutOffAfterTheWriteTimeout) {
+  c_.client.set_option(asio::socket_base::receive_buffer_size(4096));
   SseLimits limits;
   limits.write_timeout = 200ms;
   limits.send_buffer = 4096;
-  SseStreamSpec spec;
-  spec.build_id = "b_1";
-  spec.live = true;
-  SseSession session(std::move(c.server), spec, limits, source, metrics);
+  SseSession& session = Start(limits);
   const std::string payload = "{\"x\":\"" + std::string(16 * 1024, 'a') + "\"}";
   for (uint64_t seq = 1; seq <= 200; ++seq) session.OnEvent(Item(seq, payload));  // 3 MiB, never read
-  bool ended = false;
   const auto start = std::chrono::steady_clock::now();
-  asio::co_spawn(io, session.Run(), [&](std::exception_ptr) { ended = true; });
-  io.run_for(10s);
-  EXPECT_TRUE(ended);
+  Run();
+  EXPECT_TRUE(ended_);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
-  EXPECT_NE(metrics.Render(0, 0).find("trtwatch_sse_clients_cut_off_total 1\n"), std::string::npos);
-  EXPECT_TRUE(source.abandoned.empty());  // not a cancel_on_disconnect stream
+  EXPECT_NE(metrics_.Render(0, 0).find("trtwatch_sse_clients_cut_off_total 1\n"), std::string::npos);
+  EXPECT_TRUE(source_.abandoned.empty());  // not a cancel_on_disconnect stream
 }
 
-TEST(SseSessionTest, AFollowerWithCancelOnDisconnectThatGoesAwayCancelsItsBuild) {
-  asio::io_context io;
-  Connected c = Connect(io);
-  FakeSource source;
-  Metrics metrics;
+TEST_F(SseSessionTest, AFollowerWithCancelOnDisconnectThatGoesAwayCancelsItsBuild) {
+  spec_.cancel_on_disconnect = true;
   SseLimits limits;
   limits.heartbeat = 20ms;  // the heartbeat's write finds the closed socket
-  SseStreamSpec spec;
-  spec.build_id = "b_7";
-  spec.live = true;
-  spec.cancel_on_disconnect = true;
-  SseSession session(std::move(c.server), spec, limits, source, metrics);
-  c.client.close();
-  bool ended = false;
-  asio::co_spawn(io, session.Run(), [&](std::exception_ptr) { ended = true; });
-  io.run_for(10s);
-  EXPECT_TRUE(ended);
-  EXPECT_EQ(source.abandoned, (std::vector<std::string>{"b_7"}));
+  Start(limits);
+  c_.client.close();
+  Run();
+  EXPECT_TRUE(ended_);
+  EXPECT_EQ(source_.abandoned, (std::vector<std::string>{"b_1"}));
 }
 
-TEST(SseSessionTest, AFollowerThatStaysUntilTheEndCancelsNothing) {
-  asio::io_context io;
-  Connected c = Connect(io);
-  FakeSource source;
-  Metrics metrics;
-  SseStreamSpec spec;
-  spec.build_id = "b_7";
-  spec.live = true;
-  spec.cancel_on_disconnect = true;
-  SseSession session(std::move(c.server), spec, SseLimits(), source, metrics);
+TEST_F(SseSessionTest, AFollowerThatStaysUntilTheEndCancelsNothing) {
+  spec_.cancel_on_disconnect = true;
+  SseSession& session = Start();
   session.OnEvent(Item(1));
   session.OnEnd();
-  EXPECT_EQ(Ids(RunAndRead(io, session, c.client)), (std::vector<uint64_t>{1}));
-  EXPECT_TRUE(source.abandoned.empty());
+  EXPECT_EQ(Ids(RunAndRead()), (std::vector<uint64_t>{1}));
+  EXPECT_TRUE(source_.abandoned.empty());
 }
 
 }  // namespace
