@@ -65,12 +65,13 @@ def rss_kib(pid):
 def client_process(port, path, count, sample_every, connected_q, results_q):
     """One process holding `count` raw-socket clients on an epoll loop (asyncio's
     per-wakeup cost would make Python, not the server, the bottleneck). Responses are
-    read while later clients still connect, so each client's connect time is its own."""
+    read while later clients still connect, so each client's connect time is its own;
+    while streaming, chunks are only stamped and kept, and parsed after the end."""
     import select
     import socket
     request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
     ep = select.epoll()
-    socks, bufs, events, headed, started, connect_s = {}, {}, {}, {}, {}, []
+    socks, bufs, chunks, headed, started, connect_s = {}, {}, {}, {}, {}, []
     errors = []
     open_fds = set()
 
@@ -90,23 +91,19 @@ def client_process(port, path, count, sample_every, connected_q, results_q):
                 open_fds.discard(fd)
                 headed[fd] = True
                 continue
+            if headed[fd]:
+                chunks[fd].append((now, chunk))  # parsed after the build: no client work skews the timing
+                continue
             buf = bufs[fd] + chunk
-            if not headed[fd]:
-                if b"\r\n\r\n" not in buf:
-                    bufs[fd] = buf
-                    continue
-                head, _, buf = buf.partition(b"\r\n\r\n")
-                if not head.startswith(b"HTTP/1.1 200"):
-                    errors.append(head.split(b"\r\n")[0].decode())
-                headed[fd] = True
-                connect_s.append(now - started[fd])
-            frames = buf.split(b"\n\n")
-            bufs[fd] = frames.pop()
-            out = events[fd]
-            for frame in frames:
-                if frame.startswith(b"id: "):
-                    nl = frame.index(b"\n")
-                    out.append((int(frame[4:nl]), frame[nl + 8:frame.index(b"\n", nl + 1)].decode(), now))
+            if b"\r\n\r\n" not in buf:
+                bufs[fd] = buf
+                continue
+            head, _, buf = buf.partition(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/1.1 200"):
+                errors.append(head.split(b"\r\n")[0].decode())
+            headed[fd] = True
+            connect_s.append(now - started[fd])
+            chunks[fd].append((now, buf))
 
     for i in range(count):
         try:
@@ -118,7 +115,7 @@ def client_process(port, path, count, sample_every, connected_q, results_q):
             errors.append(repr(e))
             continue
         fd = s.fileno()
-        socks[fd], bufs[fd], events[fd], headed[fd], started[fd] = s, b"", [], False, t
+        socks[fd], bufs[fd], chunks[fd], headed[fd], started[fd] = s, b"", [], False, t
         open_fds.add(fd)
         ep.register(fd, select.EPOLLIN)
         if i % 50 == 49:
@@ -136,7 +133,9 @@ def client_process(port, path, count, sample_every, connected_q, results_q):
     stored = {seq: kind for seq, kind, _ in read_stream(port, path)}
     first, samples = {}, []
     structural_lost = steps_lost = complete = deliveries = 0
-    for i, evs in enumerate(events.values()):
+    clients = len(chunks)
+    for i, fd in enumerate(list(chunks)):
+        evs = parse_frames(chunks.pop(fd))  # one client at a time: memory stays one client's
         got = set()
         for seq, _, recv in evs:
             got.add(seq)
@@ -152,9 +151,23 @@ def client_process(port, path, count, sample_every, connected_q, results_q):
         complete += bool(evs) and evs[-1][1] == "build_finish"
         if i % sample_every == 0:
             samples += [(seq, recv) for seq, _, recv in evs]
-    results_q.put({"clients": len(events), "structural_lost": structural_lost, "steps_lost": steps_lost,
+    results_q.put({"clients": clients, "structural_lost": structural_lost, "steps_lost": steps_lost,
                    "complete": complete, "deliveries": deliveries, "first": first, "samples": samples,
                    "stored": stored})
+
+
+def parse_frames(chunks):
+    """(seq, type, receive time) of each frame in (receive time, bytes) chunks; a frame
+    is received when its last byte is."""
+    out, buf = [], b""
+    for now, chunk in chunks:
+        frames = (buf + chunk).split(b"\n\n")
+        buf = frames.pop()
+        for frame in frames:
+            if frame.startswith(b"id: "):
+                nl = frame.index(b"\n")
+                out.append((int(frame[4:nl]), frame[nl + 8:frame.index(b"\n", nl + 1)].decode(), now))
+    return out
 
 
 def read_stream(port, path):
@@ -244,6 +257,8 @@ def soak(args):
         for p in procs:
             p.join()
         cpu_used = cpu_seconds(server.pid) - cpu_before
+        clients_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the joined client processes
+        clients_cpu = clients_cpu.ru_utime + clients_cpu.ru_stime
         rss_end = rss_kib(server.pid)
         _, record = http(port, "GET", f"/builds/{build['id']}")
         metrics_text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
@@ -284,7 +299,7 @@ def soak(args):
               f"p99 {percentile(spreads, 99):.2f} ms, max {max(spreads):.2f} ms")
         print(f"  structural events lost: {structural_lost}; step/log events not received (coalesced): {steps_lost}; "
               f"server counted dropped {dropped.group(1) if dropped else '?'}, cut off {cut.group(1) if cut else '?'}")
-        print(f"  server CPU while streaming: {cpu_used:.2f} s (user+system)")
+        print(f"  CPU while streaming: server {cpu_used:.2f} s, client processes {clients_cpu:.2f} s (user+system; theirs includes parsing after the end)")
         print(f"  server RSS: idle {rss_idle['VmRSS'] / 1024:.1f} MiB, {args.clients} clients connected "
               f"{rss_connected['VmRSS'] / 1024:.1f} MiB, peak sampled {peak / 1024:.1f} MiB, "
               f"end {rss_end['VmRSS'] / 1024:.1f} MiB, high-water {rss_end['VmHWM'] / 1024:.1f} MiB")
