@@ -15,13 +15,13 @@ using CUcontext = void*;
 constexpr CUresult kCudaSuccess = 0;
 constexpr int kAttributeCcMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
 constexpr int kAttributeCcMinor = 76;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
-constexpr int kNameLength = 256;
+constexpr int kCuNameLength = 256;
 constexpr int kBusIdLength = 32;       // at least 13 ("0000:00:00.0")
 
-using InitFn = CUresult (*)(unsigned);
-using ErrorStringFn = CUresult (*)(CUresult, const char**);
-using DriverVersionFn = CUresult (*)(int*);
-using CountFn = CUresult (*)(int*);
+using CuInitFn = CUresult (*)(unsigned);
+using CuErrorStringFn = CUresult (*)(CUresult, const char**);
+using CuDriverVersionFn = CUresult (*)(int*);
+using CuCountFn = CUresult (*)(int*);
 using DeviceGetFn = CUresult (*)(CUdevice*, int);
 using TextFn = CUresult (*)(char*, int, CUdevice);  // cuDeviceGetName, cuDeviceGetPCIBusId
 using TotalMemFn = CUresult (*)(size_t*, CUdevice);
@@ -33,7 +33,7 @@ using SetCurrentFn = CUresult (*)(CUcontext);
 
 std::string Describe(const SharedLibrary& driver, CUresult rc) {
   const char* text = nullptr;
-  if (auto fn = driver.Function<ErrorStringFn>("cuGetErrorString"); fn != nullptr) fn(rc, &text);
+  if (auto fn = driver.Function<CuErrorStringFn>("cuGetErrorString"); fn != nullptr) fn(rc, &text);
   return text != nullptr ? std::string(text) : "CUDA error " + std::to_string(rc);
 }
 
@@ -56,7 +56,7 @@ std::unique_ptr<SharedLibrary> OpenDriver(const std::string& library, std::strin
     *error = "the CUDA driver (" + library + ") could not be loaded: " + why + " (is the NVIDIA driver installed?)";
     return nullptr;
   }
-  auto init = driver->Function<InitFn>("cuInit");
+  auto init = driver->Function<CuInitFn>("cuInit");
   if (init == nullptr) {
     *error = driver->Path() + " does not export cuInit: not a usable CUDA driver";
     return nullptr;
@@ -70,7 +70,7 @@ std::unique_ptr<SharedLibrary> OpenDriver(const std::string& library, std::strin
 
 // How many devices CUDA sees, or -1 with the reason.
 int CountDevices(const SharedLibrary& driver, std::string* error) {
-  auto count_fn = driver.Function<CountFn>("cuDeviceGetCount");
+  auto count_fn = driver.Function<CuCountFn>("cuDeviceGetCount");
   int count = 0;
   if (count_fn == nullptr) {
     *error = "the CUDA driver lacks cuDeviceGetCount";
@@ -91,7 +91,7 @@ CudaReport QueryCudaDevices(const std::string& library) {
   if (!driver) return report;
   report.loaded = true;
   report.library = driver->Path();
-  if (auto fn = driver->Function<DriverVersionFn>("cuDriverGetVersion")) fn(&report.driver_version);
+  if (auto fn = driver->Function<CuDriverVersionFn>("cuDriverGetVersion")) fn(&report.driver_version);
 
   const int count = CountDevices(*driver, &report.error);
   auto get_fn = driver->Function<DeviceGetFn>("cuDeviceGet");
@@ -111,8 +111,8 @@ CudaReport QueryCudaDevices(const std::string& library) {
     }
     CudaDevice device;
     device.ordinal = ordinal;
-    char text[kNameLength] = {};
-    if (name_fn != nullptr && name_fn(text, kNameLength, handle) == kCudaSuccess) device.name = text;
+    char text[kCuNameLength] = {};
+    if (name_fn != nullptr && name_fn(text, kCuNameLength, handle) == kCudaSuccess) device.name = text;
     char bus[kBusIdLength] = {};
     if (bus_fn != nullptr && bus_fn(bus, kBusIdLength, handle) == kCudaSuccess) device.pci_bus_id = bus;
     size_t memory = 0;

@@ -5,6 +5,13 @@
 
 namespace trtwatch {
 
+std::string Fact(const Facts& facts, const std::string& key) {
+  for (const auto& [k, v] : facts) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
 std::string FormatDuration(double seconds) {
   char buf[32];
   if (seconds < 0) seconds = 0;

@@ -11,6 +11,9 @@ namespace trtwatch {
 // "0.4s", "12.3s", "3m05s", "1h02m".
 std::string FormatDuration(double seconds);
 
+// The value of a backend fact ("profile", "seed", ...); empty when absent.
+std::string Fact(const Facts& facts, const std::string& key);
+
 // "build succeeded", "build timed out", ...
 std::string StatusPhrase(BuildStatus status);
 

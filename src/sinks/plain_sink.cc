@@ -9,13 +9,6 @@ namespace trtwatch {
 
 namespace {
 
-std::string Fact(const Facts& facts, const std::string& key) {
-  for (const auto& [k, v] : facts) {
-    if (k == key) return v;
-  }
-  return "";
-}
-
 std::string Steps(int32_t done, int32_t total) {
   return std::to_string(done) + "/" + std::to_string(total);
 }

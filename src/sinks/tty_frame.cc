@@ -75,13 +75,6 @@ size_t EscapeLength(std::string_view text, size_t i) {
   return 2;
 }
 
-std::string Fact(const Facts& facts, const std::string& key) {
-  for (const auto& [k, v] : facts) {
-    if (k == key) return v;
-  }
-  return "";
-}
-
 std::string PadLeft(const std::string& text, size_t width) {
   const size_t w = DisplayWidth(text);
   return w >= width ? text : std::string(width - w, ' ') + text;
