@@ -5,24 +5,31 @@
 #
 # usage: scripts/check.sh [STAGE...]
 #   release  the release build and its whole test suite (ctest)
-#   clang    clang 14's thread-safety analysis (-Wthread-safety -Werror) over the product,
-#            and the public headers compiled on their own
 #   asan     the suite under AddressSanitizer + UBSan
 #   tsan     the suite under ThreadSanitizer
+#   clang    clang 14's thread-safety analysis (-Wthread-safety -Werror) over the product,
+#            file by file, and the public headers compiled on their own
 #   vscode   the VS Code extension against the release binary (editors/vscode/scripts/ci.sh)
 #   fuzz     every libFuzzer target for a bounded time from its seed corpus (scripts/fuzz.sh)
 #   mingw    the Windows build (MinGW-w64), its tests under Wine (docs/windows.md)
 #   python   `pip install` of the Python module from a clean clone, and its wheel
-# With no stage named, all of them, as CI runs them. A stage that needs the release
-# binary (vscode) builds it first when it is missing.
+# With no stage named, all of them, as CI runs them.
+#
+# Each stage is a build, then its tests. The tests mostly wait (on processes, sockets,
+# real-time simulated builds: about a third of a core), so the next stage's build runs
+# beside them at the lowest priority, its output in build-logs/STAGE.log; the tests
+# keep the processors whenever they want them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_stages=(release clang asan tsan vscode fuzz mingw python)
-# Each stage's share of the budget, in seconds, on a 2-core machine: a stage past its
-# share is marked in the table, so that a suite that grows is seen before CI's limit is.
-declare -A share=([setup]=240 [release]=540 [clang]=120 [asan]=420 [tsan]=480 [vscode]=90 [fuzz]=240
-  [mingw]=300 [python]=120)
+all_stages=(release asan tsan clang vscode fuzz mingw python)
+# Each part's share of the budget, in seconds, on a 2-core machine (a build beside the
+# previous stage's tests counts from its start to its end): a part past its share is
+# marked in the table, so that a suite that grows is seen before CI's limit is.
+declare -A share=([setup.deps]=240 [release.build]=420 [release.test]=240 [asan.build]=420 [asan.test]=210
+  [tsan.build]=420 [tsan.test]=150 [clang.build]=180 [vscode.test]=60 [fuzz.build]=150 [fuzz.test]=120
+  [mingw.build]=240 [mingw.test]=120 [python.test]=150)
+budget=2100
 
 stages=("$@")
 ((${#stages[@]})) || stages=("${all_stages[@]}")
@@ -34,36 +41,64 @@ for stage in "${stages[@]}"; do
 done
 
 jobs=$(nproc)
-declare -a done_rows=()
-current=""
+logs=build-logs
+mkdir -p "$logs"
+declare -a rows=()
+running=""  # the part in the foreground, for the table if it fails
 
 print_table() {
-  local status=$? total=0 row name secs mark
-  [ -n "$current" ] && done_rows+=("$current $((SECONDS - stage_start)) failed")
+  local status=$? row name secs mark
+  [ -n "$running" ] && rows+=("$running $((SECONDS - part_start)) failed")
   echo >&2
-  echo "=== check: stage times (share = this stage's part of CI's 35-minute budget)" >&2
-  printf '%-8s %7s %7s  %s\n' stage seconds share "" >&2
-  for row in "${done_rows[@]}"; do
+  echo "=== check: times (share: the part's share of CI's ${budget} s budget; builds overlap the tests before them)" >&2
+  printf '%-14s %7s %7s  %s\n' part seconds share "" >&2
+  for row in "${rows[@]}"; do
     read -r name secs mark <<<"$row"
-    total=$((total + secs))
     [ "$mark" = ok ] && ((secs > ${share[$name]:-0})) && mark="OVER ITS SHARE"
     [ "$mark" = ok ] && mark=""
-    printf '%-8s %7d %7d  %s\n' "$name" "$secs" "${share[$name]:-0}" "$mark" >&2
+    printf '%-14s %7d %7d  %s\n' "$name" "$secs" "${share[$name]:-0}" "$mark" >&2
   done
-  printf '%-8s %7d %7d\n' total "$total" 2100 >&2
+  printf '%-14s %7d %7d  %s\n' "total (wall)" "$SECONDS" "$budget" "$( ((SECONDS > budget)) && echo "OVER BUDGET")" >&2
   exit "$status"
 }
 trap print_table EXIT
 
-# Runs stage $1 (the function stage_$1) and records its time.
-run_stage() {
-  current=$1
-  stage_start=$SECONDS
+# Runs part $1 ("asan.test": the function test_asan) in the foreground.
+run_part() {
+  running=$1
+  part_start=$SECONDS
   echo "=== $1" >&2
-  "stage_$1"
-  done_rows+=("$1 $((SECONDS - stage_start)) ok")
-  current=""
+  "${1#*.}_${1%%.*}"
+  rows+=("$1 $((SECONDS - part_start)) ok")
+  running=""
 }
+
+# Starts stage $1's build in the background at the lowest priority.
+bg_pid=""
+bg_name=""
+start_background_build() {
+  bg_name=$1.build
+  bg_start=$SECONDS
+  echo "=== $bg_name (in the background: $logs/$1.log)" >&2
+  nice -n 19 "build_$1" >"$logs/$1.log" 2>&1 &
+  bg_pid=$!
+}
+
+# Waits for the background build; on failure shows the end of its log.
+finish_background_build() {
+  [ -n "$bg_pid" ] || return 0
+  local pid=$bg_pid name=$bg_name
+  bg_pid=""
+  if ! wait "$pid"; then
+    rows+=("$name $((SECONDS - bg_start)) failed")
+    tail -n 60 "$logs/${name%.build}.log" >&2
+    echo "check: $name failed (whole log: $logs/${name%.build}.log)" >&2
+    exit 1
+  fi
+  rows+=("$name $((SECONDS - bg_start)) ok")
+}
+
+has() { declare -F "$1" >/dev/null; }
 
 # Configures preset $1 and builds the given targets (all when none are given).
 build_preset() {
@@ -77,45 +112,51 @@ build_preset() {
   fi
 }
 
-stage_setup() { scripts/setup.sh --deps; }
+deps_setup() { scripts/setup.sh --deps; }
 
-stage_release() {
-  build_preset release
-  ctest --preset release -j "$jobs"
-}
+build_release() { build_preset release; }
+test_release() { ctest --preset release -j "$jobs"; }
 
-stage_clang() {
-  # The product and the public headers on their own; its tests would repeat the
-  # release ones. The preset compiles without optimisation or debug information:
-  # what it is for is clang's analysis, which needs neither.
+build_asan() { build_preset asan; }
+test_asan() { ctest --preset asan -j "$jobs"; }
+
+build_tsan() { build_preset tsan; }
+test_tsan() { ctest --preset tsan -j "$jobs"; }
+
+# The product and the public headers on their own; its tests would repeat the release
+# ones. No optimisation, no debug information: clang's analysis needs neither.
+build_clang() {
   build_preset clang trtwatch trtwatch_header_check trtwatch_header_check_trt9 trtwatch_header_check_trt10
 }
 
-stage_asan() {
-  build_preset asan
-  ctest --preset asan -j "$jobs"
-}
-
-stage_tsan() {
-  build_preset tsan
-  ctest --preset tsan -j "$jobs"
-}
-
-stage_vscode() {
+test_vscode() {
   [ -x build/trtwatch ] || build_preset release trtwatch
   editors/vscode/scripts/ci.sh build/trtwatch
 }
 
-stage_fuzz() { scripts/fuzz.sh 20; }
+build_fuzz() { scripts/fuzz.sh --build-only; }
+test_fuzz() { scripts/fuzz.sh 20; }
 
-stage_mingw() {
-  build_preset mingw
-  ctest --preset mingw
-}
+build_mingw() { build_preset mingw; }
+test_mingw() { ctest --preset mingw; }  # one Wine prefix: its two suites one after the other
 
-stage_python() { scripts/check_python_package.sh; }
+test_python() { scripts/check_python_package.sh; }
 
-run_stage setup
+run_part setup.deps
+# Stage i's tests run while stage i+1 builds.
+previous=""
 for stage in "${stages[@]}"; do
-  run_stage "$stage"
+  if has "build_$stage"; then
+    if [ -n "$previous" ] && has "test_$previous"; then
+      start_background_build "$stage"
+      run_part "$previous.test"
+      finish_background_build
+    else
+      run_part "$stage.build"
+    fi
+  elif [ -n "$previous" ] && has "test_$previous"; then
+    run_part "$previous.test"
+  fi
+  previous=$stage
 done
+if has "test_$previous"; then run_part "$previous.test"; fi

@@ -6,6 +6,7 @@
 # input is kept in build-fuzz/artifacts.
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 20)] [TARGET...]
+#        scripts/fuzz.sh --build-only
 #   targets: duration event_json build_request profile build_options http_request json_rpc (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,7 @@ if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request pro
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
+[ "$seconds" = --build-only ] && exit 0
 
 artifacts=build-fuzz/artifacts
 mkdir -p "$artifacts"

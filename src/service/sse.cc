@@ -4,9 +4,9 @@
 
 namespace trtwatch::service {
 
-std::string SseFrame(uint64_t seq, std::string_view type, std::string_view json) {
+std::string SseFrame(uint64_t seq, std::string_view type, std::string_view data) {
   std::string frame;
-  frame.reserve(json.size() + type.size() + 40);
+  frame.reserve(data.size() + type.size() + 40);
   frame += "id: ";
   frame += std::to_string(seq);
   frame += "\nevent: ";
@@ -15,9 +15,9 @@ std::string SseFrame(uint64_t seq, std::string_view type, std::string_view json)
   // Each line of the payload is its own data field; clients join them with '\n'.
   size_t start = 0;
   while (true) {
-    const size_t end = json.find('\n', start);
+    const size_t end = data.find('\n', start);
     frame += "data: ";
-    frame += json.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    frame += data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     frame += '\n';
     if (end == std::string_view::npos) break;
     start = end + 1;

@@ -16,9 +16,9 @@
 
 namespace trtwatch::service {
 
-// "id: SEQ\nevent: TYPE\ndata: JSON\n\n". `json` is one line (the protocol's lines
+// "id: SEQ\nevent: TYPE\ndata: JSON\n\n". `data` is one line (the protocol's lines
 // never contain a newline); a stray newline would be split into several data lines.
-std::string SseFrame(uint64_t seq, std::string_view type, std::string_view json);
+std::string SseFrame(uint64_t seq, std::string_view type, std::string_view data);
 // "retry: MS\n\n": how long a client waits before it reconnects.
 std::string SseRetry(int milliseconds);
 // A comment line; clients ignore it, idle-dropping proxies see traffic.
