@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import BIN
-from service_client import Server, SseReader, read_until
+from service_client import Server, SseReader, raw_request, read_until
 
 
 @pytest.fixture
@@ -22,20 +22,6 @@ def server(tmp_path):
     s = Server(tmp_path).start()
     yield s
     s.stop()
-
-
-def raw_request(port, head):
-    """Sends raw request bytes; returns (status, body bytes)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(head)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
 
 
 # Why #3: a cancel right after the submit, on one keep-alive connection, 20 times.
