@@ -359,11 +359,16 @@ class HttpApi::Impl {
         res.set(http::field::retry_after, "5");
         return res;
       }
-      return JsonResponse(http::status::ok, json{{"status", stopping_ ? "stopping" : "ok"},
-                                                 {"store", "ok"},
-                                                 {"running", manager_.running()},
-                                                 {"queued", manager_.queued()}}
-                                                .dump());
+      // Stopping: still answering (reads are served until the last build ends), but not
+      // to be sent new work.
+      Response res = JsonResponse(stopping_ ? http::status::service_unavailable : http::status::ok,
+                                  json{{"status", stopping_ ? "stopping" : "ok"},
+                                       {"store", "ok"},
+                                       {"running", manager_.running()},
+                                       {"queued", manager_.queued()}}
+                                      .dump());
+      if (stopping_) res.set(http::field::retry_after, "5");
+      return res;
     }
     if (route.endpoint == Endpoint::kMetrics) {
       if (method != http::verb::get) return MethodNotAllowed("GET");
