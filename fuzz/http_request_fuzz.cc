@@ -144,9 +144,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       } else if (route.endpoint == Endpoint::kBuildEvents) {
         uint64_t last = 0;
         ParseLastEventId(Header(req, "Last-Event-ID"), &last);
-        std::vector<std::pair<std::string, std::string>> query;  // cancel_on_disconnect
+        bool cancel_on_disconnect = false;
         std::string error;
-        if (!ParseQuery(target, &query, &error)) CheckSendable(error);
+        if (!ParseEventsQuery(target, &cancel_on_disconnect, &error)) CheckSendable(error);
       }
       break;
     }

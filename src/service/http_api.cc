@@ -479,29 +479,19 @@ class HttpApi::Impl {
     // ?cancel_on_disconnect=true: this stream owns the build; if it goes away before
     // the build ends (a CI job killed, a laptop closed), the build is cancelled.
     bool cancel_on_disconnect = false;
-    {
-      std::vector<std::pair<std::string, std::string>> query;
-      std::string bad;
-      const std::string_view target(req.target().data(), req.target().size());
-      if (!ParseQuery(target, &query, &bad)) {
-        co_await Send(stream, Error(http::status::bad_request, bad), false);
-        co_return;
-      }
-      for (const auto& [key, value] : query) {
-        if (key != "cancel_on_disconnect") continue;  // other parameters are ignored, as always
-        if (value != "true" && value != "false") {
-          co_await Send(stream, Error(http::status::bad_request, "cancel_on_disconnect must be true or false"), false);
-          co_return;
-        }
-        cancel_on_disconnect = value == "true";
-      }
+    std::string bad_query;
+    if (!ParseEventsQuery(std::string_view(req.target().data(), req.target().size()), &cancel_on_disconnect,
+                          &bad_query)) {
+      co_await Send(stream, Error(http::status::bad_request, bad_query), false);
+      co_return;
     }
     uint64_t last = 0;
     auto header = req.find("Last-Event-ID");
     if (header != req.end() &&
         !ParseLastEventId(std::string_view(header->value().data(), header->value().size()), &last)) {
       co_await Send(stream, Error(http::status::bad_request,
-                                  "Last-Event-ID must be the decimal id of an event this stream sent"),
+                                  "Last-Event-ID must be the decimal id (0 to 2^64-1, digits only) of an event "
+                                  "this stream sent"),
                     false);
       co_return;
     }
@@ -517,6 +507,14 @@ class HttpApi::Impl {
     const BuildManager::Subscription s = hubs_.Subscribe(hub, id);
     if (!s.found) {
       co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
+                    false);
+      co_return;
+    }
+    if (last > s.last_seq) {
+      // Not an id this build has sent: following on would silently skip the events up to it.
+      co_await Send(stream, Error(http::status::bad_request,
+                                  "Last-Event-ID " + std::to_string(last) + " is ahead of this build's last event (" +
+                                      std::to_string(s.last_seq) + "); reconnect without it to replay the log"),
                     false);
       co_return;
     }

@@ -134,6 +134,23 @@ bool ParseListQuery(std::string_view target, ListQuery* query, std::string* erro
   return true;
 }
 
+bool ParseEventsQuery(std::string_view target, bool* cancel_on_disconnect, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!ParseQuery(target, &pairs, error)) return false;
+  for (const auto& [key, value] : pairs) {
+    if (key != "cancel_on_disconnect") {
+      *error = "unknown query parameter \"" + key + "\"; the only one is cancel_on_disconnect";
+      return false;
+    }
+    if (value != "true" && value != "false") {
+      *error = "cancel_on_disconnect must be true or false";
+      return false;
+    }
+    *cancel_on_disconnect = value == "true";
+  }
+  return true;
+}
+
 std::optional<std::string_view> BearerToken(std::string_view value) {
   // RFC 9110: the scheme is case-insensitive, followed by one or more spaces.
   constexpr std::string_view kBearer = "bearer";

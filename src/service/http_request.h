@@ -65,6 +65,10 @@ struct ListQuery {
 // returns false with `*error` naming the problem and the fix.
 bool ParseListQuery(std::string_view target, ListQuery* query, std::string* error);
 
+// The query of GET /builds/{id}/events: cancel_on_disconnect=true|false and nothing
+// else. On a bad query returns false with `*error` naming the known parameter.
+bool ParseEventsQuery(std::string_view target, bool* cancel_on_disconnect, std::string* error);
+
 // The token of an "Authorization: Bearer TOKEN" value (the scheme is case-insensitive,
 // then one or more spaces); nullopt for any other value.
 std::optional<std::string_view> BearerToken(std::string_view authorization);

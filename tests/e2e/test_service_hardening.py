@@ -115,18 +115,6 @@ def test_queue_limit_zero_runs_builds_when_a_slot_is_free(tmp_path):
         s.stop()
 
 
-# Why #6: a Last-Event-ID ahead of a live build resends nothing it claims to have.
-def test_last_event_id_ahead_of_a_live_build_resends_nothing(server):
-    doc = server.submit({"simulate": "large-transformer", "speed": 4})
-    server.wait_status(doc["id"], ["running"])
-    ahead = 400
-    reader = SseReader(server.port, doc["events_url"], last_event_id=str(ahead))
-    events = read_until(reader, lambda e: e["id"] > ahead + 5)
-    assert all(e["id"] > ahead for e in events), [e["id"] for e in events][:5]
-    reader.close()
-    server.request("POST", f"/builds/{doc['id']}/cancel")
-
-
 # Why #6: a worker killed with phases open: every phase_start gets its phase_finish,
 # and the synthesised build_finish comes after the last event in time.
 def test_killed_worker_phases_are_closed_in_the_log(server):
