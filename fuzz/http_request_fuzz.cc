@@ -1,8 +1,9 @@
 // The service's HTTP request path without a socket: the bytes of one request go
 // through Beast's parser with the server's limits, then through what the server does
-// with every request (the browser check, the bearer token, the session cookie), its
-// router, and the parser of the endpoint the route selects (the list query, the build
-// id, the build request, the cancel body, Last-Event-ID, the sign-in body, JSON-RPC for
+// with every request (the head's checks: limits, Host, framing, Expect; the browser
+// check, the bearer token, the session cookie), its router, and the parser of the
+// endpoint the route selects (the list query, the build id, the build request, the
+// cancel body, Last-Event-ID and the stream's query, the sign-in body, JSON-RPC for
 // /mcp). Properties: nothing throws, every refusal has a message the service can send
 // as JSON, and what is accepted is in range.
 #include <boost/asio/buffer.hpp>
@@ -50,7 +51,7 @@ std::string_view Header(const http::request<http::string_body>& req, std::string
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   http::request_parser<http::string_body> parser;
-  parser.header_limit(16 * 1024);  // as the server sets them
+  parser.header_limit(kHeaderLimit);  // as the server sets them
   parser.body_limit(64 * 1024);
   parser.eager(true);
   boost::beast::error_code ec;
@@ -64,6 +65,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ec == http::error::need_more || (!ec && !parser.is_done())) parser.put_eof(ec);
   if (ec || !parser.is_done()) return 0;  // the server answers 400 and closes
   const http::request<http::string_body>& req = parser.get();
+
+  const RequestHead head = HeadOf(req);
+  if (const Refusal refusal = CheckHead(head)) {  // the server answers it and closes
+    FUZZ_CHECK(refusal.status >= 400 && refusal.status <= 599);
+    CheckSendable(refusal.message);
+    return 0;
+  }
+  FUZZ_CHECK(head.field_count <= kHeaderFieldLimit && head.target_size <= kTargetLimit);
+  IsJsonMediaType(Header(req, "Content-Type"));
 
   const std::string_view target(req.target().data(), req.target().size());
   const std::string_view path = target.substr(0, target.find('?'));
@@ -144,9 +154,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       } else if (route.endpoint == Endpoint::kBuildEvents) {
         uint64_t last = 0;
         ParseLastEventId(Header(req, "Last-Event-ID"), &last);
-        std::vector<std::pair<std::string, std::string>> query;  // cancel_on_disconnect
+        bool cancel_on_disconnect = false;
         std::string error;
-        if (!ParseQuery(target, &query, &error)) CheckSendable(error);
+        if (!ParseEventsQuery(target, &cancel_on_disconnect, &error)) CheckSendable(error);
       }
       break;
     }

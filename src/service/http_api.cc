@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -49,6 +50,8 @@ namespace {
 
 constexpr auto kIdleTimeout = 60s;   // a keep-alive connection with no request
 constexpr auto kWriteTimeout = 30s;  // a client that takes no bytes for this long is gone
+constexpr auto kLingerTime = 2s;     // after a refusal, how long the rest of a request is read and dropped
+constexpr size_t kLingerBytes = 1024 * 1024;  // and how much of it
 constexpr double kUiSessionSeconds = 12 * 3600;  // a browser sign-in lasts a working day
 constexpr size_t kUiSessionLimit = 256;
 
@@ -170,7 +173,9 @@ class HttpApi::Impl {
  private:
   awaitable<void> Session(tcp::socket socket) {
     beast::tcp_stream stream(std::move(socket));
-    beast::flat_buffer buffer;
+    // Bounded: the unparsed bytes of a request (its head, a chunk-size line, the
+    // trailers) never take more than this, whatever the client sends.
+    beast::flat_buffer buffer(kReadBufferLimit);
     boost::system::error_code ec;
     ++connections_;
     struct Count {
@@ -181,25 +186,22 @@ class HttpApi::Impl {
     // request with 503 and close, so that descriptors stay for the builds' pipes and
     // the store.
     const bool over_cap = connections_ + hubs_.clients() > max_connections_;
+    bool linger = false;  // closing after a refusal: the client may still be sending its request
     while (true) {
+      linger = false;
       http::request_parser<http::string_body> parser;
-      parser.header_limit(16 * 1024);
+      parser.header_limit(kHeaderLimit);
       parser.body_limit(options_.body_limit);
+      auto chunk_extension_limit = [](uint64_t, beast::string_view extensions, boost::system::error_code& e) {
+        if (extensions.size() > kChunkExtensionLimit) e = http::error::bad_chunk_extension;
+      };
+      parser.on_chunk_header(chunk_extension_limit);
       stream.expires_after(kIdleTimeout);
-      co_await http::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-      if (ec == http::error::body_limit) {
-        co_await Send(stream, Error(http::status::payload_too_large,
-                                    "the request body is larger than " + std::to_string(options_.body_limit) +
-                                        " bytes; send a smaller request"),
-                      false);
-        break;
-      }
-      if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::eof ||
-          ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
-        break;
-      }
+      co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+      if (ClientWentAway(ec)) break;
+      linger = true;  // from here on every break follows a refusal
       if (ec) {
-        co_await Send(stream, Error(http::status::bad_request, "malformed HTTP request: " + ec.message()), false);
+        co_await Send(stream, HeadReadError(ec, parser.get().target()), false);
         break;
       }
       Request& req = parser.get();
@@ -210,50 +212,202 @@ class HttpApi::Impl {
                       false);
         break;
       }
-      const std::string_view target(req.target().data(), req.target().size());
-      const std::string_view path = target.substr(0, target.find('?'));
-      const std::string refused = BrowserCheck(HeaderValue(req, http::field::origin), HeaderValue(req, http::field::host),
-                                               !token_.empty(), options_);
-      if (!refused.empty()) {
-        if (!co_await Send(stream, Error(http::status::forbidden, refused), req.keep_alive())) break;
-        continue;
-      }
-      if (std::optional<Response> ui = HandleUi(req, path)) {
-        if (!co_await Send(stream, std::move(*ui), req.keep_alive() && !stopping_)) break;
-        continue;
-      }
-      if (!Authorized(req, path)) {
-        Response res = Error(http::status::unauthorized,
-                             "missing or wrong bearer token; send \"Authorization: Bearer TOKEN\" with the token "
-                             "from the server's --token-file");
-        res.set(http::field::www_authenticate, "Bearer");
-        if (!co_await Send(stream, std::move(res), req.keep_alive())) break;
-        continue;
-      }
-      const Route route = RouteOf(path);
-      if (route.endpoint == Endpoint::kMcp) {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
-        if (!co_await mcp::ServeHttp(stream, req, mcp_)) break;
-        continue;
-      }
-      if (route.endpoint == Endpoint::kBuildEvents && req.method() == http::verb::get) {
-        co_await Events(stream, req, std::string(route.id));
+      const RequestHead head = HeadOf(req);
+      if (Refusal r = CheckHead(head)) {  // the framing may be in doubt: closed in any case
+        co_await Send(stream, Error(static_cast<http::status>(r.status), r.message), false);
         break;
       }
-      if (route.endpoint == Endpoint::kBuildChanges && req.method() == http::verb::get) {
-        co_await RecordChanges(stream);
-        break;
+      const bool has_body = !parser.is_done();
+      if (std::optional<Response> refused = RefusedBeforeBody(req, has_body, parser.content_length().value_or(0))) {
+        // A body not read cannot be skipped reliably: the connection closes.
+        if (!co_await Send(stream, std::move(*refused), req.keep_alive() && !has_body)) break;
+        continue;
       }
-      Response res = Handle(req, path, target, route);
-      if (!co_await Send(stream, std::move(res), req.keep_alive() && !stopping_)) break;
+      if (has_body) {
+        if (ExpectsContinue(head)) co_await SendContinue(stream);
+        co_await http::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+        if (ClientWentAway(ec)) break;
+        if (ec) {
+          co_await Send(stream, BodyReadError(ec), false);
+          break;
+        }
+      }
+      linger = false;
+      if (!co_await Dispatch(stream, req)) break;
     }
+    co_await Close(stream, linger);
+  }
+
+  static bool ClientWentAway(const boost::system::error_code& ec) {
+    return ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::eof ||
+           ec == asio::error::connection_reset || ec == asio::error::operation_aborted;
+  }
+
+  Response HeadReadError(const boost::system::error_code& ec, beast::string_view parsed_target) const {
+    if (ec == http::error::body_limit) return TooLarge();  // a Content-Length over the limit
+    if (ec == http::error::bad_transfer_encoding || ec == http::error::bad_content_length) {
+      // The parser's own framing checks: a repeated Transfer-Encoding, one with Content-Length.
+      return Error(http::status::bad_request, "the body's length cannot be determined: " + ec.message() +
+                                                  " (RFC 9112 §6.1, §6.3); send one Transfer-Encoding: chunked or "
+                                                  "one Content-Length");
+    }
+    if (ec != http::error::header_limit && ec != http::error::buffer_overflow) {
+      return Error(http::status::bad_request, "malformed HTTP request: " + ec.message());
+    }
+    // The parser keeps only what it has not parsed: the request line, once read, is gone
+    // from the buffer but its target is in the message.
+    if (OversizedHeadStatus(std::string_view(parsed_target.data(), parsed_target.size())) == 414) {
+      return Error(http::status::uri_too_long, "the request line is longer than " + std::to_string(kTargetLimit) +
+                                                   " bytes (RFC 9112 §3); shorten the URL");
+    }
+    return Error(http::status::request_header_fields_too_large,
+                 "the request head is larger than " + std::to_string(kHeaderLimit) +
+                     " bytes (RFC 6585 §5); send fewer or shorter header fields");
+  }
+
+  Response BodyReadError(const boost::system::error_code& ec) const {
+    if (ec == http::error::body_limit) {
+      return TooLarge();
+    }
+    if (ec == http::error::buffer_overflow || ec == http::error::bad_chunk_extension) {
+      return Error(http::status::bad_request,
+                   "a chunk-size line, its extensions or the trailers are too long or malformed (at most " +
+                       std::to_string(kChunkExtensionLimit) + " bytes of extensions, RFC 9112 §7.1.1)");
+    }
+    if (ec == http::error::header_limit) {
+      return Error(http::status::request_header_fields_too_large, "the trailer section is too large (RFC 6585 §5)");
+    }
+    return Error(http::status::bad_request, "malformed HTTP request: " + ec.message());
+  }
+
+  Response TooLarge() const {
+    return Error(http::status::payload_too_large, "the request body is larger than " +
+                                                      std::to_string(options_.body_limit) +
+                                                      " bytes; send a smaller request");
+  }
+
+  // Why a request is refused on its head alone, before its body is read (so that no
+  // client gets to send a body it is not allowed to), or nullopt.
+  std::optional<Response> RefusedBeforeBody(const Request& req, bool has_body, uint64_t content_length) {
+    const std::string browser = BrowserCheck(HeaderValue(req, http::field::origin),
+                                             HeaderValue(req, http::field::host), !token_.empty(), options_);
+    if (!browser.empty()) return Error(http::status::forbidden, browser);
+    const std::string_view target(req.target().data(), req.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (!IsUiPath(path) && !Authorized(req, path)) {
+      Response res = Error(http::status::unauthorized,
+                           "missing or wrong bearer token; send \"Authorization: Bearer TOKEN\" with the token "
+                           "from the server's --token-file");
+      res.set(http::field::www_authenticate, "Bearer");
+      return res;
+    }
+    if (content_length > options_.body_limit) return TooLarge();
+    if (TakesJsonBody(req.method(), path) && !AcceptableJsonType(req, has_body)) {
+      Response res = Error(http::status::unsupported_media_type,
+                           "send the body as JSON with \"Content-Type: application/json\"");
+      res.set(http::field::accept, "application/json");  // RFC 9110 §15.5.16
+      return res;
+    }
+    return std::nullopt;
+  }
+
+  static bool IsUiPath(std::string_view path) { return path == "/ui/session" || UiAssetFor(path).has_value(); }
+
+  // The POSTs whose body is JSON: a build request, a cancel, a sign-in, an MCP message.
+  static bool TakesJsonBody(http::verb method, std::string_view path) {
+    if (method != http::verb::post) return false;
+    const Endpoint endpoint = RouteOf(path).endpoint;
+    return path == "/ui/session" || endpoint == Endpoint::kBuilds || endpoint == Endpoint::kBuildCancel ||
+           endpoint == Endpoint::kMcp;
+  }
+
+  // A stated Content-Type must be JSON; none is fine only without a body (a bare cancel).
+  static bool AcceptableJsonType(const Request& req, bool has_body) {
+    auto it = req.find(http::field::content_type);
+    if (it == req.end()) return !has_body;
+    return IsJsonMediaType(std::string_view(it->value().data(), it->value().size()));
+  }
+
+  awaitable<void> SendContinue(beast::tcp_stream& stream) {
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    boost::system::error_code ec;
+    stream.expires_after(kWriteTimeout);
+    co_await asio::async_write(stream, asio::buffer(kContinue.data(), kContinue.size()),
+                               asio::redirect_error(use_awaitable, ec));
+    stream.expires_after(kIdleTimeout);
+  }
+
+  // Closes our side. After a refusal the client may still be sending its request: that
+  // is read and dropped for a moment, since closing with unread bytes resets the
+  // connection and the reset can destroy the answer before the client reads it.
+  static awaitable<void> Close(beast::tcp_stream& stream, bool linger) {
+    boost::system::error_code ec;
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (!linger || !stream.socket().is_open()) co_return;
+    stream.expires_after(kLingerTime);
+    std::array<char, 4096> sink;
+    size_t dropped = 0;
+    while (!ec && dropped < kLingerBytes) {
+      dropped += co_await stream.async_read_some(asio::buffer(sink), asio::redirect_error(use_awaitable, ec));
+    }
+  }
+
+  // Answers a request whose head and body were read; returns whether the connection
+  // stays open. HEAD is GET without the body (RFC 9110 §9.3.2).
+  awaitable<bool> Dispatch(beast::tcp_stream& stream, Request& req) {
+    const bool head_only = req.method() == http::verb::head;
+    const http::verb method = head_only ? http::verb::get : req.method();
+    const std::string_view target(req.target().data(), req.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (std::optional<Response> ui = HandleUi(req, method, path)) {
+      co_return co_await Send(stream, std::move(*ui), req.keep_alive() && !stopping_, head_only);
+    }
+    const Route route = RouteOf(path);
+    if (route.endpoint == Endpoint::kMcp) {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
+      if (head_only) co_return co_await Send(stream, MethodNotAllowed("POST, DELETE"), req.keep_alive(), true);
+      co_return co_await mcp::ServeHttp(stream, req, mcp_);
+    }
+    const bool stream_route = route.endpoint == Endpoint::kBuildEvents || route.endpoint == Endpoint::kBuildChanges;
+    if (stream_route && head_only) {
+      co_return co_await Send(stream, StreamHead(route), req.keep_alive() && !stopping_, true);
+    }
+    if (route.endpoint == Endpoint::kBuildEvents && method == http::verb::get) {
+      co_await Events(stream, req, std::string(route.id));
+      co_return false;
+    }
+    if (route.endpoint == Endpoint::kBuildChanges && method == http::verb::get) {
+      co_await RecordChanges(stream);
+      co_return false;
+    }
+    Response res = Handle(req, method, path, target, route);
+    co_return co_await Send(stream, std::move(res), req.keep_alive() && !stopping_, head_only);
+  }
+
+  // HEAD on an event stream: the headers a GET would start with, no events.
+  Response StreamHead(const Route& route) {
+    if (route.endpoint == Endpoint::kBuildEvents) {
+      const std::string id(route.id);
+      if (!ValidBuildId(id) || manager_.Get(id).outcome != GetOutcome::kFound) {
+        return Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds");
+      }
+    }
+    Response res{http::status::ok, 11};
+    res.set(http::field::content_type, "text/event-stream; charset=utf-8");
+    res.set(http::field::cache_control, "no-cache");
+    return res;
   }
 
   // Writes a response; returns whether the connection stays open.
-  awaitable<bool> Send(beast::tcp_stream& stream, Response res, bool keep_alive) {
+  // `head_only`: the answer to HEAD, its Content-Length that of the body not sent.
+  awaitable<bool> Send(beast::tcp_stream& stream, Response res, bool keep_alive, bool head_only = false) {
     res.set(http::field::server, "trtwatch");
     res.keep_alive(keep_alive);
     res.prepare_payload();
+    if (head_only) {
+      // An event stream's GET has no length to announce.
+      if (res[http::field::content_type].starts_with("text/event-stream")) res.erase(http::field::content_length);
+      res.body().clear();
+    }
     metrics_.Request(static_cast<int>(res.result_int()));
     boost::system::error_code ec;
     stream.expires_after(kWriteTimeout);
@@ -287,8 +441,7 @@ class HttpApi::Impl {
   // The dashboard: its public files, and the sign-in that trades the --token-file token
   // for a session cookie (POST /ui/session {"token": ...}; DELETE signs out; GET says
   // whether a sign-in is needed). Anything else is the API's: nullopt.
-  std::optional<Response> HandleUi(const Request& req, std::string_view path) {
-    const http::verb method = req.method();
+  std::optional<Response> HandleUi(const Request& req, http::verb method, std::string_view path) {
     if (path == "/ui/session") {
       if (method == http::verb::get) {
         const bool needed = !token_.empty();
@@ -306,11 +459,10 @@ class HttpApi::Impl {
         return res;
       }
       if (method != http::verb::post) return MethodNotAllowed("GET, POST, DELETE");
-      // JSON only: a cross-site HTML form cannot send it without a CORS preflight.
-      auto type = req.find(http::field::content_type);
+      // JSON only (checked with the head): a cross-site HTML form cannot send it without
+      // a CORS preflight.
       const json body = json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
-      if (type == req.end() || type->value().find("application/json") != 0 || !body.is_object() ||
-          !body.contains("token") || !body["token"].is_string()) {
+      if (!body.is_object() || !body.contains("token") || !body["token"].is_string()) {
         return Error(http::status::bad_request,
                      "send Content-Type: application/json with {\"token\": \"...\"}, the token from the server's "
                      "--token-file");
@@ -344,9 +496,8 @@ class HttpApi::Impl {
     return res;
   }
 
-  Response Handle(const Request& req, std::string_view path, std::string_view target,
+  Response Handle(const Request& req, http::verb method, std::string_view path, std::string_view target,
                   const Route& route) {
-    const http::verb method = req.method();
     if (route.endpoint == Endpoint::kHealth) {
       if (method != http::verb::get) return MethodNotAllowed("GET");
       if (!manager_.RetryUnsaved()) {
@@ -359,11 +510,16 @@ class HttpApi::Impl {
         res.set(http::field::retry_after, "5");
         return res;
       }
-      return JsonResponse(http::status::ok, json{{"status", stopping_ ? "stopping" : "ok"},
-                                                 {"store", "ok"},
-                                                 {"running", manager_.running()},
-                                                 {"queued", manager_.queued()}}
-                                                .dump());
+      // Stopping: still answering (reads are served until the last build ends), but not
+      // to be sent new work.
+      Response res = JsonResponse(stopping_ ? http::status::service_unavailable : http::status::ok,
+                                  json{{"status", stopping_ ? "stopping" : "ok"},
+                                       {"store", "ok"},
+                                       {"running", manager_.running()},
+                                       {"queued", manager_.queued()}}
+                                      .dump());
+      if (stopping_) res.set(http::field::retry_after, "5");
+      return res;
     }
     if (route.endpoint == Endpoint::kMetrics) {
       if (method != http::verb::get) return MethodNotAllowed("GET");
@@ -474,29 +630,19 @@ class HttpApi::Impl {
     // ?cancel_on_disconnect=true: this stream owns the build; if it goes away before
     // the build ends (a CI job killed, a laptop closed), the build is cancelled.
     bool cancel_on_disconnect = false;
-    {
-      std::vector<std::pair<std::string, std::string>> query;
-      std::string bad;
-      const std::string_view target(req.target().data(), req.target().size());
-      if (!ParseQuery(target, &query, &bad)) {
-        co_await Send(stream, Error(http::status::bad_request, bad), false);
-        co_return;
-      }
-      for (const auto& [key, value] : query) {
-        if (key != "cancel_on_disconnect") continue;  // other parameters are ignored, as always
-        if (value != "true" && value != "false") {
-          co_await Send(stream, Error(http::status::bad_request, "cancel_on_disconnect must be true or false"), false);
-          co_return;
-        }
-        cancel_on_disconnect = value == "true";
-      }
+    std::string bad_query;
+    if (!ParseEventsQuery(std::string_view(req.target().data(), req.target().size()), &cancel_on_disconnect,
+                          &bad_query)) {
+      co_await Send(stream, Error(http::status::bad_request, bad_query), false);
+      co_return;
     }
     uint64_t last = 0;
     auto header = req.find("Last-Event-ID");
     if (header != req.end() &&
         !ParseLastEventId(std::string_view(header->value().data(), header->value().size()), &last)) {
       co_await Send(stream, Error(http::status::bad_request,
-                                  "Last-Event-ID must be the decimal id of an event this stream sent"),
+                                  "Last-Event-ID must be the decimal id (0 to 2^64-1, digits only) of an event "
+                                  "this stream sent"),
                     false);
       co_return;
     }
@@ -512,6 +658,14 @@ class HttpApi::Impl {
     const BuildManager::Subscription s = hubs_.Subscribe(hub, id);
     if (!s.found) {
       co_await Send(stream, Error(http::status::not_found, "no build \"" + id + "\"; list builds with GET /builds"),
+                    false);
+      co_return;
+    }
+    if (last > s.last_seq) {
+      // Not an id this build has sent: following on would silently skip the events up to it.
+      co_await Send(stream, Error(http::status::bad_request,
+                                  "Last-Event-ID " + std::to_string(last) + " is ahead of this build's last event (" +
+                                      std::to_string(s.last_seq) + "); reconnect without it to replay the log"),
                     false);
       co_return;
     }

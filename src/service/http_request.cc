@@ -1,8 +1,10 @@
 #include "service/http_request.h"
 
 #include <boost/asio/ip/address.hpp>
+#include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 
 #include "service/build_record.h"
 #include "service/server.h"
@@ -132,6 +134,123 @@ bool ParseListQuery(std::string_view target, ListQuery* query, std::string* erro
     }
   }
   return true;
+}
+
+bool ParseEventsQuery(std::string_view target, bool* cancel_on_disconnect, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!ParseQuery(target, &pairs, error)) return false;
+  for (const auto& [key, value] : pairs) {
+    if (key != "cancel_on_disconnect") {
+      *error = "unknown query parameter \"" + key + "\"; the only one is cancel_on_disconnect";
+      return false;
+    }
+    if (value != "true" && value != "false") {
+      *error = "cancel_on_disconnect must be true or false";
+      return false;
+    }
+    *cancel_on_disconnect = value == "true";
+  }
+  return true;
+}
+
+namespace {
+
+std::string_view TrimOws(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The elements of a comma-separated header list over all its lines, empty ones
+// dropped (RFC 9110 §5.6.1).
+std::vector<std::string_view> ListElements(const std::vector<std::string_view>& lines) {
+  std::vector<std::string_view> elements;
+  for (std::string_view line : lines) {
+    for (std::string_view element : Split(line, ',')) {
+      element = TrimOws(element);
+      if (!element.empty()) elements.push_back(element);
+    }
+  }
+  return elements;
+}
+
+std::vector<std::string_view> ValuesOf(const boost::beast::http::fields& fields, boost::beast::http::field name) {
+  std::vector<std::string_view> values;
+  for (auto [it, end] = fields.equal_range(name); it != end; ++it) {
+    values.emplace_back(it->value().data(), it->value().size());
+  }
+  return values;
+}
+
+}  // namespace
+
+RequestHead HeadOf(const boost::beast::http::request_header<>& header) {
+  namespace http = boost::beast::http;
+  RequestHead head;
+  head.version = header.version();
+  head.target_size = header.target().size();
+  head.field_count = static_cast<size_t>(std::distance(header.begin(), header.end()));
+  head.hosts = ValuesOf(header, http::field::host);
+  head.transfer_encodings = ValuesOf(header, http::field::transfer_encoding);
+  head.content_lengths = ValuesOf(header, http::field::content_length);
+  head.expects = ValuesOf(header, http::field::expect);
+  return head;
+}
+
+Refusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bool has_content_length) {
+  if (transfer_encodings.empty()) return {};
+  if (has_content_length) {
+    return {400, "Transfer-Encoding and Content-Length together cannot delimit a body (RFC 9112 §6.1); send one"};
+  }
+  const std::vector<std::string_view> codings = ListElements(transfer_encodings);
+  if (codings.empty() || !EqualsIgnoreCase(codings.back(), "chunked")) {
+    return {400, "the final Transfer-Encoding must be chunked (RFC 9112 §6.3); send Transfer-Encoding: chunked or "
+                 "Content-Length"};
+  }
+  const auto chunked = [](std::string_view coding) { return EqualsIgnoreCase(coding, "chunked"); };
+  if (std::count_if(codings.begin(), codings.end(), chunked) > 1) {
+    return {400, "chunked may be applied only once (RFC 9112 §7); send Transfer-Encoding: chunked"};
+  }
+  if (codings.size() > 1) {
+    return {501, "transfer coding \"" + std::string(codings.front()) +
+                     "\" is not implemented (RFC 9112 §6.1); send the body with chunked alone or Content-Length"};
+  }
+  return {};
+}
+
+Refusal CheckHead(const RequestHead& head) {
+  if (head.target_size > kTargetLimit) {
+    return {414, "the request target is longer than " + std::to_string(kTargetLimit) + " bytes (RFC 9112 §3); "
+                 "shorten the URL"};
+  }
+  if (head.field_count > kHeaderFieldLimit) {
+    return {431, "more than " + std::to_string(kHeaderFieldLimit) + " header fields (RFC 6585 §5); send fewer"};
+  }
+  if (head.hosts.size() > 1 || (head.hosts.empty() && head.version >= 11)) {
+    return {400, "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)"};
+  }
+  if (Refusal framing = CheckFraming(head.transfer_encodings, !head.content_lengths.empty())) return framing;
+  for (std::string_view expectation : ListElements(head.expects)) {
+    if (!EqualsIgnoreCase(expectation, "100-continue")) {
+      return {417, "expectation \"" + std::string(expectation) +
+                       "\" cannot be met; this service knows only 100-continue (RFC 9110 §10.1.1)"};
+    }
+  }
+  return {};
+}
+
+bool ExpectsContinue(const RequestHead& head) {
+  // An HTTP/1.0 client cannot read an interim response (RFC 9110 §10.1.1).
+  return head.version >= 11 && !ListElements(head.expects).empty();
+}
+
+int OversizedHeadStatus(std::string_view parsed_target) {
+  return parsed_target.empty() || parsed_target.size() > kTargetLimit ? 414 : 431;
+}
+
+bool IsJsonMediaType(std::string_view content_type) {
+  const std::string_view media_type = TrimOws(content_type.substr(0, content_type.find(';')));
+  return EqualsIgnoreCase(media_type, "application/json");
 }
 
 std::optional<std::string_view> BearerToken(std::string_view value) {

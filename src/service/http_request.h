@@ -5,6 +5,8 @@
 // Threading: pure functions.
 #pragma once
 
+#include <boost/beast/http/message.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,6 +66,61 @@ struct ListQuery {
 // Parses the query part of `target` (after '?'; none: the defaults). On a bad query
 // returns false with `*error` naming the problem and the fix.
 bool ParseListQuery(std::string_view target, ListQuery* query, std::string* error);
+
+// The query of GET /builds/{id}/events: cancel_on_disconnect=true|false and nothing
+// else. On a bad query returns false with `*error` naming the known parameter.
+bool ParseEventsQuery(std::string_view target, bool* cancel_on_disconnect, std::string* error);
+
+// Limits on what a client sends before it is authenticated: they bound the memory one
+// connection can hold, whatever it sends.
+inline constexpr size_t kHeaderLimit = 16 * 1024;      // request line and header fields: beyond, 431
+inline constexpr size_t kTargetLimit = 8 * 1024;       // the request target: beyond, 414
+inline constexpr size_t kHeaderFieldLimit = 100;       // header fields: beyond, 431
+inline constexpr size_t kChunkExtensionLimit = 1024;   // one chunk's extensions: beyond, 400
+inline constexpr size_t kReadBufferLimit = 32 * 1024;  // unparsed bytes (a chunk-size line, trailers): beyond, 400
+
+// Why a request is refused before its body is read, as an HTTP status and a message
+// naming the rule and the fix; status 0: not refused.
+struct Refusal {
+  int status = 0;
+  std::string message;
+  explicit operator bool() const { return status != 0; }
+};
+
+// What the checks below need of a request's head.
+struct RequestHead {
+  unsigned version = 11;  // 10: HTTP/1.0, 11: HTTP/1.1
+  size_t target_size = 0;
+  size_t field_count = 0;
+  std::vector<std::string_view> hosts;               // one per Host line
+  std::vector<std::string_view> transfer_encodings;  // one per Transfer-Encoding line
+  std::vector<std::string_view> content_lengths;
+  std::vector<std::string_view> expects;
+};
+// The head of a parsed request; its views point into `header`.
+RequestHead HeadOf(const boost::beast::http::request_header<>& header);
+
+// The limits above, Host (RFC 9112 §3.2), message framing (RFC 9112 §6.1, §6.3) and
+// Expect (RFC 9110 §10.1.1). A refused request's connection is closed: its body, if
+// any, cannot be delimited or is not wanted.
+Refusal CheckHead(const RequestHead& head);
+
+// RFC 9112 §6.1/§6.3: Transfer-Encoding (all its lines as one list) must end in chunked,
+// name it once and come without Content-Length; codings other than chunked are not
+// implemented (501).
+Refusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bool has_content_length);
+
+// Whether the client waits for "100 Continue" before it sends the body (RFC 9110 §10.1.1).
+bool ExpectsContinue(const RequestHead& head);
+
+// The status for a head larger than kHeaderLimit, from the target the parser got (empty
+// when it did not get past the request line): 414 when the request line or its target
+// is too long (RFC 9112 §3), else 431 (RFC 6585 §5).
+int OversizedHeadStatus(std::string_view parsed_target);
+
+// Whether a Content-Type value is application/json: type and subtype are
+// case-insensitive and parameters (charset) may follow (RFC 9110 §8.3.1).
+bool IsJsonMediaType(std::string_view content_type);
 
 // The token of an "Authorization: Bearer TOKEN" value (the scheme is case-insensitive,
 // then one or more spaces); nullopt for any other value.

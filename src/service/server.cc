@@ -216,8 +216,9 @@ int RunServer(const ServerOptions& options) {
 
   asio::co_spawn(io, api.Accept(acceptor), asio::detached);
 
-  // First SIGTERM/SIGINT: stop accepting, cancel (or finish) running builds, let the
-  // streams deliver their last events, stop. A second one kills the workers at once.
+  // First SIGTERM/SIGINT: refuse new builds, cancel (or finish) running builds while
+  // still answering health checks and reads, then stop accepting, let the streams
+  // deliver their last events, stop. A second one kills the workers at once.
   asio::signal_set signals(io, SIGTERM, SIGINT);
   int signals_seen = 0;
   asio::steady_timer drain(io);
@@ -235,10 +236,12 @@ int RunServer(const ServerOptions& options) {
     if (++signals_seen == 1) {
       std::fprintf(stderr, "trtwatch serve: stopping (%s running builds); signal again to kill them\n",
                    options.finish_on_shutdown ? "finishing" : "cancelling");
-      boost::system::error_code ignored;
-      acceptor.close(ignored);
       api.set_stopping();
-      manager->Shutdown(!options.finish_on_shutdown, [&] { drain_streams(60); });
+      manager->Shutdown(!options.finish_on_shutdown, [&] {
+        boost::system::error_code ignored;
+        acceptor.close(ignored);
+        drain_streams(60);
+      });
     } else {
       manager->KillAll();
     }

@@ -1,6 +1,7 @@
 #include "service/sse.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace trtwatch::service {
 
@@ -35,12 +36,11 @@ bool ParseLastEventId(std::string_view value, uint64_t* seq) {
     *seq = 0;
     return true;
   }
-  if (value.size() > 19) return false;  // beyond any seq a build reaches; avoids overflow
+  // Digits only (from_chars alone would take a sign) and within the seq type's range.
+  if (!std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
   uint64_t n = 0;
-  for (char c : value) {
-    if (c < '0' || c > '9') return false;
-    n = n * 10 + static_cast<uint64_t>(c - '0');
-  }
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc() || end != value.data() + value.size()) return false;
   *seq = n;
   return true;
 }

@@ -24,8 +24,9 @@ std::string SseRetry(int milliseconds);
 // A comment line; clients ignore it, idle-dropping proxies see traffic.
 inline constexpr std::string_view kSseHeartbeat = ": heartbeat\n\n";
 
-// Parses a Last-Event-ID header value (a decimal seq). Empty or absent means "from the
-// start" (0). Returns false for anything else, so the caller can refuse it.
+// Parses a Last-Event-ID header value: decimal digits only, 0 to 2^64-1 (the seq type).
+// Empty or absent means "from the start" (0). Returns false for anything else (a sign,
+// a fraction, a value beyond the range), so the caller can refuse it.
 bool ParseLastEventId(std::string_view value, uint64_t* seq);
 
 struct SseItem {

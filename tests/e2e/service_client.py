@@ -64,7 +64,10 @@ class Server:
         """Returns (status, parsed JSON or text, headers)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         data = raw if raw is not None else (json.dumps(body) if body is not None else None)
-        conn.request(method, path, body=data, headers=headers or {})
+        headers = dict(headers or {})
+        if body is not None:
+            headers.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=data, headers=headers)
         res = conn.getresponse()
         text = res.read().decode()
         hdrs = dict(res.getheaders())
@@ -98,6 +101,52 @@ class Server:
         """Children of the server (its workers)."""
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
         return [int(p) for p in out.split()]
+
+
+def raw_request(port, head):
+    """Sends raw request bytes; returns (status, body bytes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(head)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def exchange(port, data, timeout=5):
+    """Sends raw bytes on one connection and reads until the server closes it or
+    `timeout` passes without a byte; returns (the statuses of the responses read,
+    all bytes, whether the server closed the connection)."""
+    received = b""
+    closed = False
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(data)
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    closed = True
+                    break
+                received += chunk
+        except socket.timeout:
+            pass
+        except ConnectionResetError:
+            closed = True
+    statuses = [int(m) for m in re.findall(rb"HTTP/1\.[01] (\d{3}) ", received)]
+    return statuses, received, closed
+
+
+def rss_kib(pid):
+    """The resident set of process `pid`, in KiB (/proc/PID/status VmRSS)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
 
 
 class SseReader:

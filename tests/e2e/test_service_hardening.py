@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import BIN
-from service_client import Server, SseReader, read_until
+from service_client import Server, SseReader, raw_request, read_until
 
 
 @pytest.fixture
@@ -22,20 +22,6 @@ def server(tmp_path):
     s = Server(tmp_path).start()
     yield s
     s.stop()
-
-
-def raw_request(port, head):
-    """Sends raw request bytes; returns (status, body bytes)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(head)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
 
 
 # Why #3: a cancel right after the submit, on one keep-alive connection, 20 times.
@@ -127,18 +113,6 @@ def test_queue_limit_zero_runs_builds_when_a_slot_is_free(tmp_path):
         s.request("POST", f"/builds/{doc['id']}/cancel")
     finally:
         s.stop()
-
-
-# Why #6: a Last-Event-ID ahead of a live build resends nothing it claims to have.
-def test_last_event_id_ahead_of_a_live_build_resends_nothing(server):
-    doc = server.submit({"simulate": "large-transformer", "speed": 4})
-    server.wait_status(doc["id"], ["running"])
-    ahead = 400
-    reader = SseReader(server.port, doc["events_url"], last_event_id=str(ahead))
-    events = read_until(reader, lambda e: e["id"] > ahead + 5)
-    assert all(e["id"] > ahead for e in events), [e["id"] for e in events][:5]
-    reader.close()
-    server.request("POST", f"/builds/{doc['id']}/cancel")
 
 
 # Why #6: a worker killed with phases open: every phase_start gets its phase_finish,

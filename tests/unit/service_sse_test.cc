@@ -29,9 +29,20 @@ TEST(LastEventIdTest, ParsesDecimalAndEmpty) {
   EXPECT_EQ(seq, 18446744073u);
 }
 
+TEST(LastEventIdTest, AcceptsTheWholeRangeOfTheSeqType) {
+  uint64_t seq = 0;
+  EXPECT_TRUE(ParseLastEventId("9223372036854775808", &seq));  // 2^63: as valid as 2^64-1
+  EXPECT_EQ(seq, 9223372036854775808u);
+  EXPECT_TRUE(ParseLastEventId("18446744073709551615", &seq));  // 2^64-1
+  EXPECT_EQ(seq, 18446744073709551615u);
+  EXPECT_TRUE(ParseLastEventId("000000000000000000000042", &seq));  // digits, not a length, are the rule
+  EXPECT_EQ(seq, 42u);
+}
+
 TEST(LastEventIdTest, RefusesAnythingElse) {
   uint64_t seq = 0;
-  for (const char* bad : {"abc", "-1", "1.5", "12a", "0x10", "99999999999999999999"}) {
+  for (const char* bad : {"abc", "-1", "+1", "1.5", "12a", "0x10", "1 2", "18446744073709551616",
+                          "99999999999999999999"}) {
     EXPECT_FALSE(ParseLastEventId(bad, &seq)) << bad;
   }
 }
