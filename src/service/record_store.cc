@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "platform/file_access.h"
+#include "platform/file_lock.h"
 
 namespace trtwatch::service {
 
@@ -39,7 +40,28 @@ std::string Placeholders(size_t n) {
   return s;
 }
 
+// The data dir for this process alone (see the header): null with the reason, which
+// names the holder's PID when another process has it.
+std::unique_ptr<FileLock> ClaimDataDir(const std::string& dir, std::string* error) {
+  TryLockResult claim = FileLock::TryAcquire(dir + "/trtwatch.lock");
+  switch (claim.outcome) {
+    case TryLockResult::Outcome::kAcquired:
+      return std::move(claim.lock);
+    case TryLockResult::Outcome::kHeld:
+      *error = "the data dir \"" + dir + "\" is in use by another trtwatch service (" +
+               (claim.holder_pid > 0 ? "PID " + std::to_string(claim.holder_pid) : std::string("PID not known yet")) +
+               "); one process serves a data dir: stop that one, or give this one another --data-dir";
+      return nullptr;
+    case TryLockResult::Outcome::kError:
+      break;
+  }
+  *error = "cannot lock --data-dir \"" + dir + "\": " + claim.error;
+  return nullptr;
+}
+
 }  // namespace
+
+RecordStore::RecordStore(std::unique_ptr<FileLock> lock, sqlite3* db) : lock_(std::move(lock)), db_(db) {}
 
 std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error, const char* vfs) {
   std::string why;
@@ -47,6 +69,8 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     *error = "cannot create --data-dir \"" + dir + "\": " + why;
     return nullptr;
   }
+  std::unique_ptr<FileLock> lock = ClaimDataDir(dir, error);
+  if (!lock) return nullptr;
   const std::string path = dir + "/trtwatch.db";
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs) !=
@@ -55,7 +79,7 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     sqlite3_close(db);
     return nullptr;
   }
-  std::unique_ptr<RecordStore> store(new RecordStore(db));
+  std::unique_ptr<RecordStore> store(new RecordStore(std::move(lock), db));
   sqlite3_busy_timeout(db, 5000);
   const char* schema =
       "PRAGMA journal_mode=WAL;"

@@ -104,6 +104,21 @@ TEST_F(RecordStoreTest, CreatesAPrivateDataDirOrSaysWhyNot) {
   EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/file\": File exists");
 }
 
+// Issue 22: a second service on one data dir once recovered (SIGKILLed) the first
+// one's workers. The embedded store admits one process: a second Open is refused
+// with the dir and the holder's PID, and the data dir is free again once the store
+// is gone.
+TEST_F(RecordStoreTest, OneStorePerDataDirTheSecondIsRefusedWithTheHoldersPid) {
+  auto first = Open();
+  ASSERT_TRUE(first);
+  std::string error;
+  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_NE(error.find("\"" + dir_ + "\""), std::string::npos) << error;
+  EXPECT_NE(error.find("PID " + std::to_string(::getpid())), std::string::npos) << error;
+  first.reset();
+  EXPECT_TRUE(RecordStore::Open(dir_, &error)) << error;
+}
+
 TEST_F(RecordStoreTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {
   auto store = Open();
   std::filesystem::create_directories(dir_ + "/engines");
