@@ -59,6 +59,17 @@ std::unique_ptr<FileLock> ClaimDataDir(const std::string& dir, std::string* erro
   return nullptr;
 }
 
+// Narrows `path` to this user; empty, or why it could not be done.
+std::string MakePrivateOrSayWhy(const std::string& path) {
+  const PrivacyResult r = KeepPrivate(path);
+  return r.outcome == PrivacyResult::Outcome::kPrivate ? std::string() : r.error;
+}
+
+// As MakePrivateOrSayWhy, for a file that may be absent (the -wal and -shm files come and go).
+std::string MakePrivateIfThere(const std::string& path) {
+  return InspectPath(path).kind == PathKind::kMissing ? std::string() : MakePrivateOrSayWhy(path);
+}
+
 }  // namespace
 
 RecordStore::RecordStore(std::unique_ptr<FileLock> lock, sqlite3* db) : lock_(std::move(lock)), db_(db) {}
@@ -67,6 +78,11 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
   std::string why;
   if (!MakePrivateFolder(dir, &why)) {
     *error = "cannot create --data-dir \"" + dir + "\": " + why;
+    return nullptr;
+  }
+  // One made earlier (mkdir -p, an older version) may be open to others.
+  if (const std::string not_private = MakePrivateOrSayWhy(dir); !not_private.empty()) {
+    *error = "cannot make --data-dir \"" + dir + "\" private to this user: " + not_private;
     return nullptr;
   }
   std::unique_ptr<FileLock> lock = ClaimDataDir(dir, error);
@@ -80,6 +96,12 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     return nullptr;
   }
   std::unique_ptr<RecordStore> store(new RecordStore(std::move(lock), db));
+  // Narrowed before the schema runs: SQLite creates -wal and -shm with the database's
+  // mode; files left by an older version are narrowed after it.
+  if (const std::string not_private = MakePrivateOrSayWhy(path); !not_private.empty()) {
+    *error = "cannot make \"" + path + "\" private to this user: " + not_private;
+    return nullptr;
+  }
   sqlite3_busy_timeout(db, 5000);
   const char* schema =
       "PRAGMA journal_mode=WAL;"
@@ -100,6 +122,12 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     *error = "cannot set up \"" + path + "\": " + store->last_error_ +
              " (is it a trtwatch database? move it away or pick another --data-dir)";
     return nullptr;
+  }
+  for (const std::string& file : {path + "-wal", path + "-shm"}) {
+    if (const std::string not_private = MakePrivateIfThere(file); !not_private.empty()) {
+      *error = "cannot make \"" + file + "\" private to this user: " + not_private;
+      return nullptr;
+    }
   }
   // quick_check reads every page once: a damaged file is refused here rather than
   // served as truncated replays with 200.

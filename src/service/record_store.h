@@ -6,7 +6,9 @@
 // or `trtwatch mcp` on the same dir is refused before it recovers (kills) the first
 // one's workers or runs its queued builds. The lock belongs to this embedded store: a
 // store on a database server (PostgreSQL) would coordinate through the database
-// (advisory locks, row claims) instead and take no file lock.
+// (advisory locks, row claims) instead and take no file lock. The data dir (0700), the
+// database and its -wal/-shm (0600) are this user's only: records hold model paths
+// and errors.
 //
 // A record is stored as its JSON document plus the columns queries need (status,
 // creation order). Event logs are (build_id, seq, json line) rows, appended in batches,

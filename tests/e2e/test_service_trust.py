@@ -2,6 +2,7 @@
 edges of option and body validation."""
 import json
 import os
+import stat
 import subprocess
 
 from conftest import BIN
@@ -35,3 +36,18 @@ def test_a_second_service_on_a_data_dir_in_use_exits_2_and_touches_nothing(tmp_p
         first.stop()
     again = Server(tmp_path, name="again").start()  # the dir is free once the first has stopped
     again.stop()
+
+
+def test_the_data_dir_and_database_are_private(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir(mode=0o755)
+    os.chmod(data, 0o755)
+    s = Server(tmp_path).start()
+    try:
+        s.submit({"simulate": "small-cnn", "speed": 8})
+        assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
+        for name in ("trtwatch.db", "trtwatch.db-wal", "trtwatch.db-shm"):
+            assert stat.S_IMODE(os.stat(data / name).st_mode) == 0o600, name
+    finally:
+        s.stop()
+
