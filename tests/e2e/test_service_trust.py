@@ -2,6 +2,7 @@
 edges of option and body validation."""
 import json
 import os
+import socket
 import stat
 import subprocess
 
@@ -48,6 +49,77 @@ def test_the_data_dir_and_database_are_private(tmp_path):
         assert stat.S_IMODE(os.stat(data).st_mode) == 0o700
         for name in ("trtwatch.db", "trtwatch.db-wal", "trtwatch.db-shm"):
             assert stat.S_IMODE(os.stat(data / name).st_mode) == 0o600, name
+    finally:
+        s.stop()
+
+
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def _mcp_post(server, message, session=None):
+    """One POST /mcp answered at once; returns (status, headers, parsed body)."""
+    headers = dict(MCP_HEADERS, **({"Mcp-Session-Id": session} if session else {}))
+    status, doc, hdrs = server.request("POST", "/mcp", message, headers=headers)
+    return status, hdrs, doc
+
+
+def _mcp_initialize(server):
+    status, hdrs, doc = _mcp_post(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "trust-test", "version": "0"}}})
+    return status, hdrs.get("Mcp-Session-Id"), doc
+
+
+def _mcp_busy(server, session):
+    """Leaves a build_engine call (waiting for its build) in flight on `session`; returns its socket."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": "build_engine", "arguments": {"simulate": "large-transformer"}}})
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    head = [f"POST /mcp HTTP/1.1", "Host: 127.0.0.1", f"Mcp-Session-Id: {session}",
+            f"Content-Length: {len(body)}"] + [f"{k}: {v}" for k, v in MCP_HEADERS.items()]
+    sock.sendall(("\r\n".join(head) + "\r\n\r\n" + body).encode())
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed the stream"
+        reply += chunk
+    assert b"text/event-stream" in reply.split(b"\r\n\r\n")[0], reply
+    return sock
+
+
+# At 256 sessions an arbitrary one was dropped, one in active use among them. A session
+# with a request in flight is never evicted; when all are busy, initialize gets 503.
+def test_mcp_sessions_in_use_survive_a_full_table_and_a_table_of_busy_ones_answers_503(tmp_path):
+    s = Server(tmp_path, "--max-concurrent", "1", "--queue-limit", "300").start()
+    streams = []
+    try:
+        busy = []
+        for _ in range(255):
+            status, session, _ = _mcp_initialize(s)
+            assert status == 200 and session
+            streams.append(_mcp_busy(s, session))
+            busy.append(session)
+        for i in range(300):
+            status, latest, doc = _mcp_initialize(s)
+            assert status == 200, (i, doc)
+        for session in busy:
+            status, _, doc = _mcp_post(s, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, session)
+            assert status == 200, (session, doc)  # not 404: it was not dropped
+        streams.append(_mcp_busy(s, latest))  # now all 256 have a request in flight
+        status, hdrs, doc = _mcp_post(s, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+        assert status == 503 and int(hdrs["Retry-After"]) > 0, (status, doc)
+        assert "in flight" in doc["error"]["message"]
+    finally:
+        for sock in streams:
+            sock.close()
+        s.stop()
+
+
+def test_an_unknown_mcp_session_gets_404_to_initialize_again(tmp_path):
+    s = Server(tmp_path).start()
+    try:
+        status, _, doc = _mcp_post(s, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, "no-such-session")
+        assert status == 404 and "initialize" in doc["error"]["message"]
     finally:
         s.stop()
 
