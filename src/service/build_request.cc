@@ -183,8 +183,8 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
     if (text.empty() || !ParseDuration(text, &seconds, &why)) {
       return Fail(error, "\"timeout\": " + (why.empty() ? std::string("must be a duration like \"30m\"") : why));
     }
-    r.timeout = text;
-    normal["timeout"] = text;
+    r.timeout = DurationText(seconds);  // normalised: the record keeps no client text of any length
+    normal["timeout"] = r.timeout;
   }
   r.json = normal.dump();
   *request = std::move(r);

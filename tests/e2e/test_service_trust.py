@@ -4,7 +4,9 @@ import json
 import os
 import socket
 import stat
+import sqlite3
 import subprocess
+import time
 
 from conftest import BIN
 from service_client import Server
@@ -122,4 +124,79 @@ def test_an_unknown_mcp_session_gets_404_to_initialize_again(tmp_path):
         assert status == 404 and "initialize" in doc["error"]["message"]
     finally:
         s.stop()
+
+
+CUT = "\u2026 [cut]"
+MAX_CLIENT_TEXT = 4096  # kMaxClientText, src/service/build_record.h
+
+
+def _stored_events(data_dir, build_id):
+    with sqlite3.connect(f"file:{data_dir}/trtwatch.db?mode=ro", uri=True) as db:
+        return [json.loads(row[0]) for row in
+                db.execute("SELECT json FROM events WHERE build_id = ? ORDER BY seq", (build_id,))]
+
+
+def _assert_cancel_texts_bounded(record, events, kept):
+    assert len(json.dumps(record)) < 64 << 10, len(json.dumps(record))  # was 6 MB
+    message = record["cancel"]["message"]
+    assert len(message.encode()) <= MAX_CLIENT_TEXT and message.endswith(CUT) and kept in message, message[:80]
+    assert record["error"].startswith(message[:-len(CUT)])
+    for e in events:
+        assert len(json.dumps(e)) < 32 << 10, (e["type"], len(json.dumps(e)))  # was 3 MB
+    # A worker stopped before it streamed has no cancel_requested; one that streamed tells the record's message.
+    assert all(e["message"] == message for e in events if e["type"] == "cancel_requested")
+    assert events[-1]["type"] == "build_finish" and events[-1]["error"].endswith(CUT)
+
+
+def _running_mcp_build(m, request_id):
+    """Starts build_engine as request `request_id`; returns once its progress flows."""
+    m.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": "build_engine", "arguments": {"simulate": "large-transformer", "speed": 8},
+                       "_meta": {"progressToken": "p"}}})
+    while m.receive().get("method") != "notifications/progress":
+        pass
+    return m.call("list_builds", {"limit": 1})["structuredContent"]["builds"][0]["id"]
+
+
+# A 3 MiB notifications/cancelled reason became a 6 MB record and a 3 MB event.
+def test_a_3_mib_cancel_reason_over_stdio_is_cut_in_the_record_and_events(tmp_path):
+    from test_mcp_stdio import McpProcess
+    m = McpProcess(tmp_path / "data")
+    try:
+        m.initialize()
+        build_id = _running_mcp_build(m, "b-1")
+        reason = "r" * (3 << 20)  # 3 MiB (the line limit is 4 MiB; JSON would escape non-ASCII six-fold)
+        m.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "b-1", "reason": reason}})
+        deadline = time.monotonic() + 60
+        record = m.call("get_build", {"id": build_id})["structuredContent"]
+        while record["status"] != "cancelled" and time.monotonic() < deadline:
+            time.sleep(0.2)
+            record = m.call("get_build", {"id": build_id})["structuredContent"]
+    finally:
+        m.close()
+    _assert_cancel_texts_bounded(record, _stored_events(tmp_path / "data", build_id), "rrr")
+
+
+def test_a_long_cancel_reason_over_http_is_cut_and_a_long_cancel_body_is_refused(tmp_path):
+    s = Server(tmp_path).start()
+    try:
+        _, session, _ = _mcp_initialize(s)
+        _mcp_post(s, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        sock = _mcp_busy(s, session)  # request id 7
+        build = s.request("GET", "/builds?limit=1")[1]["builds"][0]
+        s.wait_status(build["id"], ["running"])
+        # REST carries no cancel reason; a long body stops at the body limit (64 KiB).
+        status, _, _ = s.request("POST", f"/builds/{build['id']}/cancel",
+                                 raw=json.dumps({"grace": "1s", "reason": "x" * (200 << 10)}))
+        assert status == 413
+        assert s.get(build["id"])["status"] == "running"  # the refused body changed nothing
+        reason = "r" * 60000  # as long as the body limit (64 KiB) lets it be
+        status, _, _ = _mcp_post(s, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                     "params": {"requestId": 7, "reason": reason}}, session)
+        assert status == 202
+        record = s.wait_status(build["id"], ["cancelled", "failed", "succeeded"])
+        sock.close()
+    finally:
+        s.stop()
+    _assert_cancel_texts_bounded(record, _stored_events(s.data_dir, build["id"]), "rrr")
 

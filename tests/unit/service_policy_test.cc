@@ -279,5 +279,16 @@ TEST(CancelBodyTest, GraceIsANumberOrADurationUpToAnHour) {
   }
 }
 
+// Issue 22: client text reaches the record only bounded. A timeout of any length
+// ("000...01h") is kept as its normal form, not as the client wrote it.
+TEST(BuildRequestTest, TheRecordKeepsTheTimeoutInItsNormalForm) {
+  BuildRequest r;
+  std::string error;
+  const std::string body = R"({"simulate": "small-cnn", "timeout": ")" + std::string(3 << 20, '0') + R"(1h"})";
+  ASSERT_TRUE(ParseBuildRequest(body, {}, &r, &error)) << error.substr(0, 200);
+  EXPECT_EQ(r.timeout, "1h");
+  EXPECT_LT(r.json.size(), 200u) << r.json.substr(0, 200);
+}
+
 }  // namespace
 }  // namespace trtwatch::service
