@@ -6,6 +6,7 @@
 
 #include "cli/doctor_command.h"
 #include "runner/duration.h"
+#include "service/build_request.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -67,11 +68,13 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
-  std::string why;
-  if (!ParseDuration(options.cancel_grace_text, &options.cancel_grace_seconds, &why)) {
-    std::fprintf(stderr, "trtwatch serve: --cancel-grace: %s\n", why.c_str());
+  const service::GraceResult grace = service::ParseGraceText(options.cancel_grace_text);
+  if (grace.outcome != service::GraceResult::Outcome::kOk) {
+    std::fprintf(stderr, "trtwatch serve: --cancel-grace \"%s\": %s\n", options.cancel_grace_text.c_str(),
+                 grace.error.c_str());
     return exit_code::kUsage;
   }
+  options.cancel_grace_seconds = grace.seconds;
   if (!options.mcp_max_build_time.empty()) {
     std::string error;
     if (!ParseDuration(options.mcp_max_build_time, &options.mcp_max_build_seconds, &error)) {

@@ -210,6 +210,31 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
   return args;
 }
 
+namespace {
+
+GraceResult GraceRefused() {
+  GraceResult r;
+  r.error = "a grace must be 0 (SIGKILL right after SIGTERM) or from 1ms to 1h: a duration (\"30s\", \"500ms\", "
+            "\"0s\") or, in a cancel body, seconds (30, 0.5, 0)";
+  return r;
+}
+
+}  // namespace
+
+GraceResult GraceFromSeconds(double seconds) {
+  if (!(seconds == 0 || (seconds >= 1e-3 && seconds <= kMaxCancelGraceSeconds))) return GraceRefused();
+  GraceResult r;
+  r.outcome = GraceResult::Outcome::kOk;
+  r.seconds = seconds;
+  return r;
+}
+
+GraceResult ParseGraceText(std::string_view text) {
+  double seconds = 0;
+  std::string ignored;  // the rule says it all
+  return ParseDurationOrZero(text, &seconds, &ignored) ? GraceFromSeconds(seconds) : GraceRefused();
+}
+
 bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return true;
   const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -225,18 +250,11 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
   }
   if (!j.contains("grace")) return true;
   const json& g = j["grace"];
-  double seconds = -1;
-  std::string why;
-  if (g.is_number()) {
-    seconds = g.get<double>();
-  } else if (!g.is_string() || !ParseDuration(g.get<std::string>(), &seconds, &why)) {
-    seconds = -1;
-  }
-  if (!(seconds >= 0 && seconds <= kMaxCancelGraceSeconds)) {
-    *error = "\"grace\" must be seconds (a number) or a duration like \"30s\", from 0 to 1h";
-    return false;
-  }
-  *grace = seconds;
+  const GraceResult r = g.is_number()   ? GraceFromSeconds(g.get<double>())
+                        : g.is_string() ? ParseGraceText(g.get<std::string>())
+                                        : GraceFromSeconds(-1);
+  if (r.outcome != GraceResult::Outcome::kOk) return Fail(error, "\"grace\": " + r.error);
+  *grace = r.seconds;
   return true;
 }
 

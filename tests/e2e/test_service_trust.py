@@ -200,3 +200,29 @@ def test_a_long_cancel_reason_over_http_is_cut_and_a_long_cancel_body_is_refused
         s.stop()
     _assert_cancel_texts_bounded(record, _stored_events(s.data_dir, build["id"]), "rrr")
 
+
+
+def _serve_exit(tmp_path, *args):
+    return subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "data"), *args],
+                          capture_output=True, text=True, timeout=30)
+
+
+# {"grace": 0} and 1e-300 were accepted while "0s" was refused: one rule for the flag
+# and the body, numbers and texts.
+def test_grace_has_one_rule_for_the_flag_and_the_cancel_body(tmp_path):
+    r = _serve_exit(tmp_path, "--cancel-grace", "1e-300")
+    assert r.returncode == 2 and "--cancel-grace" in r.stderr and "from 1ms to 1h" in r.stderr, r.stderr
+    s = Server(tmp_path, "--cancel-grace", "0s").start()
+    try:
+        doc = s.submit({"simulate": "large-transformer"})
+        s.wait_status(doc["id"], ["running"])
+        for grace in (1e-300, "1e-300s", 0.0004, "2h", True):
+            status, body, _ = s.request("POST", f"/builds/{doc['id']}/cancel", {"grace": grace})
+            assert status == 400 and "0 (SIGKILL right after SIGTERM) or from 1ms to 1h" in body["error"], (grace, body)
+        status, _, _ = s.request("POST", f"/builds/{doc['id']}/cancel", {"grace": "0s"})
+        assert status == 202
+        record = s.wait_status(doc["id"], ["cancelled", "failed"])
+        assert record["status"] == "cancelled" and record["cancel"]["grace_seconds"] == 0
+    finally:
+        s.stop()
+

@@ -279,6 +279,29 @@ TEST(CancelBodyTest, GraceIsANumberOrADurationUpToAnHour) {
   }
 }
 
+// Issue 22: {"grace": 0} and 1e-300 were accepted while "0s" was refused. One rule for
+// numbers and texts, the CLI's and the body's: 0, or 1 ms to 1 h.
+TEST(CancelBodyTest, GraceHasOneRuleForNumbersAndTexts) {
+  for (const char* body : {R"({"grace": 0})", R"({"grace": "0s"})", R"({"grace": "0"})", R"({"grace": "0ms"})"}) {
+    std::optional<double> grace;
+    std::string error;
+    EXPECT_TRUE(ParseCancelBody(body, &grace, &error)) << body << ": " << error;
+    EXPECT_EQ(grace, 0.0) << body;
+  }
+  for (const char* body : {R"({"grace": 1e-300})", R"({"grace": "1e-300s"})", R"({"grace": 0.0004})",
+                           R"({"grace": 3600.5})", R"({"grace": "61m"})", R"({"grace": true})"}) {
+    std::optional<double> grace;
+    std::string error;
+    EXPECT_FALSE(ParseCancelBody(body, &grace, &error)) << body;
+    EXPECT_NE(error.find("0 (SIGKILL right after SIGTERM) or from 1ms to 1h"), std::string::npos) << error;
+  }
+  EXPECT_EQ(ParseGraceText("0s").outcome, GraceResult::Outcome::kOk);
+  EXPECT_EQ(ParseGraceText("1h").seconds, 3600);
+  EXPECT_EQ(ParseGraceText("0.5").seconds, 0.5);
+  EXPECT_EQ(ParseGraceText("1e-300").outcome, GraceResult::Outcome::kInvalid);
+  EXPECT_EQ(GraceFromSeconds(1e-300).outcome, GraceResult::Outcome::kInvalid);
+}
+
 // Issue 22: client text reaches the record only bounded. A timeout of any length
 // ("000...01h") is kept as its normal form, not as the client wrote it.
 TEST(BuildRequestTest, TheRecordKeepsTheTimeoutInItsNormalForm) {
