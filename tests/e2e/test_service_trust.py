@@ -226,3 +226,23 @@ def test_grace_has_one_rule_for_the_flag_and_the_cancel_body(tmp_path):
     finally:
         s.stop()
 
+
+# --allow-origin '*' and --allow-host '*' were accepted and matched nothing.
+def test_malformed_allow_lists_are_refused_at_start(tmp_path):
+    for flag, value, hint in [("--allow-origin", "*", "wildcards"), ("--allow-host", "*", "wildcards"),
+                              ("--allow-origin", "null", "wildcards"),
+                              ("--allow-origin", "http://ui.example.com/", "no path"),
+                              ("--allow-origin", "ui.example.com", "scheme"),
+                              ("--allow-host", "bad host", "host name"),
+                              ("--allow-host", "example.com:http", "host name")]:
+        r = _serve_exit(tmp_path, flag, value)
+        assert r.returncode == 2 and flag in r.stderr and hint in r.stderr, (flag, value, r.stderr)
+    assert not (tmp_path / "data").exists()  # refused before the store was touched
+    s = Server(tmp_path, "--allow-origin", "http://[::1]:8080", "--allow-origin", "https://ui.example.com",
+               "--allow-host", "build.example.com:8470", "--allow-host", "build.example.com").start()
+    try:
+        status, _, _ = s.request("GET", "/builds", headers={"Origin": "https://ui.example.com"})
+        assert status == 200
+    finally:
+        s.stop()
+
