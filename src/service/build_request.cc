@@ -7,6 +7,7 @@
 
 #include "backends/simulated/builtin_profiles.h"
 #include "runner/duration.h"
+#include "service/json_body.h"
 #include "service/model_paths.h"
 
 namespace trtwatch::service {
@@ -117,7 +118,9 @@ std::vector<std::string> RequestPaths::writable_roots() const {
 
 bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
                        std::string* error) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const JsonBody parsed = ParseJsonBody(body);
+  if (parsed.outcome == JsonBody::Outcome::kDuplicateKey) return Fail(error, parsed.error);
+  const json& j = parsed.value;
   if (!j.is_object()) {
     return Fail(error, "the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
                        "{\"model\": \"resnet50.onnx\"}");
@@ -237,7 +240,9 @@ GraceResult ParseGraceText(std::string_view text) {
 
 bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return true;
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const JsonBody parsed = ParseJsonBody(body);
+  if (parsed.outcome == JsonBody::Outcome::kDuplicateKey) return Fail(error, parsed.error);
+  const json& j = parsed.value;
   if (!j.is_object()) {
     *error = "the cancel body must be empty or a JSON object like {\"grace\": \"30s\"}";
     return false;

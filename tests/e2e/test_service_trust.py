@@ -246,3 +246,21 @@ def test_malformed_allow_lists_are_refused_at_start(tmp_path):
     finally:
         s.stop()
 
+
+# RFC 8259 section 4: names within an object should be unique. Duplicates were read
+# last-wins; every body parser refuses them, naming the key.
+def test_duplicate_keys_are_refused_by_every_body_parser(tmp_path):
+    s = Server(tmp_path).start()
+    try:
+        status, body, _ = s.request("POST", "/builds", raw='{"simulate": "small-cnn", "simulate": "failing"}')
+        assert status == 400 and 'duplicate key "simulate"' in body["error"], body
+        doc = s.submit({"simulate": "large-transformer"})
+        status, body, _ = s.request("POST", f"/builds/{doc['id']}/cancel", raw='{"grace": "30s", "grace": 0}')
+        assert status == 400 and 'duplicate key "grace"' in body["error"], body
+        assert s.get(doc["id"])["status"] in ("queued", "running")
+        _, session, _ = _mcp_initialize(s)
+        status, body, _ = s.request("POST", "/mcp", raw='{"jsonrpc": "2.0", "id": 1, "method": "ping", "id": 2}',
+                                    headers=dict(MCP_HEADERS, **{"Mcp-Session-Id": session}))
+        assert status == 400 and 'duplicate key "id"' in body["error"]["message"], body
+    finally:
+        s.stop()

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "service/build_request.h"
+#include "service/json_body.h"
 #include "service/http_request.h"
 #include "service/model_paths.h"
 #include "service/server.h"
@@ -300,6 +301,34 @@ TEST(CancelBodyTest, GraceHasOneRuleForNumbersAndTexts) {
   EXPECT_EQ(ParseGraceText("0.5").seconds, 0.5);
   EXPECT_EQ(ParseGraceText("1e-300").outcome, GraceResult::Outcome::kInvalid);
   EXPECT_EQ(GraceFromSeconds(1e-300).outcome, GraceResult::Outcome::kInvalid);
+}
+
+// Issue 22, RFC 8259 section 4 ("The names within an object SHOULD be unique"):
+// duplicates were read last-wins. Every body parser refuses them, naming the key.
+TEST(JsonBodyTest, DuplicateKeysAreRefusedNamingTheKeyAtAnyDepth) {
+  EXPECT_EQ(ParseJsonBody(R"({"a": 1, "b": {"a": 2}})").outcome, JsonBody::Outcome::kOk);
+  EXPECT_EQ(ParseJsonBody(R"([{"a": 1}, {"a": 2}])").outcome, JsonBody::Outcome::kOk);
+  const JsonBody top = ParseJsonBody(R"({"grace": 1, "grace": 2})");
+  EXPECT_EQ(top.outcome, JsonBody::Outcome::kDuplicateKey);
+  EXPECT_NE(top.error.find("duplicate key \"grace\""), std::string::npos) << top.error;
+  EXPECT_NE(top.error.find("RFC 8259"), std::string::npos) << top.error;
+  const JsonBody nested = ParseJsonBody(R"({"options": {"fp16": true, "fp16": false}})");
+  EXPECT_EQ(nested.outcome, JsonBody::Outcome::kDuplicateKey);
+  EXPECT_NE(nested.error.find("\"fp16\""), std::string::npos) << nested.error;
+  EXPECT_EQ(ParseJsonBody("{").outcome, JsonBody::Outcome::kNotJson);
+  EXPECT_EQ(ParseJsonBody("\"\xFF\"").outcome, JsonBody::Outcome::kNotJson);
+}
+
+TEST(JsonBodyTest, TheBuildRequestAndTheCancelBodyRefuseDuplicateKeys) {
+  BuildRequest r;
+  std::string error;
+  EXPECT_FALSE(ParseBuildRequest(R"({"simulate": "small-cnn", "simulate": "large-transformer"})", {}, &r, &error));
+  EXPECT_NE(error.find("duplicate key \"simulate\""), std::string::npos) << error;
+  std::optional<double> grace;
+  error.clear();
+  EXPECT_FALSE(ParseCancelBody(R"({"grace": "5s", "grace": 0})", &grace, &error));
+  EXPECT_NE(error.find("duplicate key \"grace\""), std::string::npos) << error;
+  EXPECT_FALSE(grace);
 }
 
 // Issue 22: client text reaches the record only bounded. A timeout of any length
