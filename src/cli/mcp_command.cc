@@ -28,8 +28,9 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
   CLI::App* cmd = app.add_subcommand(
       "mcp", "Serve the Model Context Protocol on stdio: build tools for AI agents, with progress and cancellation");
   cmd->add_option("--data-dir", options->data_dir,
-                  "Where records and event logs are kept; give trtwatch serve's --data-dir to see the builds in "
-                  "its API and dashboard (default: $XDG_STATE_HOME/trtwatch or ~/.local/state/trtwatch)");
+                  "Where records and event logs are kept, by one process at a time; a trtwatch serve started on "
+                  "it later shows the builds in its API and dashboard "
+                  "(default: $XDG_STATE_HOME/trtwatch or ~/.local/state/trtwatch)");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
       ->default_val(2);

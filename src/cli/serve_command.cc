@@ -1,11 +1,13 @@
 #include "cli/serve_command.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <trtwatch/result.h>
 
 #include "cli/doctor_command.h"
 #include "runner/duration.h"
+#include "service/build_request.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -61,16 +63,74 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   return cmd;
 }
 
+namespace {
+
+int Refuse(const char* flag, const std::string& value, const std::string& why) {
+  std::fprintf(stderr, "trtwatch serve: %s \"%s\": %s\n", flag, value.c_str(), why.c_str());
+  return exit_code::kUsage;
+}
+
+bool IsHostChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+// A host name with an optional :port, as a Host header carries it. An IP address
+// needs no listing; a wildcard is no host name (the list is matched exactly).
+std::string AllowedHostError(const std::string& host) {
+  if (host.find('*') != std::string::npos) {
+    return "wildcards match nothing: list each host name (--allow-host build.example.com), repeating the flag";
+  }
+  const bool bracketed = !host.empty() && host.front() == '[';  // an IPv6 literal: [::1]:8470
+  const size_t name_end = bracketed ? host.find(']') : host.find(':');
+  const size_t colon = bracketed && name_end != std::string::npos ? host.find(':', name_end) : name_end;
+  const std::string name = bracketed ? host.substr(1, name_end == std::string::npos ? 0 : name_end - 1)
+                                     : host.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "" : host.substr(colon + 1);
+  const bool name_ok =
+      !name.empty() && (bracketed ? name.find_first_not_of("0123456789abcdefABCDEF:.") == std::string::npos &&
+                                        (colon == std::string::npos ? name_end + 1 == host.size() : colon == name_end + 1)
+                                  : std::all_of(name.begin(), name.end(), IsHostChar));
+  const bool port_ok = colon == std::string::npos ||
+                       (!port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos);
+  if (name_ok && port_ok) return {};
+  return "not a host name (letters, digits, '-' and '.', optionally :PORT), e.g. --allow-host build.example.com";
+}
+
+// A web origin exactly as a browser sends it: http(s)://host[:port], no path.
+std::string AllowedOriginError(const std::string& origin) {
+  if (origin.find('*') != std::string::npos || origin == "null") {
+    return "wildcards and \"null\" match nothing: list each origin (--allow-origin http://host:port), "
+           "repeating the flag";
+  }
+  for (const std::string scheme : {"http://", "https://"}) {
+    if (origin.compare(0, scheme.size(), scheme) == 0 && AllowedHostError(origin.substr(scheme.size())).empty()) {
+      return {};
+    }
+  }
+  return "not a web origin: give scheme, host and port as the browser sends them, with no path or trailing "
+         "slash, e.g. --allow-origin http://dashboard.example.com:8080";
+}
+
+}  // namespace
+
 int RunServeCommand(service::ServerOptions options, const std::string& on_shutdown) {
   if (on_shutdown != "cancel" && on_shutdown != "finish") {
     std::fprintf(stderr, "trtwatch serve: --on-shutdown must be cancel or finish (got \"%s\")\n", on_shutdown.c_str());
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
-  std::string why;
-  if (!ParseDuration(options.cancel_grace_text, &options.cancel_grace_seconds, &why)) {
-    std::fprintf(stderr, "trtwatch serve: --cancel-grace: %s\n", why.c_str());
+  const service::GraceResult grace = service::ParseGraceText(options.cancel_grace_text);
+  if (grace.outcome != service::GraceResult::Outcome::kOk) {
+    std::fprintf(stderr, "trtwatch serve: --cancel-grace \"%s\": %s\n", options.cancel_grace_text.c_str(),
+                 grace.error.c_str());
     return exit_code::kUsage;
+  }
+  options.cancel_grace_seconds = grace.seconds;
+  for (const std::string& origin : options.allowed_origins) {
+    if (const std::string why = AllowedOriginError(origin); !why.empty()) return Refuse("--allow-origin", origin, why);
+  }
+  for (const std::string& host : options.allowed_hosts) {
+    if (const std::string why = AllowedHostError(host); !why.empty()) return Refuse("--allow-host", host, why);
   }
   if (!options.mcp_max_build_time.empty()) {
     std::string error;

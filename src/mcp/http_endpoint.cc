@@ -26,7 +26,6 @@ namespace {
 
 constexpr auto kWriteTimeout = 30s;
 constexpr auto kHeartbeat = 15s;
-constexpr size_t kMaxSessions = 256;
 
 std::string Header(const Request& req, std::string_view name) {
   auto it = req.find(beast::string_view(name.data(), name.size()));
@@ -50,11 +49,13 @@ struct HttpEndpoint::HttpSession {
       channel->wake.cancel();
     }
   }
+  bool busy() const { return !channels.empty(); }  // a request in flight: never evicted
   std::unique_ptr<Session> session;
   std::map<std::string, Channel*> channels;  // IdKey(request id) -> the POST waiting for it
 };
 
-HttpEndpoint::HttpEndpoint(Tools& tools, ServerInfo info) : tools_(tools), info_(std::move(info)) {}
+HttpEndpoint::HttpEndpoint(Tools& tools, ServerInfo info)
+    : tools_(tools), info_(std::move(info)), sessions_(kMaxSessions, kSessionIdleTimeout) {}
 HttpEndpoint::~HttpEndpoint() = default;
 
 namespace {
@@ -69,6 +70,16 @@ Response JsonResponse(http::status status, const json& body) {
 
 Response RpcError(http::status status, int code, const std::string& message) {
   return JsonResponse(status, ErrorResponse(nullptr, code, message));
+}
+
+// Every session has a request in flight: none may be dropped for a new one.
+Response AllSessionsBusy() {
+  Response res = RpcError(http::status::service_unavailable, rpc_error::kInvalidRequest,
+                          "all " + std::to_string(kMaxSessions) +
+                              " MCP sessions have a request in flight; retry later, or end an unused session "
+                              "with DELETE /mcp");
+  res.set(http::field::retry_after, "5");
+  return res;
 }
 
 awaitable<bool> Send(beast::tcp_stream& stream, Response res, bool keep_alive) {
@@ -90,7 +101,7 @@ awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEnd
   auto& sessions = endpoint.sessions();
   const std::string session_id = Header(req, "Mcp-Session-Id");
   if (req.method() == http::verb::delete_) {
-    if (sessions.erase(session_id) == 0) {
+    if (!sessions.Erase(session_id)) {
       co_return co_await Send(stream, RpcError(http::status::not_found, rpc_error::kInvalidRequest,
                                                "no MCP session \"" + session_id + "\""),
                               keep);
@@ -108,9 +119,10 @@ awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEnd
     co_return co_await Send(stream, JsonResponse(http::status::bad_request, message.error_response), keep);
   }
   const bool initialize = message.kind == Message::Kind::kRequest && message.method == "initialize";
+  const auto now = std::chrono::steady_clock::now();
   std::string id = session_id;
+  HttpEndpoint::HttpSession* found = nullptr;
   if (initialize) {
-    if (sessions.size() >= kMaxSessions) sessions.erase(sessions.begin());  // ids are random: an arbitrary one goes
     id = NewBuildId().substr(2);
     auto hs = std::make_unique<HttpEndpoint::HttpSession>();
     HttpEndpoint::HttpSession* raw = hs.get();
@@ -126,20 +138,27 @@ awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEnd
       }
       channel->wake.cancel();
     });
-    sessions[id] = std::move(hs);
+    const auto added = sessions.Add(id, std::move(hs), now);
+    if (added.outcome == SessionTable<HttpEndpoint::HttpSession>::AddOutcome::kAllBusy) {
+      co_return co_await Send(stream, AllSessionsBusy(), keep);
+    }
+    found = added.session;
   } else if (id.empty()) {
     co_return co_await Send(stream, RpcError(http::status::bad_request, rpc_error::kInvalidRequest,
                                              "the Mcp-Session-Id header is missing; send initialize first and "
                                              "repeat the session id it returns"),
                             keep);
+  } else {
+    found = sessions.Use(id, now);
   }
-  auto found = sessions.find(id);
-  if (found == sessions.end()) {
+  if (!found) {
     co_return co_await Send(stream, RpcError(http::status::not_found, rpc_error::kInvalidRequest,
-                                             "no MCP session \"" + id + "\" (it ended); initialize a new one"),
+                                             "no MCP session \"" + id + "\" (it ended or expired after " +
+                                                 std::to_string(kSessionIdleTimeout / 1min) +
+                                                 " min idle); initialize a new one"),
                             keep);
   }
-  HttpEndpoint::HttpSession& hs = *found->second;
+  HttpEndpoint::HttpSession& hs = *found;
   const std::string version = Header(req, "MCP-Protocol-Version");
   if (!initialize && !version.empty() && version != hs.session->protocol_version()) {
     co_return co_await Send(stream, RpcError(http::status::bad_request, rpc_error::kInvalidRequest,
@@ -192,11 +211,11 @@ awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEnd
     co_await channel.wake.async_wait(asio::redirect_error(use_awaitable, wait_ec));
     if (!wait_ec) batch = ": heartbeat\n\n";
   }
-  // The session may have ended meanwhile (DELETE); if not, forget this stream.
-  auto again = sessions.find(id);
-  if (again != sessions.end()) {
-    auto it = again->second->channels.find(key);
-    if (it != again->second->channels.end() && it->second == &channel) again->second->channels.erase(it);
+  // The session may have ended meanwhile (DELETE); if not, forget this stream. Its
+  // idle time starts now, not when the request came.
+  if (HttpEndpoint::HttpSession* again = sessions.Use(id, std::chrono::steady_clock::now())) {
+    auto it = again->channels.find(key);
+    if (it != again->channels.end() && it->second == &channel) again->channels.erase(it);
   }
   stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   co_return false;

@@ -5,7 +5,9 @@
 // request gets application/json when its answer is ready at once, else a
 // text/event-stream that carries its progress notifications and ends with its response.
 // `initialize` creates a session (Mcp-Session-Id); later requests must name it (400
-// without, 404 for an unknown or ended one); DELETE /mcp ends it. GET /mcp (a stream of
+// without, 404 for an unknown, expired or ended one: the client initializes again);
+// DELETE /mcp ends it. Sessions expire when idle and a full table makes room only from
+// sessions with no request in flight, else initialize gets 503 (mcp/session_table.h). GET /mcp (a stream of
 // server-initiated messages) is 405: this server sends none. An `Origin` header that is
 // not this server's own or a loopback origin gets 403 (DNS rebinding), as the spec says.
 // A client that drops a stream does not cancel its request (the spec's rule); the
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "mcp/session.h"
+#include "mcp/session_table.h"
 
 namespace trtwatch::mcp {
 
@@ -32,12 +35,12 @@ class HttpEndpoint {
 
   Tools& tools() { return tools_; }
   const ServerInfo& info() const { return info_; }
-  std::map<std::string, std::unique_ptr<HttpSession>>& sessions() { return sessions_; }
+  SessionTable<HttpSession>& sessions() { return sessions_; }
 
  private:
   Tools& tools_;
   const ServerInfo info_;
-  std::map<std::string, std::unique_ptr<HttpSession>> sessions_;  // Mcp-Session-Id -> session
+  SessionTable<HttpSession> sessions_;
 };
 
 }  // namespace trtwatch::mcp

@@ -1,5 +1,7 @@
 #include "mcp/json_rpc.h"
 
+#include "service/json_body.h"
+
 namespace trtwatch::mcp {
 
 namespace {
@@ -16,8 +18,12 @@ bool ValidId(const json& id) { return id.is_string() || id.is_number_integer(); 
 }  // namespace
 
 Message ParseMessage(std::string_view text) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
+  service::JsonBody body = service::ParseJsonBody(text);
+  if (body.outcome == service::JsonBody::Outcome::kDuplicateKey) {
+    return Invalid(nullptr, rpc_error::kInvalidRequest, "invalid request: " + body.error);
+  }
+  json j = std::move(body.value);
+  if (body.outcome != service::JsonBody::Outcome::kOk) {
     return Invalid(nullptr, rpc_error::kParseError, "parse error: the message is not valid JSON (send one JSON-RPC 2.0 object per line)");
   }
   if (j.is_array()) {

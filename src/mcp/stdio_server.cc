@@ -104,8 +104,9 @@ int RunStdioServer(const StdioOptions& options) {
   manager_options.max_concurrent = options.max_concurrent;
   manager_options.queue_limit = options.queue_limit;
   auto manager = std::make_unique<service::BuildManager>(io, *store, metrics, manager_options);
-  // No Recover(): a data dir may be shared with a running `trtwatch serve`, whose
-  // running builds are not ours to declare interrupted.
+  // No Recover(): builds a stopped `trtwatch serve` left running or queued are that
+  // service's to recover when it starts again. None of its workers runs now: Open
+  // refused the data dir if another process held it.
   ManagerBuilds builds(*manager, *store);
   ToolOptions tool_options;
   tool_options.max_build_seconds = options.max_build_seconds;

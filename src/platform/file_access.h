@@ -31,4 +31,15 @@ bool CanAccess(const std::string& path, Access access, std::string* error);
 // system's reason in `*error` if there is no folder there afterwards.
 bool MakePrivateFolder(const std::string& path, std::string* error);
 
+struct PrivacyResult {
+  enum class Outcome { kPrivate, kFailed };
+  Outcome outcome = Outcome::kFailed;
+  std::string error;  // kFailed: the system's reason
+};
+
+// Narrows the existing file or folder `path` to this user only: mode 0600 (a file) or
+// 0700 (a folder) on POSIX, whatever the umask made it; on Windows it keeps its
+// inherited ACL.
+PrivacyResult KeepPrivate(const std::string& path);
+
 }  // namespace trtwatch

@@ -5,7 +5,11 @@
 
 namespace trtwatch {
 
-bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
+namespace {
+
+enum class Zero { kRefused, kAllowed };
+
+bool Parse(std::string_view text, Zero zero, double* seconds, std::string* error) {
   const std::string s(text);
   auto fail = [&](const std::string& why) {
     *error = "invalid duration \"" + s + "\": " + why + " (examples: 90, 45s, 1.5m, 2h, 500ms)";
@@ -30,6 +34,10 @@ bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
   } else {
     return fail("unknown unit \"" + unit + "\"");
   }
+  if (zero == Zero::kAllowed && value == 0) {
+    *seconds = 0;
+    return true;
+  }
   if (!std::isfinite(value) || value <= 0) return fail("it must be greater than zero");
   // Checked after scaling: "1e308h" overflows to infinity, "1e-320ms" to (next to)
   // nothing. Durations are kept to the millisecond; the upper bound keeps every later
@@ -41,6 +49,16 @@ bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
   if (!(result <= kMaxSeconds)) return fail("it must be at most 365d");
   *seconds = result;
   return true;
+}
+
+}  // namespace
+
+bool ParseDuration(std::string_view text, double* seconds, std::string* error) {
+  return Parse(text, Zero::kRefused, seconds, error);
+}
+
+bool ParseDurationOrZero(std::string_view text, double* seconds, std::string* error) {
+  return Parse(text, Zero::kAllowed, seconds, error);
 }
 
 std::string DurationText(double seconds) {

@@ -11,6 +11,10 @@ namespace trtwatch {
 // `*error` to a message that names the problem and shows valid forms.
 bool ParseDuration(std::string_view text, double* seconds, std::string* error);
 
+// As ParseDuration, and a zero duration ("0", "0s", "0ms") too: for waits where none
+// is a meaning of its own (a cancel grace of 0: SIGKILL at once).
+bool ParseDurationOrZero(std::string_view text, double* seconds, std::string* error);
+
 // A duration as a user writes it: the shortest form ParseDuration reads back to `seconds`, in the largest unit that
 // keeps it exact to a millisecond: 7200 -> "2h", 90 -> "90s", 0.5 -> "500ms".
 std::string DurationText(double seconds);

@@ -47,6 +47,18 @@ std::string Trim(std::string s) {
   return s;
 }
 
+// Cuts the texts of a worker's event (an error or a log message may quote a model's
+// or TensorRT's text at any length) to kMaxWorkerText; true if one was cut.
+bool BoundWorkerTexts(Event* event) {
+  bool cut = false;
+  for (std::string* text : {&event->error, &event->message}) {
+    if (text->size() <= kMaxWorkerText) continue;
+    *text = BoundedText(*text, kMaxWorkerText);  // EventFromJson checked it is valid UTF-8
+    cut = true;
+  }
+  return cut;
+}
+
 // Keeps the last kStderrTail bytes of a worker's stderr, cut on a character boundary.
 void KeepTail(std::string* tail) {
   if (tail->size() > kStderrTail) tail->erase(0, tail->size() - Utf8Tail(*tail, kStderrTail).size());
@@ -336,7 +348,7 @@ CancelResult BuildManager::CancelFor(const std::string& id, const std::string& r
   auto it = active_.find(id);
   if (it != active_.end() && it->second->record.cancel_reason.empty()) {
     it->second->record.cancel_reason = reason;
-    it->second->record.cancel_message = message;
+    it->second->record.cancel_message = ValidBoundedText(message, kMaxClientText);  // it quotes the client's reason
     it->second->record.cancel_requested_at = NowUnix();
   }
   return Cancel(id);
@@ -514,6 +526,9 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
   // The worker only sees the SIGTERM that carries the service's cancel: the stream
   // tells the reason and message the record keeps, as the record does.
   const bool service_cancel = !b.record.cancel_reason.empty();
+  if (BoundWorkerTexts(&event)) {
+    json_line = EventToJson(event);
+  }
   if (event.type == EventType::kBuildStart) {
     event.build = b.record.id;  // the worker made up its own id; the service's names the build
     json_line = EventToJson(event);

@@ -4,6 +4,7 @@
 // Threading: a value type; the service mutates records on its event-loop thread only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,12 @@ bool ParseBuildState(std::string_view name, BuildState* state);
 inline bool IsFinal(BuildState s) {
   return s != BuildState::kQueued && s != BuildState::kRunning && s != BuildState::kCancelling;
 }
+
+// Bounds of the texts a record and its events keep (cut by BoundedText, service/utf8.h,
+// ending "… [cut]"): a client's text (a cancel message with its reason) and a worker's
+// (an error, a log message). Documented in docs/api.md.
+inline constexpr size_t kMaxClientText = 4096;
+inline constexpr size_t kMaxWorkerText = 16384;
 
 struct BuildRecord {
   std::string id;

@@ -7,6 +7,7 @@
 
 #include "backends/simulated/builtin_profiles.h"
 #include "runner/duration.h"
+#include "service/json_body.h"
 #include "service/model_paths.h"
 
 namespace trtwatch::service {
@@ -117,7 +118,9 @@ std::vector<std::string> RequestPaths::writable_roots() const {
 
 bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
                        std::string* error) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const JsonBody parsed = ParseJsonBody(body);
+  if (parsed.outcome == JsonBody::Outcome::kDuplicateKey) return Fail(error, parsed.error);
+  const json& j = parsed.value;
   if (!j.is_object()) {
     return Fail(error, "the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
                        "{\"model\": \"resnet50.onnx\"}");
@@ -183,8 +186,8 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
     if (text.empty() || !ParseDuration(text, &seconds, &why)) {
       return Fail(error, "\"timeout\": " + (why.empty() ? std::string("must be a duration like \"30m\"") : why));
     }
-    r.timeout = text;
-    normal["timeout"] = text;
+    r.timeout = DurationText(seconds);  // normalised: the record keeps no client text of any length
+    normal["timeout"] = r.timeout;
   }
   r.json = normal.dump();
   *request = std::move(r);
@@ -210,9 +213,36 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
   return args;
 }
 
+namespace {
+
+GraceResult GraceRefused() {
+  GraceResult r;
+  r.error = "a grace must be 0 (SIGKILL right after SIGTERM) or from 1ms to 1h: a duration (\"30s\", \"500ms\", "
+            "\"0s\") or, in a cancel body, seconds (30, 0.5, 0)";
+  return r;
+}
+
+}  // namespace
+
+GraceResult GraceFromSeconds(double seconds) {
+  if (!(seconds == 0 || (seconds >= 1e-3 && seconds <= kMaxCancelGraceSeconds))) return GraceRefused();
+  GraceResult r;
+  r.outcome = GraceResult::Outcome::kOk;
+  r.seconds = seconds;
+  return r;
+}
+
+GraceResult ParseGraceText(std::string_view text) {
+  double seconds = 0;
+  std::string ignored;  // the rule says it all
+  return ParseDurationOrZero(text, &seconds, &ignored) ? GraceFromSeconds(seconds) : GraceRefused();
+}
+
 bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return true;
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const JsonBody parsed = ParseJsonBody(body);
+  if (parsed.outcome == JsonBody::Outcome::kDuplicateKey) return Fail(error, parsed.error);
+  const json& j = parsed.value;
   if (!j.is_object()) {
     *error = "the cancel body must be empty or a JSON object like {\"grace\": \"30s\"}";
     return false;
@@ -225,18 +255,11 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
   }
   if (!j.contains("grace")) return true;
   const json& g = j["grace"];
-  double seconds = -1;
-  std::string why;
-  if (g.is_number()) {
-    seconds = g.get<double>();
-  } else if (!g.is_string() || !ParseDuration(g.get<std::string>(), &seconds, &why)) {
-    seconds = -1;
-  }
-  if (!(seconds >= 0 && seconds <= kMaxCancelGraceSeconds)) {
-    *error = "\"grace\" must be seconds (a number) or a duration like \"30s\", from 0 to 1h";
-    return false;
-  }
-  *grace = seconds;
+  const GraceResult r = g.is_number()   ? GraceFromSeconds(g.get<double>())
+                        : g.is_string() ? ParseGraceText(g.get<std::string>())
+                                        : GraceFromSeconds(-1);
+  if (r.outcome != GraceResult::Outcome::kOk) return Fail(error, "\"grace\": " + r.error);
+  *grace = r.seconds;
   return true;
 }
 

@@ -44,6 +44,18 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
 // The longest grace a cancel request may ask for.
 inline constexpr double kMaxCancelGraceSeconds = 3600;
 
+// A cancel grace, read by the one rule that --cancel-grace and a cancel body's "grace"
+// share: 0 (SIGKILL right after SIGTERM) or from 1 ms to 1 h, given as a duration text
+// ("30s", "500ms", "0s", "0") or, in a body, as seconds (a JSON number: 30, 0.5, 0).
+struct GraceResult {
+  enum class Outcome { kOk, kInvalid };
+  Outcome outcome = Outcome::kInvalid;
+  double seconds = 0;
+  std::string error;  // kInvalid: the rule and examples
+};
+GraceResult ParseGraceText(std::string_view text);
+GraceResult GraceFromSeconds(double seconds);
+
 // The body of POST /builds/{id}/cancel: empty, or {"grace": 5} / {"grace": "5s"}. On
 // failure returns false with a message that names the problem and the fix.
 bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "platform/file_access.h"
+#include "platform/file_lock.h"
 
 namespace trtwatch::service {
 
@@ -39,7 +40,39 @@ std::string Placeholders(size_t n) {
   return s;
 }
 
+// The data dir for this process alone (see the header): null with the reason, which
+// names the holder's PID when another process has it.
+std::unique_ptr<FileLock> ClaimDataDir(const std::string& dir, std::string* error) {
+  TryLockResult claim = FileLock::TryAcquire(dir + "/trtwatch.lock");
+  switch (claim.outcome) {
+    case TryLockResult::Outcome::kAcquired:
+      return std::move(claim.lock);
+    case TryLockResult::Outcome::kHeld:
+      *error = "the data dir \"" + dir + "\" is in use by another trtwatch service (" +
+               (claim.holder_pid > 0 ? "PID " + std::to_string(claim.holder_pid) : std::string("PID not known yet")) +
+               "); one process serves a data dir: stop that one, or give this one another --data-dir";
+      return nullptr;
+    case TryLockResult::Outcome::kError:
+      break;
+  }
+  *error = "cannot lock --data-dir \"" + dir + "\": " + claim.error;
+  return nullptr;
+}
+
+// Narrows `path` to this user; empty, or why it could not be done.
+std::string MakePrivateOrSayWhy(const std::string& path) {
+  const PrivacyResult r = KeepPrivate(path);
+  return r.outcome == PrivacyResult::Outcome::kPrivate ? std::string() : r.error;
+}
+
+// As MakePrivateOrSayWhy, for a file that may be absent (the -wal and -shm files come and go).
+std::string MakePrivateIfThere(const std::string& path) {
+  return InspectPath(path).kind == PathKind::kMissing ? std::string() : MakePrivateOrSayWhy(path);
+}
+
 }  // namespace
+
+RecordStore::RecordStore(std::unique_ptr<FileLock> lock, sqlite3* db) : lock_(std::move(lock)), db_(db) {}
 
 std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error, const char* vfs) {
   std::string why;
@@ -47,6 +80,13 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     *error = "cannot create --data-dir \"" + dir + "\": " + why;
     return nullptr;
   }
+  // One made earlier (mkdir -p, an older version) may be open to others.
+  if (const std::string not_private = MakePrivateOrSayWhy(dir); !not_private.empty()) {
+    *error = "cannot make --data-dir \"" + dir + "\" private to this user: " + not_private;
+    return nullptr;
+  }
+  std::unique_ptr<FileLock> lock = ClaimDataDir(dir, error);
+  if (!lock) return nullptr;
   const std::string path = dir + "/trtwatch.db";
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs) !=
@@ -55,7 +95,13 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     sqlite3_close(db);
     return nullptr;
   }
-  std::unique_ptr<RecordStore> store(new RecordStore(db));
+  std::unique_ptr<RecordStore> store(new RecordStore(std::move(lock), db));
+  // Narrowed before the schema runs: SQLite creates -wal and -shm with the database's
+  // mode; files left by an older version are narrowed after it.
+  if (const std::string not_private = MakePrivateOrSayWhy(path); !not_private.empty()) {
+    *error = "cannot make \"" + path + "\" private to this user: " + not_private;
+    return nullptr;
+  }
   sqlite3_busy_timeout(db, 5000);
   const char* schema =
       "PRAGMA journal_mode=WAL;"
@@ -76,6 +122,12 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     *error = "cannot set up \"" + path + "\": " + store->last_error_ +
              " (is it a trtwatch database? move it away or pick another --data-dir)";
     return nullptr;
+  }
+  for (const std::string& file : {path + "-wal", path + "-shm"}) {
+    if (const std::string not_private = MakePrivateIfThere(file); !not_private.empty()) {
+      *error = "cannot make \"" + file + "\" private to this user: " + not_private;
+      return nullptr;
+    }
   }
   // quick_check reads every page once: a damaged file is refused here rather than
   // served as truncated replays with 200.

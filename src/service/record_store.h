@@ -1,5 +1,15 @@
 // RecordStore: build records and their event logs in SQLite (WAL) under --data-dir.
 //
+// One process per data dir: the embedded store is not shared. Open takes an exclusive
+// OS lock on DIR/trtwatch.lock (the holder's PID written in it) before it touches the
+// database, and holds it for the store's lifetime, so that a second `trtwatch serve`
+// or `trtwatch mcp` on the same dir is refused before it recovers (kills) the first
+// one's workers or runs its queued builds. The lock belongs to this embedded store: a
+// store on a database server (PostgreSQL) would coordinate through the database
+// (advisory locks, row claims) instead and take no file lock. The data dir (0700), the
+// database and its -wal/-shm (0600) are this user's only: records hold model paths
+// and errors.
+//
 // A record is stored as its JSON document plus the columns queries need (status,
 // creation order). Event logs are (build_id, seq, json line) rows, appended in batches,
 // one transaction each. Threading: not synchronised; the service uses one store from
@@ -16,6 +26,10 @@
 
 struct sqlite3;
 
+namespace trtwatch {
+class FileLock;
+}
+
 namespace trtwatch::service {
 
 struct StoredEvent {
@@ -26,7 +40,8 @@ struct StoredEvent {
 class RecordStore {
  public:
   // Opens (creating if needed) DIR/trtwatch.db and checks its integrity (a damaged
-  // file is refused, never served truncated). Returns null with `*error` set. `vfs`
+  // file is refused, never served truncated). Returns null with `*error` set; when
+  // another process holds the data dir, the error names the dir and its PID. `vfs`
   // names an SQLite VFS (tests inject storage faults through one); null: the default.
   static std::unique_ptr<RecordStore> Open(const std::string& dir, std::string* error, const char* vfs = nullptr);
   ~RecordStore();
@@ -72,8 +87,9 @@ class RecordStore {
   const std::string& last_error() const { return last_error_; }
 
  private:
-  explicit RecordStore(sqlite3* db) : db_(db) {}
+  RecordStore(std::unique_ptr<FileLock> lock, sqlite3* db);
   bool Exec(const char* sql);
+  const std::unique_ptr<FileLock> lock_;  // this process's claim on the data dir; outlives db_
   sqlite3* db_;
   std::string last_error_;
 };

@@ -61,4 +61,13 @@ std::string_view Utf8Tail(std::string_view text, size_t max_bytes) {
   return tail;
 }
 
+std::string BoundedText(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::string_view head = text.substr(0, max_bytes - kCutMark.size());
+  // Back off to a lead byte: the character it starts may be whole only beyond the cut.
+  size_t end = head.size();
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(head.substr(0, end)) + std::string(kCutMark);
+}
+
 }  // namespace trtwatch::service

@@ -19,4 +19,18 @@ std::string ValidUtf8(std::string_view bytes);
 // tail of a long message never begins inside a character.
 std::string_view Utf8Tail(std::string_view text, size_t max_bytes);
 
+// What ends a text that BoundedText cut ("… [cut]", 9 bytes: U+2026, a space, "[cut]").
+inline constexpr std::string_view kCutMark = "\xE2\x80\xA6 [cut]";
+
+// Bounds a text from a client or a worker before it reaches a record or an event:
+// `text` (valid UTF-8) as is when it has at most `max_bytes` bytes; else its longest
+// prefix that ends on a character boundary, followed by kCutMark, `max_bytes` in all.
+// `max_bytes` must be larger than kCutMark.
+std::string BoundedText(std::string_view text, size_t max_bytes);
+
+// Bytes as they may come (a client's, a worker's) to valid, bounded UTF-8.
+inline std::string ValidBoundedText(std::string_view bytes, size_t max_bytes) {
+  return BoundedText(ValidUtf8(bytes.substr(0, max_bytes + 4)), max_bytes);  // +4: the last character may be whole
+}
+
 }  // namespace trtwatch::service

@@ -207,7 +207,9 @@ def test_damaged_database_is_refused_at_start(tmp_path):
 def test_disk_full_drill_on_a_tiny_tmpfs(tmp_path):
     mnt = tmp_path / "tiny"
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)], capture_output=True, text=True)
+    # Larger than SQLite's write-ahead log at its checkpoint size (1,000 pages, ~4 MiB): on
+    # a 4 MiB disk the log alone could keep the disk full once the filler is gone.
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True, text=True)
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
     s = None

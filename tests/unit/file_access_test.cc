@@ -51,6 +51,24 @@ TEST_F(FileAccessTest, MakePrivateFolderAcceptsAnExistingFolderAsItIs) {
   EXPECT_TRUE(error.empty());
 }
 
+// Issue 22: trtwatch.db was created 0644 in a 0755 data dir. KeepPrivate narrows what
+// is there, whatever the umask made it.
+TEST_F(FileAccessTest, KeepPrivateNarrowsAFolderTo0700AndAFileTo0600) {
+  const std::string folder = dir_ + "/open";
+  const std::string file = dir_ + "/open.db";
+  ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0);
+  std::ofstream(file) << "x";
+  ::chmod(folder.c_str(), 0755);
+  ::chmod(file.c_str(), 0644);
+  EXPECT_EQ(KeepPrivate(folder).outcome, PrivacyResult::Outcome::kPrivate);
+  EXPECT_EQ(KeepPrivate(file).outcome, PrivacyResult::Outcome::kPrivate);
+  EXPECT_EQ(Mode(folder), 0700u);
+  EXPECT_EQ(Mode(file), 0600u);
+  const PrivacyResult missing = KeepPrivate(dir_ + "/nothing");
+  EXPECT_EQ(missing.outcome, PrivacyResult::Outcome::kFailed);
+  EXPECT_EQ(missing.error, std::strerror(ENOENT));
+}
+
 TEST_F(FileAccessTest, MakePrivateFolderRefusesAFileInTheWay) {
   const std::string file = dir_ + "/file";
   std::ofstream(file) << "x";

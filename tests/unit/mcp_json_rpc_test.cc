@@ -66,6 +66,18 @@ TEST(McpJsonRpc, InvalidRequestsKeepTheirIdWhenItIsReadable) {
   }
 }
 
+// Issue 22, RFC 8259 section 4: names within an object should be unique. A message
+// naming a key twice ("method" of a request, "reason" of a cancel) is refused, not read last-wins.
+TEST(McpJsonRpc, DuplicateKeysAreAnInvalidRequestNamingTheKey) {
+  for (const char* text : {R"({"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"})",
+                           R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"a","reason":"b"}})"}) {
+    const Message m = ParseMessage(text);
+    EXPECT_EQ(m.kind, Message::Kind::kInvalid) << text;
+    EXPECT_EQ(m.error_response["error"]["code"], rpc_error::kInvalidRequest) << text;
+    EXPECT_NE(m.error_response["error"]["message"].get<std::string>().find("duplicate key"), std::string::npos);
+  }
+}
+
 TEST(McpJsonRpc, BuildsResponsesAndNotifications) {
   EXPECT_EQ(ResultResponse(3, {{"a", 1}}).dump(), R"({"id":3,"jsonrpc":"2.0","result":{"a":1}})");
   EXPECT_EQ(ErrorResponse("r", rpc_error::kMethodNotFound, "no").dump(),

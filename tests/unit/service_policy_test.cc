@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "service/build_request.h"
+#include "service/json_body.h"
 #include "service/http_request.h"
 #include "service/model_paths.h"
 #include "service/server.h"
@@ -277,6 +278,68 @@ TEST(CancelBodyTest, GraceIsANumberOrADurationUpToAnHour) {
     EXPECT_FALSE(ParseCancelBody(body, &grace, &error)) << body;
     EXPECT_FALSE(error.empty()) << body;
   }
+}
+
+// Issue 22: {"grace": 0} and 1e-300 were accepted while "0s" was refused. One rule for
+// numbers and texts, the CLI's and the body's: 0, or 1 ms to 1 h.
+TEST(CancelBodyTest, GraceHasOneRuleForNumbersAndTexts) {
+  for (const char* body : {R"({"grace": 0})", R"({"grace": "0s"})", R"({"grace": "0"})", R"({"grace": "0ms"})"}) {
+    std::optional<double> grace;
+    std::string error;
+    EXPECT_TRUE(ParseCancelBody(body, &grace, &error)) << body << ": " << error;
+    EXPECT_EQ(grace, 0.0) << body;
+  }
+  for (const char* body : {R"({"grace": 1e-300})", R"({"grace": "1e-300s"})", R"({"grace": 0.0004})",
+                           R"({"grace": 3600.5})", R"({"grace": "61m"})", R"({"grace": true})"}) {
+    std::optional<double> grace;
+    std::string error;
+    EXPECT_FALSE(ParseCancelBody(body, &grace, &error)) << body;
+    EXPECT_NE(error.find("0 (SIGKILL right after SIGTERM) or from 1ms to 1h"), std::string::npos) << error;
+  }
+  EXPECT_EQ(ParseGraceText("0s").outcome, GraceResult::Outcome::kOk);
+  EXPECT_EQ(ParseGraceText("1h").seconds, 3600);
+  EXPECT_EQ(ParseGraceText("0.5").seconds, 0.5);
+  EXPECT_EQ(ParseGraceText("1e-300").outcome, GraceResult::Outcome::kInvalid);
+  EXPECT_EQ(GraceFromSeconds(1e-300).outcome, GraceResult::Outcome::kInvalid);
+}
+
+// Issue 22, RFC 8259 section 4 ("The names within an object SHOULD be unique"):
+// duplicates were read last-wins. Every body parser refuses them, naming the key.
+TEST(JsonBodyTest, DuplicateKeysAreRefusedNamingTheKeyAtAnyDepth) {
+  EXPECT_EQ(ParseJsonBody(R"({"a": 1, "b": {"a": 2}})").outcome, JsonBody::Outcome::kOk);
+  EXPECT_EQ(ParseJsonBody(R"([{"a": 1}, {"a": 2}])").outcome, JsonBody::Outcome::kOk);
+  const JsonBody top = ParseJsonBody(R"({"grace": 1, "grace": 2})");
+  EXPECT_EQ(top.outcome, JsonBody::Outcome::kDuplicateKey);
+  EXPECT_NE(top.error.find("duplicate key \"grace\""), std::string::npos) << top.error;
+  EXPECT_NE(top.error.find("RFC 8259"), std::string::npos) << top.error;
+  const JsonBody nested = ParseJsonBody(R"({"options": {"fp16": true, "fp16": false}})");
+  EXPECT_EQ(nested.outcome, JsonBody::Outcome::kDuplicateKey);
+  EXPECT_NE(nested.error.find("\"fp16\""), std::string::npos) << nested.error;
+  EXPECT_EQ(ParseJsonBody("{").outcome, JsonBody::Outcome::kNotJson);
+  EXPECT_EQ(ParseJsonBody("\"\xFF\"").outcome, JsonBody::Outcome::kNotJson);
+}
+
+TEST(JsonBodyTest, TheBuildRequestAndTheCancelBodyRefuseDuplicateKeys) {
+  BuildRequest r;
+  std::string error;
+  EXPECT_FALSE(ParseBuildRequest(R"({"simulate": "small-cnn", "simulate": "large-transformer"})", {}, &r, &error));
+  EXPECT_NE(error.find("duplicate key \"simulate\""), std::string::npos) << error;
+  std::optional<double> grace;
+  error.clear();
+  EXPECT_FALSE(ParseCancelBody(R"({"grace": "5s", "grace": 0})", &grace, &error));
+  EXPECT_NE(error.find("duplicate key \"grace\""), std::string::npos) << error;
+  EXPECT_FALSE(grace);
+}
+
+// Issue 22: client text reaches the record only bounded. A timeout of any length
+// ("000...01h") is kept as its normal form, not as the client wrote it.
+TEST(BuildRequestTest, TheRecordKeepsTheTimeoutInItsNormalForm) {
+  BuildRequest r;
+  std::string error;
+  const std::string body = R"({"simulate": "small-cnn", "timeout": ")" + std::string(3 << 20, '0') + R"(1h"})";
+  ASSERT_TRUE(ParseBuildRequest(body, {}, &r, &error)) << error.substr(0, 200);
+  EXPECT_EQ(r.timeout, "1h");
+  EXPECT_LT(r.json.size(), 200u) << r.json.substr(0, 200);
 }
 
 }  // namespace

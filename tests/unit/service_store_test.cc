@@ -1,6 +1,7 @@
 #include "service/record_store.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -102,6 +103,40 @@ TEST_F(RecordStoreTest, CreatesAPrivateDataDirOrSaysWhyNot) {
   std::ofstream(dir_ + "/file") << "x";
   EXPECT_FALSE(RecordStore::Open(dir_ + "/file", &error));
   EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/file\": File exists");
+}
+
+// Issue 22: a second service on one data dir once recovered (SIGKILLed) the first
+// one's workers. The embedded store admits one process: a second Open is refused
+// with the dir and the holder's PID, and the data dir is free again once the store
+// is gone.
+TEST_F(RecordStoreTest, OneStorePerDataDirTheSecondIsRefusedWithTheHoldersPid) {
+  auto first = Open();
+  ASSERT_TRUE(first);
+  std::string error;
+  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_NE(error.find("\"" + dir_ + "\""), std::string::npos) << error;
+  EXPECT_NE(error.find("PID " + std::to_string(::getpid())), std::string::npos) << error;
+  first.reset();
+  EXPECT_TRUE(RecordStore::Open(dir_, &error)) << error;
+}
+
+// Issue 22: records hold model paths and errors. The data dir is narrowed to 0700 and
+// the database with its -wal and -shm to 0600, whatever the umask and however the dir
+// was made (mkdir -p gives 0755).
+TEST_F(RecordStoreTest, TheDataDirAndTheDatabaseFilesAreThisUsersOnly) {
+  const std::string data = dir_ + "/data";
+  const mode_t old_umask = ::umask(022);
+  ASSERT_EQ(::mkdir(data.c_str(), 0755), 0);
+  std::string error;
+  auto store = RecordStore::Open(data, &error);
+  ::umask(old_umask);
+  ASSERT_TRUE(store) << error;
+  ASSERT_TRUE(store->Put("a", "queued", "{}"));
+  namespace fs = std::filesystem;
+  EXPECT_EQ(fs::status(data).permissions(), fs::perms::owner_all);
+  for (const char* name : {"/trtwatch.db", "/trtwatch.db-wal", "/trtwatch.db-shm", "/trtwatch.lock"}) {
+    EXPECT_EQ(fs::status(data + name).permissions(), fs::perms::owner_read | fs::perms::owner_write) << name;
+  }
 }
 
 TEST_F(RecordStoreTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {

@@ -45,3 +45,49 @@ TEST(Utf8TailTest, StartsOnACharacterBoundary) {
 
 }  // namespace
 }  // namespace trtwatch::service
+
+namespace trtwatch::service {
+namespace {
+
+// Issue 22: a 3 MiB cancel reason became a 6 MB record. Client and worker texts are
+// bounded, cut on a character boundary and marked as cut.
+TEST(BoundedTextTest, ShortTextIsKeptAsIs) {
+  EXPECT_EQ(BoundedText("", 32), "");
+  EXPECT_EQ(BoundedText("exactly 16 bytes", 16), "exactly 16 bytes");
+}
+
+TEST(BoundedTextTest, LongTextIsCutToTheBoundAndMarked) {
+  const std::string cut = BoundedText(std::string(3 << 20, 'x'), 4096);
+  EXPECT_EQ(cut.size(), 4096u);
+  EXPECT_EQ(cut.substr(cut.size() - kCutMark.size()), kCutMark);
+  EXPECT_EQ(cut.substr(0, 4096 - kCutMark.size()), std::string(4096 - kCutMark.size(), 'x'));
+}
+
+TEST(BoundedTextTest, NeverSplitsAMultiByteCharacter) {
+  // Every cut position through 2-, 3- and 4-byte characters: the result is valid UTF-8
+  // (ValidUtf8 keeps it as is), within the bound, and ends with the mark.
+  for (const std::string ch : {"\xC3\xA9", "\xE6\x97\xA5", "\xF0\x9F\x98\x80"}) {
+    std::string text;
+    while (text.size() < 200) text += ch;
+    for (size_t max = kCutMark.size() + 1; max < 60; ++max) {
+      const std::string cut = BoundedText(text, max);
+      EXPECT_LE(cut.size(), max);
+      EXPECT_EQ(ValidUtf8(cut), cut) << "max " << max;
+      EXPECT_EQ(cut.substr(cut.size() - kCutMark.size()), kCutMark);
+      EXPECT_EQ((cut.size() - kCutMark.size()) % ch.size(), 0u) << "whole characters only, max " << max;
+    }
+  }
+}
+
+TEST(BoundedTextTest, ValidBoundedTextMendsAndBoundsRawBytes) {
+  std::string raw(3 << 20, 'y');
+  raw[100] = '\xFF';
+  const std::string out = ValidBoundedText(raw, 1024);
+  EXPECT_EQ(out.size(), 1024u);
+  EXPECT_EQ(ValidUtf8(out), out);
+  EXPECT_EQ(out.substr(100, 3), "\xEF\xBF\xBD");
+  EXPECT_EQ(ValidBoundedText("ok \xFF", 1024), "ok \xEF\xBF\xBD");
+}
+
+}  // namespace
+}  // namespace trtwatch::service

@@ -35,4 +35,15 @@ bool MakePrivateFolder(const std::string& path, std::string* error) {
   return false;
 }
 
+PrivacyResult KeepPrivate(const std::string& path) {
+  PrivacyResult result;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || ::chmod(path.c_str(), S_ISDIR(st.st_mode) ? 0700 : 0600) != 0) {
+    result.error = std::strerror(errno);
+    return result;
+  }
+  result.outcome = PrivacyResult::Outcome::kPrivate;
+  return result;
+}
+
 }  // namespace trtwatch

@@ -44,4 +44,16 @@ bool MakePrivateFolder(const std::string& path, std::string* error) {
   return false;
 }
 
+PrivacyResult KeepPrivate(const std::string& path) {
+  // The inherited ACL (the user's profile folder's) is kept; only that the path is there is checked.
+  PrivacyResult result;
+  const PathStatus status = InspectPath(path);
+  if (status.kind == PathKind::kMissing) {
+    result.error = status.error;
+    return result;
+  }
+  result.outcome = PrivacyResult::Outcome::kPrivate;
+  return result;
+}
+
 }  // namespace trtwatch
