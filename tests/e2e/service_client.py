@@ -103,16 +103,21 @@ class Server:
         return [int(p) for p in out.split()]
 
 
+def recv_all(sock):
+    """Every byte the peer sends until it closes."""
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
 def raw_request(port, head):
     """Sends raw request bytes; returns (status, body bytes)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(head)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = recv_all(s)
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split()[1]), body
 

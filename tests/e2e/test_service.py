@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from service_client import Server, SseReader, read_until
+from service_client import Server, SseReader, read_until, recv_all
 
 
 @pytest.fixture
@@ -316,12 +316,7 @@ def test_a_stalled_client_gets_coalesced_steps_and_slows_nobody(server):
     assert [e["id"] for e in fast] == [e["id"] for e in stored]
     # Now the stalled client drains what the server kept for it.
     slow.settimeout(30)
-    data = b""
-    while True:
-        chunk = slow.recv(65536)
-        if not chunk:
-            break
-        data += chunk
+    data = recv_all(slow)
     slow.close()
     ids, kinds = [], []
     for block in data.split(b"\r\n\r\n", 1)[1].split(b"\n\n"):
