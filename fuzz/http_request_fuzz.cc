@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const http::request<http::string_body>& req = parser.get();
 
   const RequestHead head = HeadOf(req);
-  if (const Refusal refusal = CheckHead(head)) {  // the server answers it and closes
+  if (const HeadRefusal refusal = CheckHead(head)) {  // the server answers it and closes
     FUZZ_CHECK(refusal.status >= 400 && refusal.status <= 599);
     CheckSendable(refusal.message);
     return 0;

@@ -213,7 +213,7 @@ class HttpApi::Impl {
         break;
       }
       const RequestHead head = HeadOf(req);
-      if (Refusal r = CheckHead(head)) {  // the framing may be in doubt: closed in any case
+      if (HeadRefusal r = CheckHead(head)) {  // the framing may be in doubt: closed in any case
         co_await Send(stream, Error(static_cast<http::status>(r.status), r.message), false);
         break;
       }

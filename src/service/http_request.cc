@@ -197,7 +197,7 @@ RequestHead HeadOf(const boost::beast::http::request_header<>& header) {
   return head;
 }
 
-Refusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bool has_content_length) {
+HeadRefusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bool has_content_length) {
   if (transfer_encodings.empty()) return {};
   if (has_content_length) {
     return {400, "Transfer-Encoding and Content-Length together cannot delimit a body (RFC 9112 §6.1); send one"};
@@ -218,7 +218,7 @@ Refusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bo
   return {};
 }
 
-Refusal CheckHead(const RequestHead& head) {
+HeadRefusal CheckHead(const RequestHead& head) {
   if (head.target_size > kTargetLimit) {
     return {414, "the request target is longer than " + std::to_string(kTargetLimit) + " bytes (RFC 9112 §3); "
                  "shorten the URL"};
@@ -229,7 +229,7 @@ Refusal CheckHead(const RequestHead& head) {
   if (head.hosts.size() > 1 || (head.hosts.empty() && head.version >= 11)) {
     return {400, "an HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2)"};
   }
-  if (Refusal framing = CheckFraming(head.transfer_encodings, !head.content_lengths.empty())) return framing;
+  if (HeadRefusal framing = CheckFraming(head.transfer_encodings, !head.content_lengths.empty())) return framing;
   for (std::string_view expectation : ListElements(head.expects)) {
     if (!EqualsIgnoreCase(expectation, "100-continue")) {
       return {417, "expectation \"" + std::string(expectation) +

@@ -81,7 +81,7 @@ inline constexpr size_t kReadBufferLimit = 32 * 1024;  // unparsed bytes (a chun
 
 // Why a request is refused before its body is read, as an HTTP status and a message
 // naming the rule and the fix; status 0: not refused.
-struct Refusal {
+struct HeadRefusal {
   int status = 0;
   std::string message;
   explicit operator bool() const { return status != 0; }
@@ -103,12 +103,12 @@ RequestHead HeadOf(const boost::beast::http::request_header<>& header);
 // The limits above, Host (RFC 9112 §3.2), message framing (RFC 9112 §6.1, §6.3) and
 // Expect (RFC 9110 §10.1.1). A refused request's connection is closed: its body, if
 // any, cannot be delimited or is not wanted.
-Refusal CheckHead(const RequestHead& head);
+HeadRefusal CheckHead(const RequestHead& head);
 
 // RFC 9112 §6.1/§6.3: Transfer-Encoding (all its lines as one list) must end in chunked,
 // name it once and come without Content-Length; codings other than chunked are not
 // implemented (501).
-Refusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bool has_content_length);
+HeadRefusal CheckFraming(const std::vector<std::string_view>& transfer_encodings, bool has_content_length);
 
 // Whether the client waits for "100 Continue" before it sends the body (RFC 9110 §10.1.1).
 bool ExpectsContinue(const RequestHead& head);

@@ -46,7 +46,7 @@ TEST(HttpFramingTest, Rfc9112Section6_1TransferEncodingWithContentLengthIs400) {
 TEST(HttpFramingTest, Rfc9112Section6_1UnknownCodingBeforeChunkedIs501) {
   EXPECT_EQ(FramingStatus({"gzip, chunked"}), 501);
   EXPECT_EQ(FramingStatus({"gzip", "chunked"}), 501);
-  const Refusal r = CheckFraming({"br, chunked"}, false);
+  const HeadRefusal r = CheckFraming({"br, chunked"}, false);
   EXPECT_NE(r.message.find("\"br\""), std::string::npos) << r.message;
 }
 
