@@ -65,7 +65,7 @@ class Server:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         data = raw if raw is not None else (json.dumps(body) if body is not None else None)
         headers = dict(headers or {})
-        if body is not None:
+        if data is not None:  # a raw body is JSON text too, well-formed or not
             headers.setdefault("Content-Type", "application/json")
         conn.request(method, path, body=data, headers=headers)
         res = conn.getresponse()
