@@ -80,7 +80,10 @@ start_background_build() {
   bg_name=$1.build
   bg_start=$SECONDS
   echo "=== $bg_name (in the background: $logs/$1.log)" >&2
-  nice -n 19 "build_$1" >"$logs/$1.log" 2>&1 &
+  (
+    renice -n 19 -p "$BASHPID" >/dev/null  # the builds it starts inherit it
+    "build_$1"
+  ) >"$logs/$1.log" 2>&1 &
   bg_pid=$!
 }
 
