@@ -36,7 +36,9 @@ bool g_initialised = false;  // GUARDED_BY(g_mu)
 // primary context is retained, or -1; a second retain while one is held is counted.
 std::atomic<int> g_retained{-1};
 std::atomic<int> g_retain_count{0};
-thread_local int t_current = -1;  // the device whose context is current on this thread
+// initial-exec: in the static TLS block, which stays mapped after dlclose (LeakSanitizer
+// reads every thread's TLS at exit; a dynamic block freed with the module faults it).
+__attribute__((tls_model("initial-exec"))) thread_local int t_current = -1;  // the device current on this thread
 
 const FakeDevice* Find(int device) {
   return device >= 0 && device < static_cast<int>(sizeof kDevices / sizeof kDevices[0]) ? &kDevices[device] : nullptr;
