@@ -119,6 +119,7 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
+#ifndef _WIN32  // the grace rule lives in the service's files, which Windows builds do not have
   const service::GraceResult grace = service::ParseGraceText(options.cancel_grace_text);
   if (grace.outcome != service::GraceResult::Outcome::kOk) {
     std::fprintf(stderr, "trtwatch serve: --cancel-grace \"%s\": %s\n", options.cancel_grace_text.c_str(),
@@ -126,6 +127,7 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.cancel_grace_seconds = grace.seconds;
+#endif
   for (const std::string& origin : options.allowed_origins) {
     if (const std::string why = AllowedOriginError(origin); !why.empty()) return Refuse("--allow-origin", origin, why);
   }
