@@ -7,22 +7,22 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "service/build_request.h"
+#include "builds/build_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   // Roots that do not exist: real-model requests are refused after their syntax is
   // checked, simulated ones go all the way.
-  static const trtwatch::service::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
+  static const trtwatch::builds::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
                                                         "/nonexistent-trtwatch-fuzz-data"};
-  trtwatch::service::BuildRequest request;
+  trtwatch::builds::BuildRequest request;
   std::string error;
-  if (!trtwatch::service::ParseBuildRequest(body, paths, &request, &error)) {
+  if (!trtwatch::builds::ParseBuildRequest(body, paths, &request, &error)) {
     FUZZ_CHECK(!error.empty());
     return 0;
   }
   FUZZ_CHECK(!request.json.empty());
-  const auto args = trtwatch::service::WorkerArguments(request, "/tmp/fuzz.engine");
+  const auto args = trtwatch::builds::WorkerArguments(request, "/tmp/fuzz.engine");
   FUZZ_CHECK(!args.empty());
   return 0;
 }

@@ -17,13 +17,13 @@
 
 #include "fuzz_check.h"
 #include "mcp/json_rpc.h"
-#include "service/build_record.h"
-#include "service/build_request.h"
+#include "builds/build_record.h"
+#include "builds/build_request.h"
 #include "service/http_request.h"
 #include "service/server.h"
 #include "service/sse.h"
 #include "service/ui_session.h"
-#include "service/utf8.h"
+#include "protocol/utf8.h"
 
 namespace http = boost::beast::http;
 using nlohmann::json;

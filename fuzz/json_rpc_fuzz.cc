@@ -20,7 +20,7 @@
 #include "mcp/json_rpc.h"
 #include "mcp/session.h"
 #include "mcp/tools.h"
-#include "service/build_request.h"
+#include "builds/build_request.h"
 
 using nlohmann::json;
 using namespace trtwatch::mcp;
@@ -31,11 +31,11 @@ namespace {
 class FakeBuilds final : public Builds {
  public:
   BuildsResult Submit(const json& request) override {
-    static const trtwatch::service::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
+    static const trtwatch::builds::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
                                                           "/nonexistent-trtwatch-fuzz-data"};
-    trtwatch::service::BuildRequest parsed;
+    trtwatch::builds::BuildRequest parsed;
     std::string error;
-    if (!trtwatch::service::ParseBuildRequest(request.dump(-1, ' ', false, json::error_handler_t::replace), paths,
+    if (!trtwatch::builds::ParseBuildRequest(request.dump(-1, ' ', false, json::error_handler_t::replace), paths,
                                               &parsed, &error)) {
       FUZZ_CHECK(!error.empty());
       return {Outcome::kBadRequest, nullptr, error};

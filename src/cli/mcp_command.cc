@@ -7,7 +7,7 @@
 
 #include <trtwatch/result.h>
 #include "cli/doctor_command.h"
-#include "mcp/stdio_server.h"
+#include "app/run_mcp.h"
 #include "runner/duration.h"
 
 #ifndef TRTWATCH_VERSION
@@ -41,7 +41,7 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
 }
 
 int RunMcpCommand(const McpCommandOptions& options) {
-  mcp::StdioOptions o;
+  app::McpOptions o;
   o.data_dir = options.data_dir.empty() ? DefaultMcpDataDir() : options.data_dir;
   if (options.data_dir.empty()) {
     std::error_code ec;
@@ -59,7 +59,7 @@ int RunMcpCommand(const McpCommandOptions& options) {
   }
   o.version = TRTWATCH_VERSION;
   o.doctor = [] { return nlohmann::json::parse(FormatDoctorJson(GatherDoctorReport())); };
-  return mcp::RunStdioServer(o);
+  return app::RunMcp(o);
 }
 
 }  // namespace trtwatch

@@ -7,7 +7,8 @@
 
 #include "cli/doctor_command.h"
 #include "runner/duration.h"
-#include "service/build_request.h"
+#include "app/run_serve.h"
+#include "builds/build_request.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -120,8 +121,8 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
   }
   options.finish_on_shutdown = on_shutdown == "finish";
 #ifndef _WIN32  // the grace rule lives in the service's files, which Windows builds do not have
-  const service::GraceResult grace = service::ParseGraceText(options.cancel_grace_text);
-  if (grace.outcome != service::GraceResult::Outcome::kOk) {
+  const builds::GraceResult grace = builds::ParseGraceText(options.cancel_grace_text);
+  if (grace.outcome != builds::GraceResult::Outcome::kOk) {
     std::fprintf(stderr, "trtwatch serve: --cancel-grace \"%s\": %s\n", options.cancel_grace_text.c_str(),
                  grace.error.c_str());
     return exit_code::kUsage;
@@ -150,7 +151,7 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
   }
   options.doctor_json = [] { return FormatDoctorJson(GatherDoctorReport()); };
   options.version = TRTWATCH_VERSION;
-  return service::RunServer(options);
+  return app::RunServe(options);
 }
 
 }  // namespace trtwatch

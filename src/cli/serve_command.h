@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "service/server.h"
+#include "app/run_serve.h"
 
 namespace trtwatch {
 

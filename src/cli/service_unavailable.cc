@@ -6,12 +6,12 @@
 
 #include <trtwatch/result.h>
 
-#include "mcp/stdio_server.h"
-#include "service/server.h"
+#include "app/run_mcp.h"
+#include "app/run_serve.h"
 
-namespace trtwatch::service {
+namespace trtwatch::app {
 
-int RunServer(const ServerOptions& /*options*/) {
+int RunServe(const service::ServerOptions& /*options*/) {
   std::fprintf(stderr,
                "trtwatch serve: the build service is not part of this trtwatch (it was built with "
                "TRTWATCH_BUILD_SERVICE=OFF, as on Windows). Run the service on Linux, or use `trtwatch build` "
@@ -19,11 +19,7 @@ int RunServer(const ServerOptions& /*options*/) {
   return exit_code::kUsage;
 }
 
-}  // namespace trtwatch::service
-
-namespace trtwatch::mcp {
-
-int RunStdioServer(const StdioOptions& /*options*/) {
+int RunMcp(const McpOptions& /*options*/) {
   std::fprintf(stderr,
                "trtwatch mcp: the MCP server runs builds through the build service, which is not part of this "
                "trtwatch (built with TRTWATCH_BUILD_SERVICE=OFF, as on Windows). Run it on Linux; see "
@@ -31,4 +27,4 @@ int RunStdioServer(const StdioOptions& /*options*/) {
   return exit_code::kUsage;
 }
 
-}  // namespace trtwatch::mcp
+}  // namespace trtwatch::app

@@ -1,6 +1,6 @@
-// Builds: what the MCP tools need from the service's build manager, as typed outcomes
+// Builds: what the MCP tools need from the builds layer's manager, as typed outcomes
 // the tools map to MCP results. ManagerBuilds (manager_builds.h) is the real one, over
-// service::BuildManager and its RecordStore, so that builds an agent starts are the
+// builds::BuildManager and its RecordStore, so that builds an agent starts are the
 // service's builds (REST API, dashboard, records) and the other way round.
 //
 // Threading: every call on the thread of the event loop the builds run on; callbacks

@@ -1,6 +1,6 @@
 #include "mcp/json_rpc.h"
 
-#include "service/json_body.h"
+#include "protocol/json_body.h"
 
 namespace trtwatch::mcp {
 
@@ -18,12 +18,12 @@ bool ValidId(const json& id) { return id.is_string() || id.is_number_integer(); 
 }  // namespace
 
 Message ParseMessage(std::string_view text) {
-  service::JsonBody body = service::ParseJsonBody(text);
-  if (body.outcome == service::JsonBody::Outcome::kDuplicateKey) {
+  JsonBody body = ParseJsonBody(text);
+  if (body.outcome == JsonBody::Outcome::kDuplicateKey) {
     return Invalid(nullptr, rpc_error::kInvalidRequest, "invalid request: " + body.error);
   }
   json j = std::move(body.value);
-  if (body.outcome != service::JsonBody::Outcome::kOk) {
+  if (body.outcome != JsonBody::Outcome::kOk) {
     return Invalid(nullptr, rpc_error::kParseError, "parse error: the message is not valid JSON (send one JSON-RPC 2.0 object per line)");
   }
   if (j.is_array()) {

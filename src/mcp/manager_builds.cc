@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "service/build_manager.h"
-#include "service/build_record.h"
-#include "service/record_store.h"
+#include "builds/build_manager.h"
+#include "builds/build_record.h"
+#include "builds/record_store.h"
 
 namespace trtwatch::mcp {
 
@@ -18,42 +18,42 @@ using nlohmann::json;
 json Parse(const std::string& text) { return json::parse(text, nullptr, /*allow_exceptions=*/false); }
 
 // The manager's outcomes as the tools see them.
-Outcome ToOutcome(service::SubmitOutcome outcome) {
+Outcome ToOutcome(builds::SubmitOutcome outcome) {
   switch (outcome) {
-    case service::SubmitOutcome::kCreated:
+    case builds::SubmitOutcome::kCreated:
       return Outcome::kOk;
-    case service::SubmitOutcome::kInvalid:
+    case builds::SubmitOutcome::kInvalid:
       return Outcome::kBadRequest;
-    case service::SubmitOutcome::kQueueFull:
-    case service::SubmitOutcome::kShuttingDown:
+    case builds::SubmitOutcome::kQueueFull:
+    case builds::SubmitOutcome::kShuttingDown:
       return Outcome::kBusy;
-    case service::SubmitOutcome::kStorageFailed:
+    case builds::SubmitOutcome::kStorageFailed:
       break;
   }
   return Outcome::kStorageError;
 }
 
-Outcome ToOutcome(service::GetOutcome outcome) {
-  return outcome == service::GetOutcome::kFound ? Outcome::kOk : Outcome::kNotFound;
+Outcome ToOutcome(builds::GetOutcome outcome) {
+  return outcome == builds::GetOutcome::kFound ? Outcome::kOk : Outcome::kNotFound;
 }
 
-Outcome ToOutcome(service::CancelOutcome outcome) {
+Outcome ToOutcome(builds::CancelOutcome outcome) {
   switch (outcome) {
-    case service::CancelOutcome::kCancelled:
-    case service::CancelOutcome::kCancelling:
+    case builds::CancelOutcome::kCancelled:
+    case builds::CancelOutcome::kCancelling:
       return Outcome::kOk;
-    case service::CancelOutcome::kInvalid:
+    case builds::CancelOutcome::kInvalid:
       return Outcome::kBadRequest;
-    case service::CancelOutcome::kNotFound:
+    case builds::CancelOutcome::kNotFound:
       return Outcome::kNotFound;
-    case service::CancelOutcome::kAlreadyFinished:
+    case builds::CancelOutcome::kAlreadyFinished:
       break;
   }
   return Outcome::kAlreadyFinished;
 }
 
 template <typename ManagerOutcome>
-BuildsResult FromManager(const service::ManagerResult<ManagerOutcome>& r) {
+BuildsResult FromManager(const builds::ManagerResult<ManagerOutcome>& r) {
   BuildsResult out;
   out.outcome = ToOutcome(r.outcome);
   if (!r.record.empty()) out.record = Parse(r.record);
@@ -61,14 +61,14 @@ BuildsResult FromManager(const service::ManagerResult<ManagerOutcome>& r) {
   return out;
 }
 
-class ManagerWatch final : public BuildWatch, public service::EventSubscriber {
+class ManagerWatch final : public BuildWatch, public builds::EventSubscriber {
  public:
-  ManagerWatch(service::BuildManager& manager, std::string id, std::function<void()> on_event,
+  ManagerWatch(builds::BuildManager& manager, std::string id, std::function<void()> on_event,
                std::function<void()> on_end)
       : manager_(manager), id_(std::move(id)), on_event_(std::move(on_event)), on_end_(std::move(on_end)) {}
   ~ManagerWatch() override { manager_.Unsubscribe(id_, this); }
 
-  void OnEvent(const service::SseItem&) override {
+  void OnEvent(const builds::FramedEvent&) override {
     const std::function<void()> f = on_event_;  // the callback may destroy this watch
     f();
   }
@@ -78,7 +78,7 @@ class ManagerWatch final : public BuildWatch, public service::EventSubscriber {
   }
 
  private:
-  service::BuildManager& manager_;
+  builds::BuildManager& manager_;
   const std::string id_;
   const std::function<void()> on_event_;
   const std::function<void()> on_end_;
@@ -99,10 +99,10 @@ std::vector<json> ManagerBuilds::List(const std::vector<std::string>& statuses, 
   for (const std::string& doc : store_.List(statuses, limit, 0).docs) {
     json record = Parse(doc);
     if (!record.is_object()) continue;
-    service::BuildState state;
+    builds::BuildState state;
     // Live builds are answered from memory: the stored document lags their progress.
     if (record.contains("status") && record["status"].is_string() &&
-        service::ParseBuildState(record["status"].get<std::string>(), &state) && !service::IsFinal(state) &&
+        builds::ParseBuildState(record["status"].get<std::string>(), &state) && !builds::IsFinal(state) &&
         record.contains("id") && record["id"].is_string()) {
       BuildsResult live = Get(record["id"].get<std::string>());
       if (live.outcome == Outcome::kOk) record = std::move(live.record);
@@ -116,7 +116,7 @@ std::unique_ptr<BuildWatch> ManagerBuilds::Watch(const std::string& id, std::fun
                                                  std::function<void()> on_end) {
   auto watch = std::make_unique<ManagerWatch>(manager_, id, std::move(on_event), std::move(on_end));
   // What follows the log's current end: the caller reads the record for the rest.
-  const service::BuildManager::Subscription s = manager_.Subscribe(id, watch.get());
+  const builds::BuildManager::Subscription s = manager_.Subscribe(id, watch.get());
   if (!s.live) return nullptr;
   return watch;
 }

@@ -1,21 +1,21 @@
-// ManagerBuilds: mcp::Builds over the service's BuildManager and RecordStore: the one
-// place where the MCP server meets the service's types.
+// ManagerBuilds: mcp::Builds over the builds layer's BuildManager and RecordStore: the
+// one place where the MCP server meets the builds layer's types.
 //
 // Threading: as BuildManager, the thread that runs its io_context only.
 #pragma once
 
 #include "mcp/builds.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 class BuildManager;
 class RecordStore;
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds
 
 namespace trtwatch::mcp {
 
 class ManagerBuilds final : public Builds {
  public:
-  ManagerBuilds(service::BuildManager& manager, service::RecordStore& store) : manager_(manager), store_(store) {}
+  ManagerBuilds(builds::BuildManager& manager, builds::RecordStore& store) : manager_(manager), store_(store) {}
 
   BuildsResult Submit(const nlohmann::json& request) override;
   BuildsResult Get(const std::string& id) override;
@@ -25,8 +25,8 @@ class ManagerBuilds final : public Builds {
                                     std::function<void()> on_end) override;
 
  private:
-  service::BuildManager& manager_;
-  service::RecordStore& store_;
+  builds::BuildManager& manager_;
+  builds::RecordStore& store_;
 };
 
 }  // namespace trtwatch::mcp

@@ -11,14 +11,10 @@
 #include <cstdio>
 #include <memory>
 
-#include "mcp/manager_builds.h"
+#include "builds/build_manager.h"
 #include "mcp/session.h"
 #include "mcp/tools.h"
 #include "platform/process_limits.h"
-#include "service/build_manager.h"
-#include "service/metrics.h"
-#include "service/model_paths.h"
-#include "service/record_store.h"
 
 namespace trtwatch::mcp {
 
@@ -86,37 +82,16 @@ class LineReader {
 
 }  // namespace
 
-int RunStdioServer(const StdioOptions& options) {
-  if (options.max_concurrent < 1) return Usage("--max-concurrent must be at least 1");
-  if (options.queue_limit < 0) return Usage("--queue-limit must be 0 or more");
+int RunStdioServer(asio::io_context& io, Tools& tools, builds::BuildManager& manager, const ServerInfo& info) {
   std::string error;
-  std::vector<std::string> roots;
-  if (!service::CanonicalRoots(options.model_roots, &roots, &error)) return Usage(error);
-  std::unique_ptr<service::RecordStore> store = service::RecordStore::Open(options.data_dir, &error);
-  if (!store) return Usage(error);
-
   IgnoreBrokenPipe();
-  asio::io_context io(1);
-  service::Metrics metrics;
-  service::ManagerOptions manager_options;
-  manager_options.data_dir = options.data_dir;
-  manager_options.model_roots = roots;
-  manager_options.max_concurrent = options.max_concurrent;
-  manager_options.queue_limit = options.queue_limit;
-  auto manager = std::make_unique<service::BuildManager>(io, *store, metrics, manager_options);
   // No Recover(): builds a stopped `trtwatch serve` left running or queued are that
-  // service's to recover when it starts again. None of its workers runs now: Open
+  // service's to recover when it starts again. None of its workers runs now: the store
   // refused the data dir if another process held it.
-  ManagerBuilds builds(*manager, *store);
-  ToolOptions tool_options;
-  tool_options.max_build_seconds = options.max_build_seconds;
-  tool_options.doctor = options.doctor;
-  Tools tools(io, builds, tool_options);
-
   bool out_open = true;
   bool stopping = false;
   std::function<void()> stop;
-  Session session(tools, ServerInfo{options.version, Instructions()}, [&](const json& message, const json&) {
+  Session session(tools, info, [&](const json& message, const json&) {
     if (!out_open) return;
     const std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size() || std::fflush(stdout) != 0) {
@@ -147,16 +122,13 @@ int RunStdioServer(const StdioOptions& options) {
     tools.Stop();
     boost::system::error_code ignored;
     signals.cancel(ignored);
-    manager->Shutdown(/*cancel_running=*/true, [&] { io.stop(); });
+    manager.Shutdown(/*cancel_running=*/true, [&] { io.stop(); });
   };
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) stop();
   });
-  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n", options.data_dir.c_str());
   reader.Start();
   io.run();
-  tools.Stop();
-  manager.reset();  // workers and their pipes go before the event loop does
   return 0;
 }
 

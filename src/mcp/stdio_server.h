@@ -1,30 +1,27 @@
 // `trtwatch mcp`: the MCP server over stdio (one JSON-RPC message per line on stdin
-// and stdout; nothing else is ever written to stdout). Builds run through the
-// service's build manager and record store in `data_dir`, so `trtwatch serve` on the
-// same data dir lists them, and the dashboard shows them.
+// and stdout; nothing else is ever written to stdout), over the builds layer that the
+// composition root (app/run_mcp.cc) assembles: builds are records in the same store
+// `trtwatch serve` lists, and its dashboard shows them.
 //
 // It ends when stdin closes or on SIGTERM/SIGINT: running builds are cancelled
 // cooperatively first.
 #pragma once
 
-#include <functional>
-#include <nlohmann/json.hpp>
-#include <string>
-#include <vector>
+#include "mcp/session.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace trtwatch::builds {
+class BuildManager;
+}
 
 namespace trtwatch::mcp {
 
-struct StdioOptions {
-  std::string data_dir;
-  std::vector<std::string> model_roots;
-  int max_concurrent = 2;
-  int queue_limit = 100;
-  double max_build_seconds = 0;  // 0 = no server-wide budget
-  std::string version;
-  std::function<nlohmann::json()> doctor;
-};
-
-// Runs until stdin closes; returns the exit code (2 for a bad option, with a message).
-int RunStdioServer(const StdioOptions& options);
+// Serves on stdin/stdout with `tools`, whose builds `manager` runs, all on `io`'s
+// thread, until stdin closes or a signal; returns the exit code (2 if stdin cannot be
+// read, with a message).
+int RunStdioServer(boost::asio::io_context& io, Tools& tools, builds::BuildManager& manager, const ServerInfo& info);
 
 }  // namespace trtwatch::mcp

@@ -20,20 +20,33 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "mcp/http_beast.h"
 #include "service/assets.h"
 #include "sinks/trace_sink.h"
-#include "service/build_manager.h"
+#include "builds/build_manager.h"
+#include "service/hosted_endpoint.h"
 #include "service/http_request.h"
-#include "service/metrics.h"
-#include "service/record_store.h"
+#include "builds/metrics.h"
+#include "builds/record_store.h"
 #include "service/sse.h"
 #include "service/sse_hubs.h"
 #include "service/ui_routes.h"
 #include "service/ui_session.h"
-#include "service/utf8.h"
+#include "protocol/utf8.h"
 
 namespace trtwatch::service {
+
+// The builds layer's names this file uses.
+using builds::BuildState;
+using builds::CancelOutcome;
+using builds::GetOutcome;
+using builds::GetResult;
+using builds::IsFinal;
+using builds::ManagerResult;
+using builds::NowUnix;
+using builds::ParseBuildState;
+using builds::StoredEvent;
+using builds::SubmitOutcome;
+using builds::SubmitResult;
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -133,7 +146,7 @@ Response ApiResponse(ManagerResult<Outcome> r) {
 class HttpApi::Impl {
  public:
   Impl(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-       Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, mcp::HttpEndpoint& mcp)
+       Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp)
       : io_(io),
         options_(options),
         manager_(manager),
@@ -363,9 +376,9 @@ class HttpApi::Impl {
       co_return co_await Send(stream, std::move(*ui), req.keep_alive() && !stopping_, head_only);
     }
     const Route route = RouteOf(path);
-    if (route.endpoint == Endpoint::kMcp) {  // MCP over Streamable HTTP (src/mcp/http_endpoint.cc)
+    if (route.endpoint == Endpoint::kMcp) {  // MCP over Streamable HTTP, hosted (service/hosted_endpoint.h)
       if (head_only) co_return co_await Send(stream, MethodNotAllowed("POST, DELETE"), req.keep_alive(), true);
-      co_return co_await mcp::ServeHttp(stream, req, mcp_);
+      co_return co_await mcp_.Serve(stream, req);
     }
     const bool stream_route = route.endpoint == Endpoint::kBuildEvents || route.endpoint == Endpoint::kBuildChanges;
     if (stream_route && head_only) {
@@ -671,7 +684,7 @@ class HttpApi::Impl {
     }
     // Replay the log up to where the live feed starts, one bounded page at a time; the
     // first page is read before answering so that an unreadable log is a 500.
-    std::vector<SseItem> page;
+    std::vector<FramedEvent> page;
     uint64_t replayed = last;
     std::string error;
     if (replayed < s.last_seq && !manager_.ReplayPage(id, replayed, s.last_seq, &page, &replayed, &error)) {
@@ -720,11 +733,11 @@ class HttpApi::Impl {
   int64_t connections_ = 0;
   bool stopping_ = false;
   UiSessions ui_sessions_{kUiSessionSeconds, kUiSessionLimit};
-  mcp::HttpEndpoint& mcp_;
+  HostedEndpoint& mcp_;
 };
 
 HttpApi::HttpApi(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-                 Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, mcp::HttpEndpoint& mcp)
+                 Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp)
     : impl_(std::make_unique<Impl>(io, options, manager, store, metrics, hubs, std::move(token), caps, mcp)) {}
 
 HttpApi::~HttpApi() = default;

@@ -1,8 +1,8 @@
 // The service's HTTP side: the accept loop, each connection's requests (HTTP/1.1
 // keep-alive), and the answers of the REST API, the dashboard and its sign-in. Routing
 // and request checks are service/http_request.h's (pure); an event stream is handed to
-// the SSE hubs (service/sse_hubs.h) once its request is accepted; /mcp goes to the MCP
-// endpoint.
+// the SSE hubs (service/sse_hubs.h) once its request is accepted; /mcp goes to the hosted
+// MCP endpoint (service/hosted_endpoint.h).
 //
 // Threading: runs on the build manager's thread (the io_context passed in), with the
 // manager, the store and the MCP endpoint; only event streams leave it.
@@ -19,15 +19,18 @@
 
 #include "service/server.h"
 
-namespace trtwatch::mcp {
-class HttpEndpoint;
-}
-
-namespace trtwatch::service {
-
+namespace trtwatch::builds {
 class BuildManager;
 class Metrics;
 class RecordStore;
+}  // namespace trtwatch::builds
+
+namespace trtwatch::service {
+
+using builds::BuildManager;
+using builds::Metrics;
+using builds::RecordStore;
+class HostedEndpoint;
 class SseHubs;
 
 struct ConnectionCaps {
@@ -38,7 +41,7 @@ struct ConnectionCaps {
 class HttpApi {
  public:
   HttpApi(boost::asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-          Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, mcp::HttpEndpoint& mcp);
+          Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp);
   ~HttpApi();
 
   // Accepts connections until the acceptor closes; out of descriptors, it backs off.

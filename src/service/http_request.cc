@@ -6,10 +6,14 @@
 #include <charconv>
 #include <iterator>
 
-#include "service/build_record.h"
+#include "builds/build_record.h"
 #include "service/server.h"
 
 namespace trtwatch::service {
+
+// The builds layer's names this file uses.
+using builds::BuildState;
+using builds::ParseBuildState;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -21,19 +21,23 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "mcp/http_endpoint.h"
-#include "mcp/manager_builds.h"
-#include "mcp/tools.h"
 #include "platform/process_limits.h"
-#include "service/build_manager.h"
+#include "builds/build_manager.h"
 #include "service/http_api.h"
 #include "service/http_request.h"
-#include "service/metrics.h"
-#include "service/model_paths.h"
-#include "service/record_store.h"
+#include "builds/metrics.h"
+#include "builds/record_store.h"
+#include "service/hosted_endpoint.h"
 #include "service/sse_hubs.h"
 
 namespace trtwatch::service {
+
+// The builds layer's names this file uses.
+using builds::BuildManager;
+using builds::NowUnix;
+using builds::PruneFinishedBuilds;
+using builds::PruneReport;
+using builds::RecordStore;
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -138,34 +142,33 @@ bool ReadTokenFile(const std::string& path, std::string* token, std::string* err
   return true;
 }
 
-int RunServer(const ServerOptions& options) {
+CheckedServerOptions CheckServerOptions(const ServerOptions& options) {
+  CheckedServerOptions checked;
+  asio::ip::address address;
+  unsigned short port = 0;
+  std::string& error = checked.error;
+  if (!ParseListen(options.listen, &address, &port, &error)) return checked;
+  if (!options.token_file.empty() && !ReadTokenFile(options.token_file, &checked.token, &error)) return checked;
+  if (!address.is_loopback() && checked.token.empty()) {
+    error = "listening on " + options.listen +
+            " (not loopback) needs a bearer token: add --token-file FILE, or listen on 127.0.0.1";
+  } else if (options.max_connections < 0 || options.max_sse_clients < 0) {
+    error = "--max-connections and --max-sse-clients must be 0 (automatic) or more";
+  } else if (!(options.cancel_grace_seconds >= 0 && options.cancel_grace_seconds <= builds::kMaxCancelGraceSeconds)) {
+    error = "--cancel-grace must be from 0 to 1h";
+  }
+  return checked;
+}
+
+int RunServer(const ServerOptions& options, const std::string& token, ServiceParts parts) {
   asio::ip::address address;
   unsigned short port = 0;
   std::string error;
   if (!ParseListen(options.listen, &address, &port, &error)) return Usage(error);
-  std::string token;
-  if (!options.token_file.empty() && !ReadTokenFile(options.token_file, &token, &error)) return Usage(error);
-  if (!address.is_loopback() && token.empty()) {
-    return Usage("listening on " + options.listen +
-                 " (not loopback) needs a bearer token: add --token-file FILE, or listen on 127.0.0.1");
-  }
-  if (options.max_concurrent < 1) return Usage("--max-concurrent must be at least 1");
-  if (options.queue_limit < 0) return Usage("--queue-limit must be 0 or more");
-  if (options.max_connections < 0 || options.max_sse_clients < 0) {
-    return Usage("--max-connections and --max-sse-clients must be 0 (automatic) or more");
-  }
-  if (!(options.cancel_grace_seconds >= 0 && options.cancel_grace_seconds <= kMaxCancelGraceSeconds)) {
-    return Usage("--cancel-grace must be from 0 to 1h");
-  }
-  std::vector<std::string> roots;
-  if (!CanonicalRoots(options.model_roots, &roots, &error)) return Usage(error);
-  std::unique_ptr<RecordStore> store = RecordStore::Open(options.data_dir, &error);
-  if (!store) return Usage(error);
-  std::vector<std::string> roots_of_data;  // the data dir, canonical
-  if (!CanonicalRoots({options.data_dir}, &roots_of_data, &error)) return Usage(error);
-
+  asio::io_context& io = parts.io;
+  RecordStore& store = parts.store;
+  BuildManager& manager = parts.manager;
   IgnoreBrokenPipe();
-  asio::io_context io(1);  // the manager's thread: builds, store, HTTP requests
   tcp::acceptor acceptor(io);
   boost::system::error_code ec;
   const tcp::endpoint endpoint(address, port);
@@ -175,21 +178,12 @@ int RunServer(const ServerOptions& options) {
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return Usage("cannot listen on " + options.listen + ": " + ec.message() + " (pick another --listen port)");
 
-  Metrics metrics;
-  ManagerOptions manager_options;
-  manager_options.data_dir = roots_of_data.front();
-  manager_options.model_roots = roots;
-  manager_options.max_concurrent = options.max_concurrent;
-  manager_options.queue_limit = options.queue_limit;
-  manager_options.cancel_grace_seconds = options.cancel_grace_seconds;
-  auto manager = std::make_unique<BuildManager>(io, *store, metrics, manager_options);
-  manager->Recover();
+  manager.Recover();
   // Retention: at start, then every kRetentionPeriod (a build is pruned at most that
   // long after it is due).
   asio::steady_timer retention_timer(io);
   std::function<void()> prune = [&] {
-    const PruneReport pruned =
-        PruneFinishedBuilds(*store, options.retention, NowUnix(), manager_options.data_dir + "/engines");
+    const PruneReport pruned = PruneFinishedBuilds(store, options.retention, NowUnix(), manager.engine_dir());
     if (!pruned.error.empty()) std::fprintf(stderr, "trtwatch serve: could not prune old builds: %s\n", pruned.error.c_str());
     if (pruned.removed > 0) std::fprintf(stderr, "trtwatch serve: pruned %zu finished builds (retention)\n", pruned.removed);
     retention_timer.expires_after(kRetentionPeriod);
@@ -199,14 +193,8 @@ int RunServer(const ServerOptions& options) {
   };
   if (options.retention.enabled()) prune();
   const ConnectionCaps limits = ConnectionLimitsFor(options);
-  mcp::ManagerBuilds mcp_builds(*manager, *store);
-  mcp::ToolOptions mcp_options;
-  mcp_options.max_build_seconds = options.mcp_max_build_seconds;
-  if (options.doctor_json) mcp_options.doctor = [&options] { return json::parse(options.doctor_json()); };
-  mcp::Tools mcp_tools(io, mcp_builds, mcp_options);
-  mcp::HttpEndpoint mcp_endpoint(mcp_tools, mcp::ServerInfo{options.version, mcp::Instructions()});
-  auto hubs = std::make_unique<SseHubs>(io, *manager, metrics, IoThreadsFor(options));
-  HttpApi api(io, options, *manager, *store, metrics, *hubs, token, limits, mcp_endpoint);
+  auto hubs = std::make_unique<SseHubs>(io, manager, parts.metrics, IoThreadsFor(options));
+  HttpApi api(io, options, manager, store, parts.metrics, *hubs, token, limits, parts.mcp);
 
   const tcp::endpoint bound = acceptor.local_endpoint();
   const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
@@ -237,24 +225,21 @@ int RunServer(const ServerOptions& options) {
       std::fprintf(stderr, "trtwatch serve: stopping (%s running builds); signal again to kill them\n",
                    options.finish_on_shutdown ? "finishing" : "cancelling");
       api.set_stopping();
-      manager->Shutdown(!options.finish_on_shutdown, [&] {
+      manager.Shutdown(!options.finish_on_shutdown, [&] {
         boost::system::error_code ignored;
         acceptor.close(ignored);
         drain_streams(60);
       });
     } else {
-      manager->KillAll();
+      manager.KillAll();
     }
     signals.async_wait(on_signal);
   };
   signals.async_wait(on_signal);
 
   io.run();
-  hubs->Join();      // no I/O thread touches the manager from here on
-  mcp_tools.Stop();  // its watches unsubscribe from the manager
-  hubs.reset();      // its relays unsubscribe from the manager
-  manager.reset();   // workers and their pipes go before the event loop does
-  std::fprintf(stderr, "trtwatch serve: stopped\n");
+  hubs->Join();  // no I/O thread touches the manager from here on
+  hubs.reset();  // its relays unsubscribe from the manager
   return 0;
 }
 

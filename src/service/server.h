@@ -1,4 +1,5 @@
-// The `trtwatch serve` HTTP service: REST API, Server-Sent Events, metrics.
+// The `trtwatch serve` HTTP service: REST API, Server-Sent Events, metrics, over the
+// builds layer (src/builds/) that the composition root (app/run_serve.cc) assembles.
 //
 // One thread runs the Asio event loop of the build manager and its worker pipes, the
 // record store and every HTTP request (service/http_api.h); event streams, once
@@ -12,9 +13,22 @@
 #include <string_view>
 #include <vector>
 
-#include "service/retention.h"
+#include "builds/retention.h"
+
+namespace boost::asio {
+class io_context;
+}
+
+namespace trtwatch::builds {
+class BuildManager;
+class Metrics;
+class RecordStore;
+}  // namespace trtwatch::builds
 
 namespace trtwatch::service {
+
+class HostedEndpoint;
+using builds::RetentionPolicy;
 
 struct ServerOptions {
   std::string listen = "127.0.0.1:8470";  // HOST:PORT; port 0 picks a free one
@@ -42,7 +56,8 @@ struct ServerOptions {
   std::vector<std::string> allowed_origins;
   std::vector<std::string> allowed_hosts;
   // MCP over Streamable HTTP at /mcp (docs/mcp.md): its server-wide build budget
-  // (0 = none), what its doctor tool reports, and the version it announces.
+  // (0 = none), what its doctor tool reports, and the version it announces; the
+  // composition root hands them to MCP's tools.
   std::string mcp_max_build_time;  // as given; parsed into mcp_max_build_seconds
   double mcp_max_build_seconds = 0;
   std::function<std::string()> doctor_json;
@@ -59,9 +74,28 @@ std::string BrowserCheck(std::string_view origin, std::string_view host, bool to
 // one line of 16 to 4096 visible characters. Returns false with `*error` set.
 bool ReadTokenFile(const std::string& path, std::string* token, std::string* error);
 
-// Runs the service until SIGTERM/SIGINT and a graceful stop. Returns the exit code;
-// a bad option prints a message naming the problem and the fix and returns 2.
-int RunServer(const ServerOptions& options);
+// What the service runs on, assembled by the composition root: the builds layer's
+// objects and the endpoint hosted at /mcp, all used on `io`'s thread.
+struct ServiceParts {
+  boost::asio::io_context& io;
+  builds::RecordStore& store;
+  builds::Metrics& metrics;
+  builds::BuildManager& manager;
+  HostedEndpoint& mcp;
+};
+
+// The options checked and the token read, before anything is opened: `error` is empty,
+// or names the problem and the fix.
+struct CheckedServerOptions {
+  std::string error;
+  std::string token;  // from --token-file; empty without one
+};
+CheckedServerOptions CheckServerOptions(const ServerOptions& options);
+
+// Listens, recovers what an earlier process left (builds that were running become
+// interrupted, queued ones run), and serves until SIGTERM/SIGINT and a graceful stop.
+// Returns the exit code; 2 with a message naming the fix if it cannot listen.
+int RunServer(const ServerOptions& options, const std::string& token, ServiceParts parts);
 
 // Constant-time comparison of a presented token with the expected one.
 bool TokenMatches(const std::string& presented, const std::string& expected);

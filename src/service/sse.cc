@@ -5,30 +5,6 @@
 
 namespace trtwatch::service {
 
-std::string SseFrame(uint64_t seq, std::string_view type, std::string_view data) {
-  std::string frame;
-  frame.reserve(data.size() + type.size() + 40);
-  frame += "id: ";
-  frame += std::to_string(seq);
-  frame += "\nevent: ";
-  frame += type;
-  frame += '\n';
-  // Each line of the payload is its own data field; clients join them with '\n'.
-  size_t start = 0;
-  while (true) {
-    const size_t end = data.find('\n', start);
-    frame += "data: ";
-    frame += data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    frame += '\n';
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  frame += '\n';
-  return frame;
-}
-
-std::string SseRetry(int milliseconds) { return "retry: " + std::to_string(milliseconds) + "\n\n"; }
-
 bool ParseLastEventId(std::string_view value, uint64_t* seq) {
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
@@ -45,11 +21,11 @@ bool ParseLastEventId(std::string_view value, uint64_t* seq) {
   return true;
 }
 
-SseQueue::PushResult SseQueue::Push(SseItem item) {
+SseQueue::PushResult SseQueue::Push(FramedEvent item) {
   PushResult result = PushResult::kQueued;
   if (item.step && items_.size() >= coalesce_at_) {
     auto same = std::find_if(items_.begin(), items_.end(),
-                             [&](const SseItem& q) { return q.step && q.phase_id == item.phase_id; });
+                             [&](const FramedEvent& q) { return q.step && q.phase_id == item.phase_id; });
     if (same != items_.end()) {
       items_.erase(same);
       ++coalesced_;
@@ -61,9 +37,9 @@ SseQueue::PushResult SseQueue::Push(SseItem item) {
   return result;
 }
 
-std::optional<SseItem> SseQueue::Pop() {
+std::optional<FramedEvent> SseQueue::Pop() {
   if (items_.empty()) return std::nullopt;
-  SseItem item = std::move(items_.front());
+  FramedEvent item = std::move(items_.front());
   items_.pop_front();
   return item;
 }

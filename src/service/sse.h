@@ -1,5 +1,6 @@
-// Server-Sent Events: the wire framing of one stream (WHATWG HTML) and the bounded,
-// coalescing queue that stands between the build and one slow client.
+// Server-Sent Events on the service side: the Last-Event-ID a client resumes from, and
+// the bounded, coalescing queue that stands between the build and one slow client
+// (the framing itself is protocol/sse_frame.h).
 //
 // Threading: pure functions; an SseQueue belongs to one thread (the service's event
 // loop) and is not synchronised. Frames are shared, immutable strings, so one event
@@ -14,27 +15,16 @@
 #include <string>
 #include <string_view>
 
+#include "builds/framed_event.h"
+
 namespace trtwatch::service {
 
-// "id: SEQ\nevent: TYPE\ndata: JSON\n\n". `data` is one line (the protocol's lines
-// never contain a newline); a stray newline would be split into several data lines.
-std::string SseFrame(uint64_t seq, std::string_view type, std::string_view data);
-// "retry: MS\n\n": how long a client waits before it reconnects.
-std::string SseRetry(int milliseconds);
-// A comment line; clients ignore it, idle-dropping proxies see traffic.
-inline constexpr std::string_view kSseHeartbeat = ": heartbeat\n\n";
+using builds::FramedEvent;
 
 // Parses a Last-Event-ID header value: decimal digits only, 0 to 2^64-1 (the seq type).
 // Empty or absent means "from the start" (0). Returns false for anything else (a sign,
 // a fraction, a value beyond the range), so the caller can refuse it.
 bool ParseLastEventId(std::string_view value, uint64_t* seq);
-
-struct SseItem {
-  uint64_t seq = 0;
-  bool step = false;     // a step event: may be coalesced (latest wins) when behind
-  int64_t phase_id = 0;  // the step's phase
-  std::shared_ptr<const std::string> frame;
-};
 
 // Events waiting to be written to one client. Below `coalesce_at` items it keeps every
 // event. From there on a new step replaces the queued step of the same phase (the old
@@ -47,8 +37,8 @@ class SseQueue {
 
   SseQueue(size_t coalesce_at, size_t limit) : coalesce_at_(coalesce_at), limit_(limit) {}
 
-  PushResult Push(SseItem item);
-  std::optional<SseItem> Pop();
+  PushResult Push(FramedEvent item);
+  std::optional<FramedEvent> Pop();
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
   uint64_t coalesced() const { return coalesced_; }
@@ -56,7 +46,7 @@ class SseQueue {
  private:
   const size_t coalesce_at_;
   const size_t limit_;
-  std::deque<SseItem> items_;
+  std::deque<FramedEvent> items_;
   uint64_t coalesced_ = 0;  // steps replaced by a later step of their phase
 };
 

@@ -9,9 +9,13 @@
 #include <unordered_map>
 
 #include "core/mutex.h"
-#include "service/metrics.h"
+#include "builds/metrics.h"
 
 namespace trtwatch::service {
+
+// The builds layer's names this file uses.
+using builds::EventSubscriber;
+using builds::RecordWatcher;
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
@@ -33,7 +37,7 @@ class SseHubs::Hub {
     enum class Kind { kEvent, kEnd, kJoin, kStop };
     Kind kind = Kind::kEvent;
     uint64_t channel = kRecordChannel;
-    SseItem item;                    // kEvent
+    FramedEvent item;                    // kEvent
     std::optional<Joining> joining;  // kJoin
   };
 
@@ -135,7 +139,7 @@ class SseHubs::Relay final : public EventSubscriber, public RecordWatcher {
   Relay(SseHubs& owner, size_t hub, uint64_t channel, std::string id)
       : owner_(owner), hub_(hub), channel_(channel), id_(std::move(id)) {}
 
-  void OnEvent(const SseItem& item) override {
+  void OnEvent(const FramedEvent& item) override {
     last_seq_ = item.seq;
     Send(Hub::Command{Hub::Command::Kind::kEvent, channel_, item, std::nullopt});
   }
@@ -144,7 +148,7 @@ class SseHubs::Relay final : public EventSubscriber, public RecordWatcher {
     Send(Hub::Command{Hub::Command::Kind::kEnd, channel_, {}, std::nullopt});
     owner_.Forget(hub_, id_);
   }
-  void OnRecord(const SseItem& item) override { OnEvent(item); }
+  void OnRecord(const FramedEvent& item) override { OnEvent(item); }
 
   uint64_t channel() const { return channel_; }
   uint64_t last_seq() const { return last_seq_; }

@@ -24,12 +24,12 @@
 #include <string>
 #include <vector>
 
-#include "service/build_manager.h"
+#include "builds/build_manager.h"
 #include "service/sse_session.h"
 
 namespace trtwatch::service {
 
-class Metrics;
+using builds::BuildManager;
 
 class SseHubs final : public SseSource {
  public:

@@ -4,7 +4,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
-#include "service/metrics.h"
+#include "builds/metrics.h"
+#include "protocol/sse_frame.h"
 
 namespace trtwatch::service {
 
@@ -42,7 +43,7 @@ SseSession::SseSession(asio::ip::tcp::socket socket, SseStreamSpec spec, const S
       page_ready_(stream_.get_executor()),
       queue_(limits.coalesce_at, limits.cut_off_at) {}
 
-void SseSession::OnEvent(const SseItem& item) {
+void SseSession::OnEvent(const FramedEvent& item) {
   // A Last-Event-ID ahead of the live build: what it claims to have is not resent.
   if (overflow_ || item.seq <= spec_.after_seq) return;
   switch (queue_.Push(item)) {
@@ -170,7 +171,7 @@ awaitable<void> SseSession::WaitForMore(std::string* batch) {
 
 void SseSession::TakeQueued(std::string* batch) {
   while (batch->size() < kWriteBatch) {
-    std::optional<SseItem> item = queue_.Pop();
+    std::optional<FramedEvent> item = queue_.Pop();
     if (!item) return;
     *batch += *item->frame;
   }

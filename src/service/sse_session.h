@@ -23,9 +23,13 @@
 
 #include "service/sse.h"
 
+namespace trtwatch::builds {
+class Metrics;
+}
+
 namespace trtwatch::service {
 
-class Metrics;
+using builds::Metrics;
 
 struct SseStreamSpec {
   enum class Kind { kBuildEvents, kRecordChanges };
@@ -35,7 +39,7 @@ struct SseStreamSpec {
   uint64_t replay_up_to = 0;  // the stored log's end when subscribed: replayed, then live
   bool live = false;          // live events follow the replay (OnEvent, then OnEnd)
   bool cancel_on_disconnect = false;
-  std::vector<SseItem> first_page;  // read before answering, so that an unreadable log is a 500
+  std::vector<FramedEvent> first_page;  // read before answering, so that an unreadable log is a 500
   uint64_t replayed = 0;            // where first_page ends
 };
 
@@ -49,7 +53,7 @@ struct SseLimits {
 
 // One bounded page of a build's stored log.
 struct SsePage {
-  std::vector<SseItem> items;
+  std::vector<FramedEvent> items;
   uint64_t last_read = 0;  // where the next page starts
   bool ok = false;
   std::string error;  // why the log could not be read
@@ -79,7 +83,7 @@ class SseSession {
   // The response's head, the replay, then live frames until the end. Once.
   boost::asio::awaitable<void> Run();
 
-  void OnEvent(const SseItem& item);
+  void OnEvent(const FramedEvent& item);
   void OnEnd();  // the build's stream is over (or the service stops)
   void Stop();   // the service stops: a record-changes stream ends now
 

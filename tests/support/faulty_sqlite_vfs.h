@@ -3,7 +3,7 @@
 // full disk (SQLITE_FULL, ENOSPC) or a failing one (SQLITE_IOERR_WRITE, EIO) does.
 // Reads keep working. Heal() makes writes succeed again ("space returns").
 //
-// Usage: FaultySqliteVfs vfs;  RecordStore::Open(dir, &error, vfs.name());
+// Usage: FaultySqliteVfs vfs;  SqliteStore::Open(dir, &error, vfs.name());
 //        vfs.FailWritesAfter(3, SQLITE_FULL);  ...  vfs.Heal();
 // Threading: the counters are atomics; SQLite may call from any thread.
 #pragma once

@@ -11,12 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/event_json.h"
-#include "service/build_manager.h"
-#include "service/metrics.h"
-#include "service/record_store.h"
+#include "builds/build_manager.h"
+#include "builds/metrics.h"
+#include "builds/record_store.h"
+#include "builds/sqlite_store.h"
 #include "support/fake_worker_launcher.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,7 +104,7 @@ class BuildManagerProcessTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = fs::canonical(tmpl).string();
     std::string error;
-    store_ = RecordStore::Open(dir_, &error);
+    store_ = SqliteStore::Open(dir_, &error);
     ASSERT_TRUE(store_) << error;
   }
   void TearDown() override {
@@ -398,4 +399,4 @@ TEST_F(BuildManagerProcessTest, KillAllForcesEveryRunningWorkerAndAManagerGoneDr
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,13 +1,13 @@
 // The metrics family of a phase name (service/phase_family.h).
-#include "service/phase_family.h"
+#include "builds/phase_family.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "service/utf8.h"
+#include "protocol/utf8.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 namespace {
 
 TEST(PhaseFamilyTest, FoldsEveryRunOfDigitsIntoN) {
@@ -46,4 +46,4 @@ TEST(PhaseFamilyTest, CutsLongNamesOnACharacterBoundary) {
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -5,16 +5,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "service/build_request.h"
-#include "service/json_body.h"
+#include "builds/build_request.h"
+#include "protocol/json_body.h"
 #include "service/http_request.h"
-#include "service/model_paths.h"
+#include "builds/model_paths.h"
+#include "builds/sqlite_store.h"
 #include "service/server.h"
 
 namespace trtwatch::service {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace trtwatch::builds;  // the request rules live in the builds layer
 
 class ModelPathTest : public ::testing::Test {
  protected:

@@ -1,3 +1,4 @@
+#include "protocol/sse_frame.h"
 #include "service/sse.h"
 
 #include <gtest/gtest.h>
@@ -5,8 +6,8 @@
 namespace trtwatch::service {
 namespace {
 
-SseItem Item(uint64_t seq, bool step, int64_t phase) {
-  return SseItem{seq, step, phase, std::make_shared<const std::string>(std::to_string(seq))};
+FramedEvent Item(uint64_t seq, bool step, int64_t phase) {
+  return FramedEvent{seq, step, phase, std::make_shared<const std::string>(std::to_string(seq))};
 }
 
 TEST(SseFrameTest, HasIdEventDataAndABlankLine) {

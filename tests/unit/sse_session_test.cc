@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "service/metrics.h"
+#include "builds/metrics.h"
+#include "protocol/sse_frame.h"
 #include "service/sse_session.h"
 
 namespace trtwatch::service {
@@ -26,8 +27,8 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
 
-SseItem Item(uint64_t seq, std::string_view payload = "{}") {
-  SseItem item;
+FramedEvent Item(uint64_t seq, std::string_view payload = "{}") {
+  FramedEvent item;
   item.seq = seq;
   item.frame = std::make_shared<const std::string>(SseFrame(seq, "phase_start", payload));
   return item;

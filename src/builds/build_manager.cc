@@ -1,6 +1,6 @@
 #include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
 
-#include "service/build_manager.h"
+#include "builds/build_manager.h"
 
 #include <array>
 #include <boost/asio/io_context.hpp>
@@ -14,13 +14,14 @@
 #include "core/phase_tree.h"
 #include "platform/file_access.h"
 #include "protocol/event_json.h"
-#include "service/build_request.h"
-#include "service/metrics.h"
-#include "service/record_store.h"
-#include "service/utf8.h"
+#include "protocol/sse_frame.h"
+#include "builds/build_request.h"
+#include "builds/metrics.h"
+#include "builds/record_store.h"
+#include "protocol/utf8.h"
 #include "runner/duration.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 namespace asio = boost::asio;
 using nlohmann::json;
@@ -156,7 +157,7 @@ BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& me
       launcher_(launcher ? std::move(launcher) : NewWorkerLauncher(io)) {
   // A folder that cannot be made fails the builds that need it, with the reason.
   std::string ignored;
-  MakePrivateFolder(EngineDir(), &ignored);
+  MakePrivateFolder(engine_dir(), &ignored);
   MakePrivateFolder(options_.data_dir + "/caches", &ignored);  // relative timing-cache paths land here
 }
 
@@ -370,7 +371,7 @@ BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventS
   return s;
 }
 
-bool BuildManager::ReplayPage(const std::string& id, uint64_t after, uint64_t up_to, std::vector<SseItem>* items,
+bool BuildManager::ReplayPage(const std::string& id, uint64_t after, uint64_t up_to, std::vector<FramedEvent>* items,
                               uint64_t* last_read, std::string* error) {
   constexpr int kReplayPage = 256;  // events read per page (~40 KB of a typical log)
   items->clear();
@@ -383,7 +384,7 @@ bool BuildManager::ReplayPage(const std::string& id, uint64_t after, uint64_t up
   for (const StoredEvent& e : page) {
     const std::string_view type = EventTypeOf(e.json);
     if (type.empty()) continue;  // not an event line: never stored by this service
-    SseItem item;
+    FramedEvent item;
     item.seq = e.seq;
     item.step = type == "step";
     item.frame = std::make_shared<const std::string>(SseFrame(e.seq, type, e.json));
@@ -437,7 +438,7 @@ void BuildManager::MaybeStart() {
 
 void BuildManager::Start(Active& b) {
   const std::string id = b.record.id;
-  const std::string engine = b.request.simulate.empty() ? EngineDir() + "/" + id + ".engine.part" : "";
+  const std::string engine = b.request.simulate.empty() ? engine_dir() + "/" + id + ".engine.part" : "";
   std::vector<std::string> args = WorkerArguments(b.request, engine);
   args.insert(args.begin(), "trtwatch");
   std::string error;
@@ -554,7 +555,7 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
 void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
                              const std::string& json_line) {
   if (b.subscribers.empty()) return;
-  SseItem item;
+  FramedEvent item;
   item.seq = seq;
   item.step = type == "step";
   item.phase_id = phase_id;
@@ -636,8 +637,8 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
       r.cancel_latency_json = latency.dump();
     }
     if (r.state == BuildState::kSucceeded && b.request.simulate.empty()) {  // simulations write no engine
-      const std::string part = EngineDir() + "/" + r.id + ".engine.part";
-      const std::string final_path = EngineDir() + "/" + r.id + ".engine";
+      const std::string part = engine_dir() + "/" + r.id + ".engine.part";
+      const std::string final_path = engine_dir() + "/" + r.id + ".engine";
       if (std::rename(part.c_str(), final_path.c_str()) == 0) {
         r.engine = final_path;
         std::error_code ec;
@@ -674,7 +675,7 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
     r.state = state;
     r.error = error;
   }
-  std::remove((EngineDir() + "/" + r.id + ".engine.part").c_str());  // never leave a partial engine
+  std::remove((engine_dir() + "/" + r.id + ".engine.part").c_str());  // never leave a partial engine
   r.finished_at = NowUnix();
   r.phase_json = SnapshotJson(b.tree).dump();
   Persist(b);
@@ -754,7 +755,7 @@ void BuildManager::Persist(Active& b) {
 
 void BuildManager::Announce(const std::string& record_json) {
   if (record_watchers_.empty()) return;
-  SseItem item;
+  FramedEvent item;
   item.seq = ++record_writes_;
   item.frame = std::make_shared<const std::string>(SseFrame(item.seq, "record", record_json));
   for (RecordWatcher* w : std::vector<RecordWatcher*>(record_watchers_)) w->OnRecord(item);
@@ -780,4 +781,4 @@ std::string BuildManager::ActiveRecordJson(Active& b) const {
   return RecordToJson(b.record);
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

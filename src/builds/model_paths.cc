@@ -1,11 +1,11 @@
-#include "service/model_paths.h"
+#include "builds/model_paths.h"
 
 #include <limits.h>
 
 #include <filesystem>
 #include <system_error>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 namespace {
 
@@ -173,4 +173,4 @@ bool ResolveWritablePath(const std::string& requested, const std::vector<std::st
   return true;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace trtwatch::service {
+namespace trtwatch {
 
 struct JsonBody {
   enum class Outcome {
@@ -28,4 +28,4 @@ struct JsonBody {
 
 JsonBody ParseJsonBody(std::string_view text);
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch

@@ -1,6 +1,6 @@
-#include "service/utf8.h"
+#include "protocol/utf8.h"
 
-namespace trtwatch::service {
+namespace trtwatch {
 
 namespace {
 
@@ -70,4 +70,4 @@ std::string BoundedText(std::string_view text, size_t max_bytes) {
   return std::string(head.substr(0, end)) + std::string(kCutMark);
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch

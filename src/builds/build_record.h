@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 enum class BuildState : uint8_t {
   kQueued,
@@ -68,4 +68,4 @@ bool RecordFromJson(std::string_view json, BuildRecord* record);
 std::string FormatTime(double unix_seconds);
 double NowUnix();
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,4 +1,4 @@
-// BuildManager: the service's builds, from request to record.
+// BuildManager: the builds of the service and the MCP server, from request to record.
 //
 // Each build runs as its own worker process (`trtwatch build ... --progress json`, in
 // its own process group), started through a WorkerLauncher (platform/worker_process.h:
@@ -11,7 +11,7 @@
 // error; the service serves on.
 //
 // Operations answer with typed outcomes (SubmitOutcome, ...) and the record or an
-// error text; each front end maps them to its protocol: HTTP status codes (server.cc),
+// error text; each front end maps them to its protocol: HTTP status codes (service/http_api.cc),
 // MCP tool results (mcp/manager_builds.cc).
 //
 // Threading: everything runs on the one thread that runs the io_context passed in;
@@ -30,15 +30,15 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "platform/worker_process.h"
-#include "service/build_record.h"
-#include "service/build_request.h"  // kMaxCancelGraceSeconds
-#include "service/sse.h"
+#include "builds/build_record.h"
+#include "builds/build_request.h"  // kMaxCancelGraceSeconds
+#include "builds/framed_event.h"
 
 namespace boost::asio {
 class io_context;
 }
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 class Metrics;
 class RecordStore;
@@ -55,7 +55,7 @@ struct ManagerOptions {
 // A live reader of one build's events (an SSE stream).
 class EventSubscriber {
  public:
-  virtual void OnEvent(const SseItem& item) = 0;
+  virtual void OnEvent(const FramedEvent& item) = 0;
   // The build's stream is over (its build_finish was delivered), or the service stops.
   virtual void OnEnd() = 0;
 
@@ -67,7 +67,7 @@ class EventSubscriber {
 // (submitted, started, cancel requested, finished) as one SSE frame "event: record".
 class RecordWatcher {
  public:
-  virtual void OnRecord(const SseItem& item) = 0;
+  virtual void OnRecord(const FramedEvent& item) = 0;
 
  protected:
   ~RecordWatcher() = default;
@@ -144,7 +144,7 @@ class BuildManager {
   // items: per-client replay memory stays one page however long the log. `*last_read`
   // is where the next page starts (`up_to` once the log is exhausted). Returns false
   // with `*error` set if the log cannot be read.
-  bool ReplayPage(const std::string& id, uint64_t after, uint64_t up_to, std::vector<SseItem>* items,
+  bool ReplayPage(const std::string& id, uint64_t after, uint64_t up_to, std::vector<FramedEvent>* items,
                   uint64_t* last_read, std::string* error);
   void Unsubscribe(const std::string& id, EventSubscriber* subscriber);
 
@@ -160,6 +160,8 @@ class BuildManager {
   void KillAll();
 
   int64_t running() const { return running_; }
+  // Where finished engines are kept (DATA_DIR/engines).
+  std::string engine_dir() const { return options_.data_dir + "/engines"; }
   int64_t queued() const { return static_cast<int64_t>(queue_.size()); }
 
  private:
@@ -183,7 +185,6 @@ class BuildManager {
   void Announce(const std::string& record_json);  // to the record watchers
   void Close(Active& build);  // removes a finished build from the active set
   std::string ActiveRecordJson(Active& build) const;
-  std::string EngineDir() const { return options_.data_dir + "/engines"; }
 
   boost::asio::io_context& io_;
   RecordStore& store_;
@@ -204,4 +205,4 @@ class BuildManager {
   uint64_t record_writes_ = 0;  // the id of the last "record" frame
 };
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

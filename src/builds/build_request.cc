@@ -1,4 +1,4 @@
-#include "service/build_request.h"
+#include "builds/build_request.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,10 +7,10 @@
 
 #include "backends/simulated/builtin_profiles.h"
 #include "runner/duration.h"
-#include "service/json_body.h"
-#include "service/model_paths.h"
+#include "protocol/json_body.h"
+#include "builds/model_paths.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 namespace {
 
@@ -263,4 +263,4 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
   return true;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

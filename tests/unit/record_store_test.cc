@@ -1,4 +1,5 @@
-#include "service/record_store.h"
+#include "builds/record_store.h"
+#include "builds/sqlite_store.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "service/build_record.h"
-#include "service/retention.h"
+#include "builds/build_record.h"
+#include "builds/retention.h"
 #include "support/faulty_sqlite_vfs.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 namespace {
 
 class RecordStoreTest : public ::testing::Test {
@@ -24,7 +25,7 @@ class RecordStoreTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::unique_ptr<RecordStore> Open() {
     std::string error;
-    auto store = RecordStore::Open(dir_, &error);
+    auto store = SqliteStore::Open(dir_, &error);
     EXPECT_TRUE(store) << error;
     return store;
   }
@@ -87,21 +88,21 @@ TEST_F(RecordStoreTest, RefusesAFileThatIsNotADatabase) {
     std::fclose(f);
   }
   std::string error;
-  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_FALSE(SqliteStore::Open(dir_, &error));
   EXPECT_NE(error.find("--data-dir"), std::string::npos) << error;
 }
 
 TEST_F(RecordStoreTest, CreatesAPrivateDataDirOrSaysWhyNot) {
   std::string error;
   const std::string data = dir_ + "/data";
-  ASSERT_TRUE(RecordStore::Open(data, &error)) << error;
+  ASSERT_TRUE(SqliteStore::Open(data, &error)) << error;
   EXPECT_EQ(std::filesystem::status(data).permissions(), std::filesystem::perms::owner_all);
-  EXPECT_TRUE(RecordStore::Open(data, &error)) << "an existing data dir is reused: " << error;
+  EXPECT_TRUE(SqliteStore::Open(data, &error)) << "an existing data dir is reused: " << error;
 
-  EXPECT_FALSE(RecordStore::Open(dir_ + "/missing/data", &error));
+  EXPECT_FALSE(SqliteStore::Open(dir_ + "/missing/data", &error));
   EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/missing/data\": No such file or directory");
   std::ofstream(dir_ + "/file") << "x";
-  EXPECT_FALSE(RecordStore::Open(dir_ + "/file", &error));
+  EXPECT_FALSE(SqliteStore::Open(dir_ + "/file", &error));
   EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/file\": File exists");
 }
 
@@ -113,11 +114,11 @@ TEST_F(RecordStoreTest, OneStorePerDataDirTheSecondIsRefusedWithTheHoldersPid) {
   auto first = Open();
   ASSERT_TRUE(first);
   std::string error;
-  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_FALSE(SqliteStore::Open(dir_, &error));
   EXPECT_NE(error.find("\"" + dir_ + "\""), std::string::npos) << error;
   EXPECT_NE(error.find("PID " + std::to_string(::getpid())), std::string::npos) << error;
   first.reset();
-  EXPECT_TRUE(RecordStore::Open(dir_, &error)) << error;
+  EXPECT_TRUE(SqliteStore::Open(dir_, &error)) << error;
 }
 
 // Issue 22: records hold model paths and errors. The data dir is narrowed to 0700 and
@@ -128,7 +129,7 @@ TEST_F(RecordStoreTest, TheDataDirAndTheDatabaseFilesAreThisUsersOnly) {
   const mode_t old_umask = ::umask(022);
   ASSERT_EQ(::mkdir(data.c_str(), 0755), 0);
   std::string error;
-  auto store = RecordStore::Open(data, &error);
+  auto store = SqliteStore::Open(data, &error);
   ::umask(old_umask);
   ASSERT_TRUE(store) << error;
   ASSERT_TRUE(store->Put("a", "queued", "{}"));
@@ -235,7 +236,7 @@ TEST_F(RecordStoreTest, ADamagedDatabaseIsRefusedAtStart) {
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
   std::string error;
-  EXPECT_FALSE(RecordStore::Open(dir_, &error));
+  EXPECT_FALSE(SqliteStore::Open(dir_, &error));
   EXPECT_NE(error.find("is damaged"), std::string::npos) << error;
   EXPECT_NE(error.find("move it"), std::string::npos) << error;
 }
@@ -245,7 +246,7 @@ TEST_F(RecordStoreTest, ADamagedDatabaseIsRefusedAtStart) {
 TEST_F(RecordStoreTest, WriteFailuresAreReportedAndTheStoreRecovers) {
   testing::FaultySqliteVfs vfs;
   std::string error;
-  auto store = RecordStore::Open(dir_, &error, vfs.name());
+  auto store = SqliteStore::Open(dir_, &error, vfs.name());
   ASSERT_TRUE(store) << error;
   ASSERT_TRUE(store->AppendEvents("b", {{1, "{}"}}));
   for (int allowed : {0, 1}) {
@@ -265,4 +266,4 @@ TEST_F(RecordStoreTest, WriteFailuresAreReportedAndTheStoreRecovers) {
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,5 +1,5 @@
 // Untrusted bytes to valid UTF-8 (service/utf8.h).
-#include "service/utf8.h"
+#include "protocol/utf8.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace trtwatch::service {
+namespace trtwatch {
 namespace {
 
 TEST(ValidUtf8Test, KeepsValidTextAsIs) {
@@ -44,9 +44,9 @@ TEST(Utf8TailTest, StartsOnACharacterBoundary) {
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch
 
-namespace trtwatch::service {
+namespace trtwatch {
 namespace {
 
 // Issue 22: a 3 MiB cancel reason became a 6 MB record. Client and worker texts are
@@ -90,4 +90,4 @@ TEST(BoundedTextTest, ValidBoundedTextMendsAndBoundsRawBytes) {
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch

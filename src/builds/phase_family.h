@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 // Longest family in bytes, before the "…" that marks a cut.
 inline constexpr size_t kMaxPhaseFamilyBytes = 120;
@@ -23,4 +23,4 @@ inline constexpr size_t kMaxPhaseFamilyBytes = 120;
 // kMaxPhaseFamilyBytes bytes (cut on a character boundary, then "…").
 std::string PhaseFamily(std::string_view phase);
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 // Resolves `requested` (absolute, or relative to each root in turn) to a canonical
 // path inside one of `roots` (already canonical, see CanonicalRoots). On failure
@@ -27,4 +27,4 @@ bool ResolveWritablePath(const std::string& requested, const std::vector<std::st
 bool CanonicalRoots(const std::vector<std::string>& roots, std::vector<std::string>* canonical,
                     std::string* error);
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,6 +1,6 @@
 // The service's metrics (service/metrics.h): the Prometheus text, the `phase` label's
 // bounded values and their escaping, and counters updated from many threads.
-#include "service/metrics.h"
+#include "builds/metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 namespace {
 
 bool HasLine(const std::string& text, const std::string& line) {
@@ -138,4 +138,4 @@ TEST(MetricsTest, CountersFromManyThreadsAddUp) {
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

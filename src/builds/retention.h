@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string>
 
-#include "service/record_store.h"
+#include "builds/record_store.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 struct RetentionPolicy {
   double max_age_seconds = 0;  // since the build finished; 0 = no age limit
@@ -29,4 +29,4 @@ struct PruneReport {
 PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& policy, double now_unix,
                                 const std::string& engine_dir);
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,11 +1,11 @@
-#include "service/retention.h"
+#include "builds/retention.h"
 
 #include <cstdio>
 #include <vector>
 
-#include "service/build_record.h"
+#include "builds/build_record.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& policy, double now_unix,
                                 const std::string& engine_dir) {
@@ -27,4 +27,4 @@ PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& polic
   return report;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

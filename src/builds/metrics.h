@@ -18,7 +18,7 @@
 
 #include "core/mutex.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 // Not synchronised: its owner guards it.
 class Histogram {
@@ -76,4 +76,4 @@ class Metrics {
   uint64_t refused_ GUARDED_BY(mu_) = 0;
 };
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

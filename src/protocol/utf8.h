@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace trtwatch::service {
+namespace trtwatch {
 
 // `bytes` with every invalid or truncated UTF-8 sequence (overlong forms, surrogates,
 // code points past U+10FFFF included) replaced by U+FFFD. Valid input comes back as is.
@@ -33,4 +33,4 @@ inline std::string ValidBoundedText(std::string_view bytes, size_t max_bytes) {
   return BoundedText(ValidUtf8(bytes.substr(0, max_bytes + 4)), max_bytes);  // +4: the last character may be whole
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch

@@ -1,4 +1,4 @@
-#include "service/build_record.h"
+#include "builds/build_record.h"
 
 #include <time.h>
 
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 namespace {
 
@@ -138,4 +138,4 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
   return true;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,12 +1,12 @@
-#include "service/json_body.h"
+#include "protocol/json_body.h"
 
 #include <optional>
 #include <set>
 #include <vector>
 
-#include "service/utf8.h"
+#include "protocol/utf8.h"
 
-namespace trtwatch::service {
+namespace trtwatch {
 
 using nlohmann::json;
 
@@ -42,4 +42,4 @@ JsonBody ParseJsonBody(std::string_view text) {
   return body;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch

@@ -13,13 +13,14 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "service/build_manager.h"
-#include "service/metrics.h"
-#include "service/record_store.h"
-#include "service/utf8.h"
+#include "builds/build_manager.h"
+#include "builds/metrics.h"
+#include "builds/record_store.h"
+#include "builds/sqlite_store.h"
+#include "protocol/utf8.h"
 #include "support/faulty_sqlite_vfs.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 namespace {
 
 namespace fs = std::filesystem;
@@ -44,7 +45,7 @@ class ManagerTest : public ::testing::Test {
     std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
     fs::permissions(path, fs::perms::owner_all);
     std::string error;
-    store_ = RecordStore::Open(dir_, &error, vfs);
+    store_ = SqliteStore::Open(dir_, &error, vfs);
     ASSERT_TRUE(store_) << error;
     ManagerOptions options;
     options.data_dir = dir_;
@@ -187,4 +188,4 @@ TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals
 }
 
 }  // namespace
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

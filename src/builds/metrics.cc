@@ -1,12 +1,12 @@
-#include "service/metrics.h"
+#include "builds/metrics.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
 
-#include "service/phase_family.h"
+#include "builds/phase_family.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 namespace {
 
@@ -169,4 +169,4 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
   return out;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

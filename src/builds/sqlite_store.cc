@@ -1,4 +1,4 @@
-#include "service/record_store.h"
+#include "builds/sqlite_store.h"
 
 #include <sqlite3.h>
 
@@ -7,7 +7,7 @@
 #include "platform/file_access.h"
 #include "platform/file_lock.h"
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 namespace {
 
@@ -72,9 +72,9 @@ std::string MakePrivateIfThere(const std::string& path) {
 
 }  // namespace
 
-RecordStore::RecordStore(std::unique_ptr<FileLock> lock, sqlite3* db) : lock_(std::move(lock)), db_(db) {}
+SqliteStore::SqliteStore(std::unique_ptr<FileLock> lock, sqlite3* db) : lock_(std::move(lock)), db_(db) {}
 
-std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::string* error, const char* vfs) {
+std::unique_ptr<SqliteStore> SqliteStore::Open(const std::string& dir, std::string* error, const char* vfs) {
   std::string why;
   if (!MakePrivateFolder(dir, &why)) {
     *error = "cannot create --data-dir \"" + dir + "\": " + why;
@@ -95,7 +95,7 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
     sqlite3_close(db);
     return nullptr;
   }
-  std::unique_ptr<RecordStore> store(new RecordStore(std::move(lock), db));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(lock), db));
   // Narrowed before the schema runs: SQLite creates -wal and -shm with the database's
   // mode; files left by an older version are narrowed after it.
   if (const std::string not_private = MakePrivateOrSayWhy(path); !not_private.empty()) {
@@ -149,9 +149,9 @@ std::unique_ptr<RecordStore> RecordStore::Open(const std::string& dir, std::stri
   return store;
 }
 
-RecordStore::~RecordStore() { sqlite3_close(db_); }
+SqliteStore::~SqliteStore() { sqlite3_close(db_); }
 
-bool RecordStore::Exec(const char* sql) {
+bool SqliteStore::Exec(const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     last_error_ = message ? message : "unknown SQLite error";
@@ -161,7 +161,7 @@ bool RecordStore::Exec(const char* sql) {
   return true;
 }
 
-bool RecordStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
+bool SqliteStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
   Stmt s(db_,
          "INSERT INTO builds(id, status, doc) VALUES(?, ?, ?) "
          "ON CONFLICT(id) DO UPDATE SET status = excluded.status, doc = excluded.doc");
@@ -173,7 +173,7 @@ bool RecordStore::Put(const std::string& id, const std::string& status, const st
   return true;
 }
 
-std::optional<std::string> RecordStore::Get(const std::string& id) {
+std::optional<std::string> SqliteStore::Get(const std::string& id) {
   Stmt s(db_, "SELECT doc FROM builds WHERE id = ?");
   if (!s.ok()) return std::nullopt;
   s.Text(1, id);
@@ -181,7 +181,7 @@ std::optional<std::string> RecordStore::Get(const std::string& id) {
   return s.ColText(0);
 }
 
-RecordStore::Page RecordStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor) {
+RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor) {
   std::string sql = "SELECT ord, doc FROM builds WHERE ord < ?";
   if (!statuses.empty()) sql += " AND status IN (" + Placeholders(statuses.size()) + ")";
   sql += " ORDER BY ord DESC LIMIT ?";
@@ -204,7 +204,7 @@ RecordStore::Page RecordStore::List(const std::vector<std::string>& statuses, in
   return page;
 }
 
-std::vector<std::string> RecordStore::WithStatus(const std::vector<std::string>& statuses) {
+std::vector<std::string> SqliteStore::WithStatus(const std::vector<std::string>& statuses) {
   std::vector<std::string> docs;
   if (statuses.empty()) return docs;
   const std::string sql = "SELECT doc FROM builds WHERE status IN (" + Placeholders(statuses.size()) + ") ORDER BY ord";
@@ -216,7 +216,7 @@ std::vector<std::string> RecordStore::WithStatus(const std::vector<std::string>&
   return docs;
 }
 
-bool RecordStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
+bool SqliteStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
   if (events.empty()) return true;
   if (!Exec("BEGIN")) return false;
   {
@@ -247,7 +247,7 @@ bool RecordStore::AppendEvents(const std::string& id, const std::vector<StoredEv
   return false;
 }
 
-bool RecordStore::ForEachEvent(const std::string& id, uint64_t after,
+bool SqliteStore::ForEachEvent(const std::string& id, uint64_t after,
                                const std::function<void(const StoredEvent&)>& fn) {
   Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? ORDER BY seq");
   if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
@@ -259,7 +259,7 @@ bool RecordStore::ForEachEvent(const std::string& id, uint64_t after,
   return true;
 }
 
-bool RecordStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
+bool SqliteStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
                              std::vector<StoredEvent>* page) {
   page->clear();
   Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
@@ -274,19 +274,13 @@ bool RecordStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_
   return true;
 }
 
-std::vector<StoredEvent> RecordStore::EventsAfter(const std::string& id, uint64_t after) {
-  std::vector<StoredEvent> events;
-  if (!ForEachEvent(id, after, [&](const StoredEvent& e) { events.push_back(e); })) events.clear();
-  return events;
-}
-
-bool RecordStore::Probe() {
+bool SqliteStore::Probe() {
   Stmt s(db_, "INSERT OR REPLACE INTO health(k, checked) VALUES(1, julianday('now'))");
   if (!s.ok() || s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
   return true;
 }
 
-uint64_t RecordStore::LastSeq(const std::string& id) {
+uint64_t SqliteStore::LastSeq(const std::string& id) {
   Stmt s(db_, "SELECT MAX(seq) FROM events WHERE build_id = ?");
   if (!s.ok()) return 0;
   s.Text(1, id);
@@ -294,7 +288,7 @@ uint64_t RecordStore::LastSeq(const std::string& id) {
   return static_cast<uint64_t>(s.ColInt(0));
 }
 
-bool RecordStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
+bool SqliteStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
                         int64_t keep_newest, std::vector<std::string>* removed) {
   removed->clear();
   if (final_statuses.empty() || (finished_before.empty() && keep_newest <= 0)) return true;
@@ -341,4 +335,4 @@ bool RecordStore::Prune(const std::vector<std::string>& final_statuses, const st
   return false;
 }
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace trtwatch::service {
+namespace trtwatch::builds {
 
 struct BuildRequest {
   std::string simulate;  // built-in profile name; empty for a real build
@@ -64,4 +64,4 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
 // their engine to `engine_path`.
 std::vector<std::string> WorkerArguments(const BuildRequest& request, const std::string& engine_path);
 
-}  // namespace trtwatch::service
+}  // namespace trtwatch::builds

@@ -1,0 +1,50 @@
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include "app/builds_root.h"
+
+#include "builds/model_paths.h"
+#include "builds/sqlite_store.h"
+
+namespace trtwatch::app {
+
+namespace {
+
+// What is wrong with the builds' limits, or empty.
+std::string LimitsError(const BuildsConfig& config) {
+  if (config.max_concurrent < 1) return "--max-concurrent must be at least 1";
+  if (config.queue_limit < 0) return "--queue-limit must be 0 or more";
+  return "";
+}
+
+}  // namespace
+
+BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsConfig& config) {
+  Opening opening;
+  std::string& error = opening.error;
+  if (error = LimitsError(config); !error.empty()) return opening;
+  builds::ManagerOptions manager_options;
+  if (!builds::CanonicalRoots(config.model_roots, &manager_options.model_roots, &error)) return opening;
+  std::unique_ptr<BuildsRoot> root(new BuildsRoot());
+  root->store_ = builds::SqliteStore::Open(config.data_dir, &error);
+  if (!root->store_) return opening;
+  std::vector<std::string> data_dir;  // canonical, now that the store made it
+  if (!builds::CanonicalRoots({config.data_dir}, &data_dir, &error)) return opening;
+  manager_options.data_dir = data_dir.front();
+  manager_options.max_concurrent = config.max_concurrent;
+  manager_options.queue_limit = config.queue_limit;
+  manager_options.cancel_grace_seconds = config.cancel_grace_seconds;
+  root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options);
+  root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
+  root->tools_ = std::make_unique<mcp::Tools>(io, *root->builds_, config.tools);
+  opening.root = std::move(root);
+  return opening;
+}
+
+BuildsRoot::~BuildsRoot() {
+  if (tools_) tools_->Stop();  // its watches unsubscribe from the manager
+  tools_.reset();
+  builds_.reset();
+  manager_.reset();  // workers and their pipes go before the store and the event loop
+}
+
+}  // namespace trtwatch::app

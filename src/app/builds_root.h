@@ -1,0 +1,58 @@
+// BuildsRoot: the objects `trtwatch serve` and `trtwatch mcp` both run on, assembled in
+// one place — the record store, the counters, the build manager, and MCP's tools over
+// them — and taken down in the one order that is safe (tools, manager, store).
+//
+// Threading: built, used and destroyed on the thread that runs `io`; `io` outlives it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "builds/build_manager.h"
+#include "builds/metrics.h"
+#include "builds/record_store.h"
+#include "mcp/manager_builds.h"
+#include "mcp/tools.h"
+
+namespace trtwatch::app {
+
+struct BuildsConfig {
+  std::string data_dir;
+  std::vector<std::string> model_roots;
+  int max_concurrent = 2;
+  int queue_limit = 100;
+  double cancel_grace_seconds = 10;
+  mcp::ToolOptions tools;
+};
+
+class BuildsRoot {
+ public:
+  struct Opening {
+    std::unique_ptr<BuildsRoot> root;  // null when it could not be opened
+    std::string error;                 // then: the problem and the fix
+  };
+  // Checks `config`, opens the store under its data dir (refused while another process
+  // holds it) and builds the rest on it. Recovers nothing: that is `serve`'s to do.
+  static Opening Open(boost::asio::io_context& io, const BuildsConfig& config);
+  ~BuildsRoot();
+  BuildsRoot(const BuildsRoot&) = delete;
+  BuildsRoot& operator=(const BuildsRoot&) = delete;
+
+  builds::RecordStore& store() { return *store_; }
+  builds::Metrics& metrics() { return metrics_; }
+  builds::BuildManager& manager() { return *manager_; }
+  mcp::Tools& tools() { return *tools_; }
+
+ private:
+  BuildsRoot() = default;
+
+  // Members in construction order; each depends only on those above it.
+  std::unique_ptr<builds::RecordStore> store_;
+  builds::Metrics metrics_;
+  std::unique_ptr<builds::BuildManager> manager_;
+  std::unique_ptr<mcp::ManagerBuilds> builds_;
+  std::unique_ptr<mcp::Tools> tools_;
+};
+
+}  // namespace trtwatch::app

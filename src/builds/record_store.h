@@ -1,0 +1,74 @@
+// RecordStore: where the builds layer keeps build records and their event logs — the
+// interface every store implements (builds/sqlite_store.h: SQLite under --data-dir, the
+// embedded default for one host).
+//
+// A record is its JSON document plus the columns queries need (status, creation
+// order). Event logs are (build id, seq, JSON line) rows, appended in batches, each
+// batch whole or not at all.
+//
+// Threading: not synchronised; the builds layer uses one store from its event-loop
+// thread only (tests from one thread).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trtwatch::builds {
+
+struct StoredEvent {
+  uint64_t seq = 0;
+  std::string json;
+};
+
+class RecordStore {
+ public:
+  virtual ~RecordStore() = default;
+
+  // Inserts the record or replaces its status and document; creation order is kept.
+  virtual bool Put(const std::string& id, const std::string& status, const std::string& doc) = 0;
+  virtual std::optional<std::string> Get(const std::string& id) = 0;
+
+  struct Page {
+    std::vector<std::string> docs;
+    std::optional<int64_t> next_cursor;  // pass back as `cursor` for the next page
+  };
+  // Newest first. `statuses` empty means all; `cursor` 0 means from the newest.
+  virtual Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor) = 0;
+  // Every record in one of `statuses`, oldest first (restart recovery).
+  virtual std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) = 0;
+
+  // Every write reports failure (disk full, I/O error) with last_error() set; a failed
+  // batch is rolled back whole.
+  virtual bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) = 0;
+  // Calls `fn` with each event of `id` with seq > `after`, in seq order. Returns false
+  // if the log could not be read to its end (damage, I/O error): then what `fn` saw
+  // is incomplete.
+  virtual bool ForEachEvent(const std::string& id, uint64_t after,
+                            const std::function<void(const StoredEvent&)>& fn) = 0;
+  // One bounded page of the log: at most `limit` events of `id` with `after` < seq <=
+  // `up_to`, in seq order, into `*page` (cleared first). Returns false on a read error.
+  virtual bool EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
+                          std::vector<StoredEvent>* page) = 0;
+  // The log of `id` with seq > `after`, in seq order (empty if it cannot be read).
+  std::vector<StoredEvent> EventsAfter(const std::string& id, uint64_t after);
+  virtual uint64_t LastSeq(const std::string& id) = 0;
+  // A small write that tells whether the store takes writes again after a failure.
+  virtual bool Probe() = 0;
+
+  // Removes finished records (any of `final_statuses`) and their logs: those finished
+  // before `finished_before` (an RFC 3339 time like the records'; empty: no age limit)
+  // and all but the newest `keep_newest` (0: no count limit). One transaction. The ids
+  // removed go to `*removed`. False on a storage error, with nothing removed.
+  virtual bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
+                     int64_t keep_newest, std::vector<std::string>* removed) = 0;
+
+  // What the last failed call met, for messages.
+  virtual const std::string& last_error() const = 0;
+};
+
+}  // namespace trtwatch::builds

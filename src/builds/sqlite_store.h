@@ -1,0 +1,62 @@
+// SqliteStore: the embedded record store — SQLite (WAL) in DIR/trtwatch.db under
+// --data-dir, the default for a service on one host.
+//
+// One process per data dir: the embedded store is not shared. Open takes an exclusive
+// OS lock on DIR/trtwatch.lock (the holder's PID written in it) before it touches the
+// database, and holds it for the store's lifetime, so that a second `trtwatch serve`
+// or `trtwatch mcp` on the same dir is refused before it recovers (kills) the first
+// one's workers or runs its queued builds. The lock belongs to this embedded store: a
+// store on a database server coordinates through the database instead. The data dir
+// (0700), the database and its -wal/-shm (0600) are this user's only: records hold
+// model paths and errors.
+//
+// Threading: as RecordStore (builds/record_store.h): one thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "builds/record_store.h"
+
+struct sqlite3;
+
+namespace trtwatch {
+class FileLock;
+}
+
+namespace trtwatch::builds {
+
+class SqliteStore final : public RecordStore {
+ public:
+  // Opens (creating if needed) DIR/trtwatch.db and checks its integrity (a damaged
+  // file is refused, never served truncated). Returns null with `*error` set; when
+  // another process holds the data dir, the error names the dir and its PID. `vfs`
+  // names an SQLite VFS (tests inject storage faults through one); null: the default.
+  static std::unique_ptr<SqliteStore> Open(const std::string& dir, std::string* error, const char* vfs = nullptr);
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  bool Put(const std::string& id, const std::string& status, const std::string& doc) override;
+  std::optional<std::string> Get(const std::string& id) override;
+  Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor) override;
+  std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) override;
+  bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
+  bool ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
+  bool EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
+                  std::vector<StoredEvent>* page) override;
+  uint64_t LastSeq(const std::string& id) override;
+  bool Probe() override;
+  bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
+             std::vector<std::string>* removed) override;
+  const std::string& last_error() const override { return last_error_; }
+
+ private:
+  SqliteStore(std::unique_ptr<FileLock> lock, sqlite3* db);
+  bool Exec(const char* sql);
+  const std::unique_ptr<FileLock> lock_;  // this process's claim on the data dir; outlives db_
+  sqlite3* db_;
+  std::string last_error_;
+};
+
+}  // namespace trtwatch::builds
