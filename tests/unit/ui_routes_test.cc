@@ -24,12 +24,12 @@ TEST(UiAssetFor, ServesThePageForEveryDashboardUrl) {
     ASSERT_TRUE(asset) << path;
     EXPECT_EQ(asset->content_type, "text/html; charset=utf-8");
     EXPECT_EQ(asset->body, DashboardPage());
-    EXPECT_NE(asset->body.find("/ui/dashboard.js"), std::string_view::npos);
+    EXPECT_NE(asset->body.find(R"(<script type="module" src="/ui/main.js">)"), std::string_view::npos);
   }
 }
 
 TEST(UiAssetFor, ServesEveryDashboardFileUnderUiWithItsType) {
-  EXPECT_TRUE(IsEmbedded("dashboard.js"));
+  EXPECT_TRUE(IsEmbedded("main.js"));
   EXPECT_TRUE(IsEmbedded("dashboard.css"));
   for (const EmbeddedFile& file : DashboardFiles()) {
     const auto asset = UiAssetFor("/ui/" + std::string(file.name));
@@ -41,9 +41,24 @@ TEST(UiAssetFor, ServesEveryDashboardFileUnderUiWithItsType) {
   }
 }
 
+// A module whose import names a file that is not embedded would fail in the browser only.
+TEST(UiAssetFor, EveryModuleImportIsEmbedded) {
+  constexpr std::string_view kFrom = "from \"./";
+  int imports = 0;
+  for (const EmbeddedFile& file : DashboardFiles()) {
+    for (size_t at = file.body.find(kFrom); at != std::string_view::npos; at = file.body.find(kFrom, at + 1)) {
+      const size_t start = at + kFrom.size();
+      const std::string_view imported = file.body.substr(start, file.body.find('"', start) - start);
+      EXPECT_TRUE(IsEmbedded(imported)) << file.name << " imports " << imported;
+      ++imports;
+    }
+  }
+  EXPECT_GT(imports, 0);
+}
+
 TEST(UiAssetFor, AnythingElseIsNotFound) {
-  for (const char* path : {"/ui/builds/", "/ui", "/ui/", "/builds", "/ui/dashboard.js.map", "/ui/DASHBOARD.JS",
-                           "/ui/dashboard/dashboard.js", "/ui/../dashboard.js", "/dashboard.js", "/ui/session",
+  for (const char* path : {"/ui/builds/", "/ui", "/ui/", "/builds", "/ui/main.js.map", "/ui/dashboard.js",
+                           "/ui/MAIN.JS", "/ui/dashboard/main.js", "/ui/../main.js", "/main.js", "/ui/session",
                            "/favicon.ico"}) {
     EXPECT_FALSE(UiAssetFor(path)) << path;
   }
