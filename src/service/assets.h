@@ -1,14 +1,21 @@
 // Files embedded in the binary at build time (CMake generates their definitions):
-// docs/openapi.json and the dashboard (page, script, style). Threading: immutable data.
+// docs/openapi.json, the dashboard's page, and every script and style beside it in
+// src/service/dashboard/. Threading: immutable data.
 #pragma once
 
+#include <span>
 #include <string_view>
 
 namespace trtwatch::service {
 
+struct EmbeddedFile {
+  std::string_view name;  // the file name, e.g. "main.js"
+  std::string_view body;
+};
+
 std::string_view OpenApiDocument();
 std::string_view DashboardPage();
-std::string_view DashboardScript();
-std::string_view DashboardStyle();
+// The files of src/service/dashboard/, sorted by name.
+std::span<const EmbeddedFile> DashboardFiles();
 
 }  // namespace trtwatch::service

@@ -17,8 +17,13 @@ struct UiAsset {
 };
 
 // "/", "/index.html" and "/ui/builds/<anything>" give the page (the page routes
-// itself); "/ui/dashboard.js" and "/ui/dashboard.css" its script and style.
+// itself); "/ui/<name>" the file of that name in src/service/dashboard/ (its modules
+// and its style). Anything else: nullopt (404).
 std::optional<UiAsset> UiAssetFor(std::string_view path);
+
+// The Content-Type a dashboard file is served with, from its extension; nullopt for a
+// kind of file the dashboard does not serve.
+std::optional<std::string_view> UiContentTypeOf(std::string_view file_name);
 
 // Content-Security-Policy for every dashboard answer.
 inline constexpr std::string_view kUiContentSecurityPolicy =

@@ -4,6 +4,7 @@
 // service.test.mjs, the 7,500-event replay timing in replay.test.mjs.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { Server, launchBrowser, openPage, screenshot, sleep, removeDir } from "./harness.mjs";
 
 let server;
@@ -27,6 +28,28 @@ async function waitStatus(page, status, timeout = 60000) {
 function assertNoErrors(page, allowed) {
   assert.deepEqual(page.unexpectedErrors(allowed), [], "console errors or exceptions on the page");
 }
+
+// The page is native ES modules: each must come from /ui/ with a JavaScript type (or the
+// browser refuses to run it) and the dashboard's security headers, and every module in
+// src/service/dashboard/ must be reached from main.js.
+test("the page loads every dashboard module as JavaScript, with the security headers", { timeout: 30000 }, async () => {
+  const page = await openPage(browser);
+  const scripts = new Map();
+  page.on("response", (r) => { if (r.request().resourceType() === "script") scripts.set(new URL(r.url()).pathname, r); });
+  const pageResponse = await page.goto(server.url + "/");
+  assert.match(pageResponse.headers()["content-security-policy"], /script-src 'self'/);
+  await page.getByRole("heading", { name: "Builds" }).waitFor();
+  const modules = readdirSync(new URL("../../src/service/dashboard/", import.meta.url)).filter((f) => f.endsWith(".js"));
+  assert.deepEqual([...scripts.keys()].sort(), modules.map((f) => `/ui/${f}`).sort());
+  for (const [path, r] of scripts) {
+    assert.equal(r.status(), 200, path);
+    assert.equal(r.headers()["content-type"], "text/javascript; charset=utf-8", path);
+    assert.equal(r.headers()["x-content-type-options"], "nosniff", path);
+    assert.match(r.headers()["content-security-policy"], /script-src 'self'/, path);
+  }
+  assertNoErrors(page);
+  await page.context().close();
+});
 
 test("submit from the list, watch it live, see it finish, find it in the list", { timeout: 90000 }, async () => {
   const page = await openPage(browser);

@@ -250,9 +250,9 @@ def test_metrics_and_openapi(server):
                  "/openapi.json", "/healthz"]:
         assert path in api["paths"]
     status, page, hdrs = server.request("GET", "/")
-    assert status == 200 and "/ui/dashboard.js" in page
+    assert status == 200 and '<script type="module" src="/ui/main.js">' in page
     assert "script-src 'self'" in hdrs["Content-Security-Policy"]
-    status, script, hdrs = server.request("GET", "/ui/dashboard.js")
+    status, script, hdrs = server.request("GET", "/ui/event_stream.js")
     assert status == 200 and hdrs["Content-Type"].startswith("text/javascript") and "EventStream" in script
 
 

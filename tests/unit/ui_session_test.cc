@@ -1,9 +1,8 @@
-// The dashboard's sign-in sessions, cookie parsing and page routes.
+// The dashboard's sign-in sessions and cookie parsing.
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "service/ui_routes.h"
 #include "service/ui_session.h"
 
 namespace trtwatch::service {
@@ -61,20 +60,6 @@ TEST(CookieValue, FindsTheNamedCookieOnly) {
 TEST(SessionSetCookie, IsHttpOnlyStrictAndScopedToTheSite) {
   EXPECT_EQ(SessionSetCookie("abc", 3600), "trtwatch_session=abc; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600");
   EXPECT_EQ(SessionSetCookie("", 0), "trtwatch_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-}
-
-TEST(UiAssetFor, ServesThePageForEveryDashboardUrlAndNothingElse) {
-  for (const char* path : {"/", "/index.html", "/ui/builds/b_0123456789abcdef0123456789abcdef", "/ui/builds/x"}) {
-    const auto asset = UiAssetFor(path);
-    ASSERT_TRUE(asset) << path;
-    EXPECT_EQ(asset->content_type, "text/html; charset=utf-8");
-    EXPECT_NE(asset->body.find("/ui/dashboard.js"), std::string_view::npos);
-  }
-  EXPECT_EQ(UiAssetFor("/ui/dashboard.js")->content_type, "text/javascript; charset=utf-8");
-  EXPECT_EQ(UiAssetFor("/ui/dashboard.css")->content_type, "text/css; charset=utf-8");
-  for (const char* path : {"/ui/builds/", "/ui", "/ui/", "/builds", "/ui/dashboard.js.map", "/favicon.ico"}) {
-    EXPECT_FALSE(UiAssetFor(path)) << path;
-  }
 }
 
 }  // namespace
