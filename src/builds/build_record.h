@@ -29,7 +29,7 @@ inline bool IsFinal(BuildState s) {
   return s != BuildState::kQueued && s != BuildState::kRunning && s != BuildState::kCancelling;
 }
 
-// Bounds of the texts a record and its events keep (cut by BoundedText, service/utf8.h,
+// Bounds of the texts a record and its events keep (cut by BoundedText, protocol/utf8.h,
 // ending "… [cut]"): a client's text (a cancel message with its reason) and a worker's
 // (an error, a log message). Documented in docs/api.md.
 inline constexpr size_t kMaxClientText = 4096;

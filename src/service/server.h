@@ -46,7 +46,7 @@ struct ServerOptions {
   std::string cancel_grace_text = "10s";  // as given on the command line
   double cancel_grace_seconds = 10;  // --cancel-grace: SIGTERM, then SIGKILL after this long
   bool finish_on_shutdown = false;  // --on-shutdown finish (default: cancel)
-  // Retention (service/retention.h): finished builds older than this, or beyond the
+  // Retention (builds/retention.h): finished builds older than this, or beyond the
   // newest count, are pruned at start and every 10 minutes. 0 = kept forever.
   std::string retain_for;  // as given; parsed into retention.max_age_seconds
   RetentionPolicy retention;

@@ -127,7 +127,7 @@ def test_an_unknown_mcp_session_gets_404_to_initialize_again(tmp_path):
 
 
 CUT = "\u2026 [cut]"
-MAX_CLIENT_TEXT = 4096  # kMaxClientText, src/service/build_record.h
+MAX_CLIENT_TEXT = 4096  # kMaxClientText, src/builds/build_record.h
 
 
 def _stored_events(data_dir, build_id):

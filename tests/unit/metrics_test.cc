@@ -1,4 +1,4 @@
-// The service's metrics (service/metrics.h): the Prometheus text, the `phase` label's
+// The service's metrics (builds/metrics.h): the Prometheus text, the `phase` label's
 // bounded values and their escaping, and counters updated from many threads.
 #include "builds/metrics.h"
 

@@ -1,4 +1,4 @@
-// The metrics family of a phase name (service/phase_family.h).
+// The metrics family of a phase name (builds/phase_family.h).
 #include "builds/phase_family.h"
 
 #include <gtest/gtest.h>

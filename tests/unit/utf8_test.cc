@@ -1,4 +1,4 @@
-// Untrusted bytes to valid UTF-8 (service/utf8.h).
+// Untrusted bytes to valid UTF-8 (protocol/utf8.h).
 #include "protocol/utf8.h"
 
 #include <gtest/gtest.h>
