@@ -35,7 +35,10 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   manager_options.cancel_grace_seconds = config.cancel_grace_seconds;
   root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options);
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
-  root->tools_ = std::make_unique<mcp::Tools>(io, *root->builds_, config.tools);
+  mcp::ToolOptions tools;
+  tools.max_build_seconds = config.max_build_seconds;
+  tools.doctor = config.doctor;
+  root->tools_ = std::make_unique<mcp::Tools>(io, *root->builds_, tools);
   opening.root = std::move(root);
   return opening;
 }

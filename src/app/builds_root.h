@@ -7,8 +7,7 @@
 
 #include <memory>
 #include <string>
-#include <vector>
-
+#include "app/builds_config.h"
 #include "builds/build_manager.h"
 #include "builds/metrics.h"
 #include "builds/record_store.h"
@@ -16,15 +15,6 @@
 #include "mcp/tools.h"
 
 namespace trtwatch::app {
-
-struct BuildsConfig {
-  std::string data_dir;
-  std::vector<std::string> model_roots;
-  int max_concurrent = 2;
-  int queue_limit = 100;
-  double cancel_grace_seconds = 10;
-  mcp::ToolOptions tools;
-};
 
 class BuildsRoot {
  public:

@@ -10,24 +10,17 @@
 
 namespace trtwatch::app {
 
-int RunMcp(const McpOptions& options) {
-  BuildsConfig config;
-  config.data_dir = options.data_dir;
-  config.model_roots = options.model_roots;
-  config.max_concurrent = options.max_concurrent;
-  config.queue_limit = options.queue_limit;
-  config.tools.max_build_seconds = options.max_build_seconds;
-  config.tools.doctor = options.doctor;
+int RunMcp(const BuildsConfig& config, const std::string& version) {
   boost::asio::io_context io(1);
   BuildsRoot::Opening opening = BuildsRoot::Open(io, config);
   if (!opening.root) {
     std::fprintf(stderr, "trtwatch mcp: %s\n", opening.error.c_str());
     return 2;
   }
-  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n", options.data_dir.c_str());
+  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n", config.data_dir.c_str());
   BuildsRoot& root = *opening.root;
   const int code =
-      mcp::RunStdioServer(io, root.tools(), root.manager(), mcp::ServerInfo{options.version, mcp::Instructions()});
+      mcp::RunStdioServer(io, root.tools(), root.manager(), mcp::ServerInfo{version, mcp::Instructions()});
   opening.root.reset();  // tools, manager and workers go before the event loop does
   return code;
 }

@@ -25,8 +25,8 @@ BuildsConfig ConfigOf(const service::ServerOptions& options) {
   config.max_concurrent = options.max_concurrent;
   config.queue_limit = options.queue_limit;
   config.cancel_grace_seconds = options.cancel_grace_seconds;
-  config.tools.max_build_seconds = options.mcp_max_build_seconds;
-  if (options.doctor_json) config.tools.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
+  config.max_build_seconds = options.mcp_max_build_seconds;
+  if (options.doctor_json) config.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
   return config;
 }
 

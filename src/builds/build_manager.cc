@@ -16,6 +16,7 @@
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
 #include "builds/build_request.h"
+#include "builds/local_executor.h"
 #include "builds/metrics.h"
 #include "builds/record_store.h"
 #include "protocol/utf8.h"
@@ -129,7 +130,7 @@ struct BuildManager::Active {
   BuildRequest request;
   PhaseTree tree;
   std::vector<EventSubscriber*> subscribers;
-  std::unique_ptr<WorkerProcess> worker;     // while it runs; dropped once its end is known
+  std::unique_ptr<Execution> worker;          // while it runs; dropped once its end is known
   std::unique_ptr<asio::steady_timer> grace;  // Kill after Terminate
   std::unique_ptr<asio::steady_timer> reap;   // polls for the worker's end after stdout closed
   std::array<char, 65536> out_chunk{};
@@ -149,12 +150,13 @@ struct BuildManager::Active {
 };
 
 BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
-                           std::unique_ptr<WorkerLauncher> launcher)
+                           std::unique_ptr<Executor> executor)
     : io_(io),
       store_(store),
       metrics_(metrics),
       options_(std::move(options)),
-      launcher_(launcher ? std::move(launcher) : NewWorkerLauncher(io)) {
+      executor_(executor ? std::move(executor)
+                         : std::make_unique<LocalExecutor>(NewWorkerLauncher(io), options_.worker_exe)) {
   // A folder that cannot be made fails the builds that need it, with the reason.
   std::string ignored;
   MakePrivateFolder(engine_dir(), &ignored);
@@ -171,7 +173,7 @@ void BuildManager::Recover() {
     if (!RecordFromJson(doc, &r)) continue;
     auto build = std::make_unique<Active>();
     build->record = r;
-    launcher_->KillLeftover(r.worker_pid);
+    executor_->StopLeftover({r.worker_pid});
     build->record.worker_pid = 0;
     build->record.last_seq = std::max(r.last_seq, store_.LastSeq(r.id));
     // The tree as the log left it: open phases are closed and `t` continues from there.
@@ -296,7 +298,7 @@ CancelResult BuildManager::Cancel(const std::string& id, std::string_view body) 
         b.record.cancel_requested_at = NowUnix();
       }
       b.record.cancel_grace = grace.value_or(options_.cancel_grace_seconds);
-      b.worker->Terminate();
+      b.worker->RequestStop();
       StartGraceTimer(b, b.record.cancel_grace);
       Persist(b);
       return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
@@ -319,7 +321,7 @@ void BuildManager::StartGraceTimer(Active& b, double seconds) {
     auto found = active_.find(id);
     if (found == active_.end() || !found->second->worker) return;
     found->second->forced_kill = true;
-    found->second->worker->Kill();
+    found->second->worker->ForceStop();
   });
 }
 
@@ -422,7 +424,7 @@ void BuildManager::KillAll() {
   for (auto& [id, build] : active_) {
     if (build->worker) {
       build->forced_kill = true;
-      build->worker->Kill();
+      build->worker->ForceStop();
     }
   }
 }
@@ -439,15 +441,13 @@ void BuildManager::MaybeStart() {
 void BuildManager::Start(Active& b) {
   const std::string id = b.record.id;
   const std::string engine = b.request.simulate.empty() ? engine_dir() + "/" + id + ".engine.part" : "";
-  std::vector<std::string> args = WorkerArguments(b.request, engine);
-  args.insert(args.begin(), "trtwatch");
-  std::string error;
-  b.worker = launcher_->Start({options_.worker_exe, std::move(args), std::nullopt, ""}, &error);
-  if (!b.worker) {
-    EndWithoutWorker(b, BuildState::kFailed, error);
+  ExecutionStart start = executor_->Start(WorkerArguments(b.request, engine));
+  if (!start.execution) {
+    EndWithoutWorker(b, BuildState::kFailed, start.error);
     return;
   }
-  b.record.worker_pid = b.worker->pid();
+  b.worker = std::move(start.execution);
+  b.record.worker_pid = b.worker->place().pid;
   b.started = std::chrono::steady_clock::now();
   b.record.state = BuildState::kRunning;
   b.record.started_at = NowUnix();
@@ -461,7 +461,7 @@ void BuildManager::ReadOutput(const std::string& id) {
   auto it = active_.find(id);
   if (it == active_.end() || !it->second->worker) return;
   Active& b = *it->second;
-  b.worker->ReadStdout(b.out_chunk, [this, id](size_t n, bool closed) {
+  b.worker->ReadEvents(b.out_chunk, [this, id](size_t n, bool closed) {
     auto found = active_.find(id);
     if (found == active_.end()) return;
     Active& build = *found->second;
@@ -501,7 +501,7 @@ void BuildManager::ReadErrors(const std::string& id) {
   auto it = active_.find(id);
   if (it == active_.end() || !it->second->worker) return;
   Active& b = *it->second;
-  b.worker->ReadStderr(b.err_chunk, [this, id](size_t n, bool closed) {
+  b.worker->ReadDiagnostics(b.err_chunk, [this, id](size_t n, bool closed) {
     auto found = active_.find(id);
     if (found == active_.end()) return;
     Active& build = *found->second;
@@ -579,7 +579,7 @@ void BuildManager::StorageFailed(Active& b, const std::string& error) {
   // A build whose log cannot be kept is not worth its GPU time: stop it now; Finish
   // records it failed with this error, never succeeded.
   b.storage_failure = error;
-  if (b.worker) b.worker->Kill();
+  if (b.worker) b.worker->ForceStop();
 }
 
 void BuildManager::Reap(const std::string& id) {
@@ -604,7 +604,7 @@ void BuildManager::Reap(const std::string& id) {
 
 void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   // Whatever stderr still holds, read without waiting (the worker is gone).
-  b.err_tail += b.worker->ReadStderrNow(kStderrDrain);
+  b.err_tail += b.worker->DiagnosticsNow(kStderrDrain);
   KeepTail(&b.err_tail);
   Flush(b);
   b.worker.reset();

@@ -1,12 +1,12 @@
 // BuildManager: the builds of the service and the MCP server, from request to record.
 //
-// Each build runs as its own worker process (`trtwatch build ... --progress json`, in
-// its own process group), started through a WorkerLauncher (platform/worker_process.h:
-// the platform's by default, a fake in tests); the manager reads the worker's event
+// Each build runs as its own worker (`trtwatch build ... --progress json`), started by an
+// Executor (builds/executor.h: local processes by default, builds/local_executor.h; a
+// test's fake launcher beneath it in tests); the manager reads the worker's event
 // stream on the event loop, keeps the record's phase snapshot, appends the events to
 // the stored log and fans them out to live subscribers (SSE streams). Builds beyond
-// max_concurrent wait in a queue. Cancel terminates the worker's group (SIGTERM: it
-// cancels cooperatively), then kills it (SIGKILL) after a grace period. A worker that
+// max_concurrent wait in a queue. Cancel asks the worker to stop (cooperatively: it
+// cancels at the next step), then stops it by force after a grace period. A worker that
 // dies without finishing ends its build as failed, with the signal or exit code in the
 // error; the service serves on.
 //
@@ -29,7 +29,7 @@
 
 #include <boost/asio/steady_timer.hpp>
 
-#include "platform/worker_process.h"
+#include "builds/executor.h"
 #include "builds/build_record.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
 #include "builds/framed_event.h"
@@ -49,7 +49,7 @@ struct ManagerOptions {
   int max_concurrent = 2;
   int queue_limit = 100;
   double cancel_grace_seconds = 10;  // SIGTERM -> SIGKILL; a cancel request may set its own
-  std::string worker_exe = "/proc/self/exe";
+  std::string worker_exe = "/proc/self/exe";  // the default executor's workers run this
 };
 
 // A live reader of one build's events (an SSE stream).
@@ -104,9 +104,9 @@ using CancelResult = ManagerResult<CancelOutcome>;
 
 class BuildManager {
  public:
-  // `launcher` starts the workers; null: the platform's (NewWorkerLauncher(io)).
+  // `executor` runs the workers; null: local processes running options.worker_exe.
   BuildManager(boost::asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
-               std::unique_ptr<WorkerLauncher> launcher = nullptr);
+               std::unique_ptr<Executor> executor = nullptr);
   ~BuildManager();
   BuildManager(const BuildManager&) = delete;
   BuildManager& operator=(const BuildManager&) = delete;
@@ -190,7 +190,7 @@ class BuildManager {
   RecordStore& store_;
   Metrics& metrics_;
   const ManagerOptions options_;
-  const std::unique_ptr<WorkerLauncher> launcher_;
+  const std::unique_ptr<Executor> executor_;
   std::map<std::string, std::unique_ptr<Active>> active_;  // queued, running, cancelling
   std::deque<std::string> queue_;                          // ids waiting, oldest first
   int64_t running_ = 0;

@@ -41,7 +41,7 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
 }
 
 int RunMcpCommand(const McpCommandOptions& options) {
-  app::McpOptions o;
+  app::BuildsConfig o;
   o.data_dir = options.data_dir.empty() ? DefaultMcpDataDir() : options.data_dir;
   if (options.data_dir.empty()) {
     std::error_code ec;
@@ -57,9 +57,8 @@ int RunMcpCommand(const McpCommandOptions& options) {
       return exit_code::kUsage;
     }
   }
-  o.version = TRTWATCH_VERSION;
   o.doctor = [] { return nlohmann::json::parse(FormatDoctorJson(GatherDoctorReport())); };
-  return app::RunMcp(o);
+  return app::RunMcp(o, TRTWATCH_VERSION);
 }
 
 }  // namespace trtwatch

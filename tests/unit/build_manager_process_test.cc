@@ -15,6 +15,7 @@
 #include "builds/metrics.h"
 #include "builds/record_store.h"
 #include "builds/sqlite_store.h"
+#include "builds/local_executor.h"
 #include "support/fake_worker_launcher.h"
 
 namespace trtwatch::builds {
@@ -121,7 +122,8 @@ class BuildManagerProcessTest : public ::testing::Test {
     options.max_concurrent = max_concurrent;
     options.queue_limit = queue_limit;
     options.worker_exe = "/opt/trtwatch/bin/trtwatch";
-    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options, std::move(launcher));
+    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
+                                              std::make_unique<LocalExecutor>(std::move(launcher), options.worker_exe));
   }
 
   // Runs the event loop until nothing is left to do: every worker has ended or waits

@@ -1,0 +1,24 @@
+// BuildsConfig: what `serve` and `mcp` say about their builds — where records live, which
+// models may be built, how many builds run and wait, and MCP's budget — as the composition
+// root (app/builds_root.h) takes it. A light header: the command line fills it in builds
+// without the service too.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace trtwatch::app {
+
+struct BuildsConfig {
+  std::string data_dir;
+  std::vector<std::string> model_roots;
+  int max_concurrent = 2;
+  int queue_limit = 100;
+  double cancel_grace_seconds = 10;
+  double max_build_seconds = 0;            // MCP's server-wide budget; 0 = none
+  std::function<nlohmann::json()> doctor;  // what MCP's doctor tool reports
+};
+
+}  // namespace trtwatch::app

@@ -1,0 +1,69 @@
+// Executor: where builds run, as the build manager sees it. Each build is one worker,
+// `trtwatch build … --progress json`, that an executor starts somewhere; the manager
+// reads its event stream and its diagnostics, asks it to stop (cooperatively first,
+// then by force) and polls for its end. One file pair per executor:
+// builds/local_executor.h runs workers as processes of this host (the default); an
+// executor for a cluster scheduler runs them as its jobs.
+//
+// Threading: an executor and its executions are used on the one thread that runs the
+// event loop they were made for; read handlers are called on that thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "platform/worker_process.h"  // WorkerExit
+
+namespace trtwatch::builds {
+
+// Where a worker runs: what the record keeps, and what a later service process needs
+// to find a worker an earlier one left behind.
+struct WorkerPlace {
+  int pid = 0;  // a local worker's process (and process group) id
+};
+
+// One worker, from its start to its end.
+class Execution {
+ public:
+  // `handler(n, closed)` runs once: n bytes were read into the buffer; `closed` when
+  // the stream is over (then nothing more comes). One read per stream at a time.
+  using ReadHandler = std::function<void(size_t n, bool closed)>;
+
+  // Dropped before its end was polled: the worker is stopped by force.
+  virtual ~Execution() = default;
+
+  virtual WorkerPlace place() const = 0;
+  // The event stream (JSON lines of docs/events.md) and the worker's diagnostics.
+  virtual void ReadEvents(std::span<char> buffer, ReadHandler handler) = 0;
+  virtual void ReadDiagnostics(std::span<char> buffer, ReadHandler handler) = 0;
+  // What the diagnostics hold now, up to `max_bytes`, without waiting: its last words.
+  virtual std::string DiagnosticsNow(size_t max_bytes) = 0;
+  // Cooperative: the worker cancels at TensorRT's next step and reports it.
+  virtual void RequestStop() = 0;
+  // Now, whatever it is doing.
+  virtual void ForceStop() = 0;
+  // Its end, once it has ended (the same answer every time after that); never waits.
+  virtual std::optional<WorkerExit> Poll() = 0;
+};
+
+struct ExecutionStart {
+  std::unique_ptr<Execution> execution;  // null when it could not start
+  std::string error;                     // then: why, and what to do
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Starts a worker with trtwatch's arguments `args` (after the program's name).
+  virtual ExecutionStart Start(const std::vector<std::string>& args) = 0;
+  // A worker an earlier service process left at `place` (it was killed or crashed):
+  // stopped, if it still runs.
+  virtual void StopLeftover(const WorkerPlace& place) = 0;
+};
+
+}  // namespace trtwatch::builds

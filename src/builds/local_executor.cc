@@ -1,0 +1,44 @@
+#include "builds/local_executor.h"
+
+namespace trtwatch::builds {
+
+namespace {
+
+// A worker process as an Execution: the stream is its stdout, the diagnostics stderr.
+class LocalExecution final : public Execution {
+ public:
+  explicit LocalExecution(std::unique_ptr<WorkerProcess> process) : process_(std::move(process)) {}
+
+  WorkerPlace place() const override { return {process_->pid()}; }
+  void ReadEvents(std::span<char> buffer, ReadHandler handler) override {
+    process_->ReadStdout(buffer, std::move(handler));
+  }
+  void ReadDiagnostics(std::span<char> buffer, ReadHandler handler) override {
+    process_->ReadStderr(buffer, std::move(handler));
+  }
+  std::string DiagnosticsNow(size_t max_bytes) override { return process_->ReadStderrNow(max_bytes); }
+  void RequestStop() override { process_->Terminate(); }
+  void ForceStop() override { process_->Kill(); }
+  std::optional<WorkerExit> Poll() override { return process_->Poll(); }
+
+ private:
+  const std::unique_ptr<WorkerProcess> process_;  // kills and reaps its group when dropped early
+};
+
+}  // namespace
+
+ExecutionStart LocalExecutor::Start(const std::vector<std::string>& args) {
+  WorkerSpec spec;
+  spec.exe = exe_;
+  spec.argv.reserve(args.size() + 1);
+  spec.argv.push_back("trtwatch");
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  ExecutionStart start;
+  std::unique_ptr<WorkerProcess> process = launcher_->Start(spec, &start.error);
+  if (process) start.execution = std::make_unique<LocalExecution>(std::move(process));
+  return start;
+}
+
+void LocalExecutor::StopLeftover(const WorkerPlace& place) { launcher_->KillLeftover(place.pid); }
+
+}  // namespace trtwatch::builds
