@@ -33,6 +33,7 @@ class CMakeBuild(build_ext):
         build_dir = Path(self.build_temp).resolve() / "cmake"
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
                      "-DTRTWATCH_BUILD_TESTS=OFF", "-DTRTWATCH_BUILD_BENCH=OFF", "-DTRTWATCH_BUILD_PYTHON=ON",
+                     "-DTRTWATCH_BUILD_SERVICE=OFF",  # the module needs the library alone
                      f"-DPython3_EXECUTABLE={sys.executable}"]
         if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists():
             configure += ["-G", "Ninja"]
