@@ -12,6 +12,7 @@ namespace trtwatch::app {
 
 int RunMcp(const McpOptions& options) {
   BuildsConfig config;
+  config.store = options.store;
   config.data_dir = options.data_dir;
   config.model_roots = options.model_roots;
   config.max_concurrent = options.max_concurrent;
@@ -24,7 +25,8 @@ int RunMcp(const McpOptions& options) {
     std::fprintf(stderr, "trtwatch mcp: %s\n", opening.error.c_str());
     return 2;
   }
-  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n", options.data_dir.c_str());
+  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n",
+               options.store.empty() ? options.data_dir.c_str() : "the --store database");
   BuildsRoot& root = *opening.root;
   const int code =
       mcp::RunStdioServer(io, root.tools(), root.manager(), mcp::ServerInfo{options.version, mcp::Instructions()});

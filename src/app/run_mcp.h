@@ -10,6 +10,7 @@
 namespace trtwatch::app {
 
 struct McpOptions {
+  std::string store;  // empty: SQLite in data_dir; or a PostgreSQL URI
   std::string data_dir;
   std::vector<std::string> model_roots;
   int max_concurrent = 2;
