@@ -1,5 +1,7 @@
 #include "builds/open_record_store.h"
 
+#include <utility>
+
 #include "builds/postgres_store.h"
 #include "builds/sqlite_store.h"
 #include "builds/store_support.h"
@@ -24,7 +26,8 @@ StoreOpening OpenRecordStore(const std::string& store_uri, const std::string& da
   }
   StoreOpening opened = PostgresStore::Open(store_uri);  // first: a bad URI makes no folder
   if (opened.store) {
-    if (std::string why = PrepareDataDir(data_dir); !why.empty()) return StoreOpening::Failed(Outcome::kUnavailable, why);
+    std::string why = PrepareDataDir(data_dir);
+    if (!why.empty()) return StoreOpening::Failed(Outcome::kUnavailable, std::move(why));
   }
   return opened;
 }

@@ -239,7 +239,8 @@ StoreOpening PostgresStore::MigrateSchema() {
 bool PostgresStore::Ready() {
   if (conn_ && PQstatus(conn_) == CONNECTION_OK) {
     // A transaction left open by a failed call is ended first.
-    if (PQtransactionStatus(conn_) != PQTRANS_UNKNOWN) return PQtransactionStatus(conn_) == PQTRANS_IDLE || Command("ROLLBACK");
+    const PGTransactionStatusType t = PQtransactionStatus(conn_);
+    if (t != PQTRANS_UNKNOWN) return t == PQTRANS_IDLE || Command("ROLLBACK");
   }
   // Lost (a server restart, the network): a new session, which must hold the lock again.
   if (!Connect()) return false;

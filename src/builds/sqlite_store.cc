@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "builds/schema_migrations.h"
 #include "builds/store_support.h"
@@ -170,13 +171,15 @@ StoreOpening SqliteStore::Open(const std::string& dir, const char* vfs) {
   // Narrowed before the schema runs: SQLite creates -wal and -shm with the database's
   // mode; files left by an older version are narrowed after it.
   if (const std::string not_private = MakePrivateOrSayWhy(path); !not_private.empty()) {
-    return StoreOpening::Failed(Outcome::kUnavailable, "cannot make \"" + path + "\" private to this user: " + not_private);
+    return StoreOpening::Failed(Outcome::kUnavailable,
+                                "cannot make \"" + path + "\" private to this user: " + not_private);
   }
   sqlite3_busy_timeout(db, 5000);
   if (StoreOpening refused = store->SetUp(path); refused.outcome != Outcome::kOpened) return refused;
   for (const std::string& file : {path + "-wal", path + "-shm"}) {
     if (const std::string not_private = MakePrivateIfThere(file); !not_private.empty()) {
-      return StoreOpening::Failed(Outcome::kUnavailable, "cannot make \"" + file + "\" private to this user: " + not_private);
+      return StoreOpening::Failed(Outcome::kUnavailable,
+                                  "cannot make \"" + file + "\" private to this user: " + not_private);
     }
   }
   if (const std::string problems = QuickCheck(db); !problems.empty()) {
@@ -197,8 +200,9 @@ StoreOpening SqliteStore::SetUp(const std::string& path) {
   const MigrationResult m = Migrate(schema, kSqliteSteps);
   switch (m.outcome) {
     case MigrationResult::Outcome::kNewer:
-      return StoreOpening::Failed(Outcome::kNewerSchema, NewerSchemaError("the database \"" + path + "\"", m.found,
-                                                                          static_cast<int>(std::size(kSqliteSteps)), "--data-dir"));
+      return StoreOpening::Failed(Outcome::kNewerSchema,
+                                  NewerSchemaError("the database \"" + path + "\"", m.found,
+                                                   static_cast<int>(std::size(kSqliteSteps)), "--data-dir"));
     case MigrationResult::Outcome::kFailed:
       return StoreOpening::Failed(Outcome::kDamaged, "cannot set up \"" + path + "\": " + m.error + not_ours);
     default:
