@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build clang-14 libclang-rt-14-dev git
-  nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev
+  nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev libpq-dev postgresql-15
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
@@ -16,6 +16,9 @@ packages=(
   pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel python3-build python3-venv
   python3-nbclient python3-nbformat python3-ipykernel
 )
+# libpq-dev: the PostgreSQL record store (--store postgresql://…) is built on libpq;
+# postgresql-15: its tests start a throwaway server of their own (tests/support/postgres_server.h,
+# tests/e2e/pg_server.py), so the cluster the package may start is not needed.
 # MinGW-w64 cross-builds trtwatch.exe, googletest's sources build its tests for
 # Windows, and Wine runs them (docs/windows.md).
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is

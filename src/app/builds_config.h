@@ -12,6 +12,7 @@
 namespace trtwatch::app {
 
 struct BuildsConfig {
+  std::string store;  // --store: empty for SQLite in data_dir, or a PostgreSQL URI (builds/open_record_store.h)
   std::string data_dir;
   std::vector<std::string> model_roots;
   int max_concurrent = 2;

@@ -3,7 +3,7 @@
 #include "app/builds_root.h"
 
 #include "builds/model_paths.h"
-#include "builds/sqlite_store.h"
+#include "builds/open_record_store.h"
 
 namespace trtwatch::app {
 
@@ -25,9 +25,13 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   builds::ManagerOptions manager_options;
   if (!builds::CanonicalRoots(config.model_roots, &manager_options.model_roots, &error)) return opening;
   std::unique_ptr<BuildsRoot> root(new BuildsRoot());
-  root->store_ = builds::SqliteStore::Open(config.data_dir, &error);
-  if (!root->store_) return opening;
-  std::vector<std::string> data_dir;  // canonical, now that the store made it
+  builds::StoreOpening store = builds::OpenRecordStore(config.store, config.data_dir);
+  if (!store.store) {
+    error = std::move(store.error);
+    return opening;
+  }
+  root->store_ = std::move(store.store);
+  std::vector<std::string> data_dir;  // canonical, now that the store's opening made it
   if (!builds::CanonicalRoots({config.data_dir}, &data_dir, &error)) return opening;
   manager_options.data_dir = data_dir.front();
   manager_options.max_concurrent = config.max_concurrent;

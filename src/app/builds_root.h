@@ -22,8 +22,9 @@ class BuildsRoot {
     std::unique_ptr<BuildsRoot> root;  // null when it could not be opened
     std::string error;                 // then: the problem and the fix
   };
-  // Checks `config`, opens the store under its data dir (refused while another process
-  // holds it) and builds the rest on it. Recovers nothing: that is `serve`'s to do.
+  // Checks `config`, opens the store it names (refused while another process holds it,
+  // or when its schema is newer than this binary's) and builds the rest on it.
+  // Recovers nothing: that is `serve`'s to do.
   static Opening Open(boost::asio::io_context& io, const BuildsConfig& config);
   ~BuildsRoot();
   BuildsRoot(const BuildsRoot&) = delete;

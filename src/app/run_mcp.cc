@@ -17,7 +17,8 @@ int RunMcp(const BuildsConfig& config, const std::string& version) {
     std::fprintf(stderr, "trtwatch mcp: %s\n", opening.error.c_str());
     return 2;
   }
-  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n", config.data_dir.c_str());
+  std::fprintf(stderr, "trtwatch mcp: serving MCP on stdio (records in %s)\n",
+               config.store.empty() ? config.data_dir.c_str() : "the --store database");
   BuildsRoot& root = *opening.root;
   const int code =
       mcp::RunStdioServer(io, root.tools(), root.manager(), mcp::ServerInfo{version, mcp::Instructions()});

@@ -20,6 +20,7 @@ int Usage(const std::string& message) {
 
 BuildsConfig ConfigOf(const service::ServerOptions& options) {
   BuildsConfig config;
+  config.store = options.store;
   config.data_dir = options.data_dir;
   config.model_roots = options.model_roots;
   config.max_concurrent = options.max_concurrent;

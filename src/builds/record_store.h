@@ -1,13 +1,16 @@
 // RecordStore: where the builds layer keeps build records and their event logs — the
 // interface every store implements (builds/sqlite_store.h: SQLite under --data-dir, the
-// embedded default for one host).
+// embedded default for one host; builds/postgres_store.h: a PostgreSQL database named
+// by --store). builds/open_record_store.h picks one; builds/schema_migrations.h keeps
+// both schemas versioned.
 //
 // A record is its JSON document plus the columns queries need (status, creation
 // order). Event logs are (build id, seq, JSON line) rows, appended in batches, each
 // batch whole or not at all.
 //
-// Threading: not synchronised; the builds layer uses one store from its event-loop
-// thread only (tests from one thread).
+// Threading: single-threaded by contract, for every store: not synchronised, and the
+// builds layer uses one store from its event-loop thread only (tests from one thread).
+// Calls block that thread while the store works (a disk write, a round trip).
 #pragma once
 
 #include <cstdint>
@@ -69,6 +72,24 @@ class RecordStore {
 
   // What the last failed call met, for messages.
   virtual const std::string& last_error() const = 0;
+};
+
+// What opening a store came to: the store, or why not with the fix in `error`.
+struct StoreOpening {
+  enum class Outcome {
+    kOpened,
+    kInvalid,      // the location is malformed (a --store that is no connection URI)
+    kUnavailable,  // cannot be reached or read (no server, no folder, no permission)
+    kInUse,        // another trtwatch service holds it (one service per store)
+    kNewerSchema,  // written by a newer trtwatch: refused, never downgraded
+    kDamaged,      // not a trtwatch store, or damaged
+  };
+  Outcome outcome = Outcome::kUnavailable;
+  std::unique_ptr<RecordStore> store;  // set when kOpened
+  std::string error;                   // otherwise: the problem and the fix
+
+  static StoreOpening Opened(std::unique_ptr<RecordStore> s) { return {Outcome::kOpened, std::move(s), {}}; }
+  static StoreOpening Failed(Outcome o, std::string why) { return {o, nullptr, std::move(why)}; }
 };
 
 }  // namespace trtwatch::builds

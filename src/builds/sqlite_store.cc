@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <iterator>
 
+#include "builds/schema_migrations.h"
+#include "builds/store_support.h"
 #include "platform/file_access.h"
 #include "platform/file_lock.h"
 
@@ -40,23 +43,30 @@ std::string Placeholders(size_t n) {
   return s;
 }
 
-// The data dir for this process alone (see the header): null with the reason, which
-// names the holder's PID when another process has it.
-std::unique_ptr<FileLock> ClaimDataDir(const std::string& dir, std::string* error) {
+// The data dir for this process alone (see the header): the lock, or the refusal,
+// which names the holder's PID when another process has it.
+struct DataDirClaim {
+  std::unique_ptr<FileLock> lock;
+  StoreOpening refused;
+};
+
+DataDirClaim ClaimDataDir(const std::string& dir) {
+  using Outcome = StoreOpening::Outcome;
   TryLockResult claim = FileLock::TryAcquire(dir + "/trtwatch.lock");
   switch (claim.outcome) {
     case TryLockResult::Outcome::kAcquired:
-      return std::move(claim.lock);
+      return {std::move(claim.lock), {}};
     case TryLockResult::Outcome::kHeld:
-      *error = "the data dir \"" + dir + "\" is in use by another trtwatch service (" +
-               (claim.holder_pid > 0 ? "PID " + std::to_string(claim.holder_pid) : std::string("PID not known yet")) +
-               "); one process serves a data dir: stop that one, or give this one another --data-dir";
-      return nullptr;
+      return {nullptr, StoreOpening::Failed(
+                           Outcome::kInUse,
+                           "the data dir \"" + dir + "\" is in use by another trtwatch service (" +
+                               (claim.holder_pid > 0 ? "PID " + std::to_string(claim.holder_pid)
+                                                     : std::string("PID not known yet")) +
+                               "); one process serves a data dir: stop that one, or give this one another --data-dir")};
     case TryLockResult::Outcome::kError:
       break;
   }
-  *error = "cannot lock --data-dir \"" + dir + "\": " + claim.error;
-  return nullptr;
+  return {nullptr, StoreOpening::Failed(Outcome::kUnavailable, "cannot lock --data-dir \"" + dir + "\": " + claim.error)};
 }
 
 // Narrows `path` to this user; empty, or why it could not be done.
@@ -70,83 +80,134 @@ std::string MakePrivateIfThere(const std::string& path) {
   return InspectPath(path).kind == PathKind::kMissing ? std::string() : MakePrivateOrSayWhy(path);
 }
 
+// The schema, one step per version (builds/schema_migrations.h); a step is never edited
+// once released. Step 1 is the schema of the release before versions were kept, which
+// left user_version 0: its IF NOT EXISTS lets it run over such a database unchanged,
+// records kept, and the database is then marked version 1.
+constexpr const char* kSqliteSteps[] = {
+    "CREATE TABLE IF NOT EXISTS builds ("
+    "  ord INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  id TEXT NOT NULL UNIQUE,"
+    "  status TEXT NOT NULL,"
+    "  doc TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS builds_status ON builds(status, ord);"
+    "CREATE TABLE IF NOT EXISTS events ("
+    "  build_id TEXT NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  PRIMARY KEY (build_id, seq)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS health (k INTEGER PRIMARY KEY, checked REAL NOT NULL);",
+};
+
+// SQLite's side of a migration: the version is PRAGMA user_version, the lock is the
+// data dir's (one process) and BEGIN IMMEDIATE's.
+class SqliteSchema final : public SchemaAccess {
+ public:
+  explicit SqliteSchema(sqlite3* db) : db_(db) {}
+  bool Begin() override { return Exec("BEGIN IMMEDIATE"); }
+  std::optional<int> ReadVersion() override {
+    const std::optional<int64_t> version = Int("PRAGMA user_version");
+    return version ? std::optional<int>(static_cast<int>(*version)) : std::nullopt;
+  }
+  bool Apply(const char* step_sql) override { return Exec(step_sql); }
+  // A PRAGMA takes no bound value; `version` is this binary's own number.
+  bool WriteVersion(int version) override { return Exec(("PRAGMA user_version = " + std::to_string(version)).c_str()); }
+  bool Commit() override { return Exec("COMMIT"); }
+  void Rollback() override {
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  std::string error() const override { return error_; }
+
+ private:
+  bool Exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) == SQLITE_OK) return true;
+    error_ = message ? message : "unknown SQLite error";
+    sqlite3_free(message);
+    return false;
+  }
+  std::optional<int64_t> Int(const char* sql) {
+    Stmt s(db_, sql);
+    if (s.ok() && s.Step() == SQLITE_ROW) return s.ColInt(0);
+    error_ = sqlite3_errmsg(db_);
+    return std::nullopt;
+  }
+  sqlite3* db_;
+  std::string error_;
+};
+
+// quick_check reads every page once: a damaged file is refused at start rather than
+// served as truncated replays with 200. Empty, or the problems found.
+std::string QuickCheck(sqlite3* db) {
+  std::string problems;
+  Stmt check(db, "PRAGMA quick_check(5)");
+  int rc = SQLITE_ROW;
+  while (check.ok() && (rc = check.Step()) == SQLITE_ROW) {
+    const std::string line = check.ColText(0);
+    if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
+  }
+  if (!check.ok() || rc != SQLITE_DONE) problems += (problems.empty() ? "" : "; ") + std::string(sqlite3_errmsg(db));
+  return problems;
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(std::unique_ptr<FileLock> lock, sqlite3* db) : lock_(std::move(lock)), db_(db) {}
 
-std::unique_ptr<SqliteStore> SqliteStore::Open(const std::string& dir, std::string* error, const char* vfs) {
-  std::string why;
-  if (!MakePrivateFolder(dir, &why)) {
-    *error = "cannot create --data-dir \"" + dir + "\": " + why;
-    return nullptr;
-  }
-  // One made earlier (mkdir -p, an older version) may be open to others.
-  if (const std::string not_private = MakePrivateOrSayWhy(dir); !not_private.empty()) {
-    *error = "cannot make --data-dir \"" + dir + "\" private to this user: " + not_private;
-    return nullptr;
-  }
-  std::unique_ptr<FileLock> lock = ClaimDataDir(dir, error);
-  if (!lock) return nullptr;
+StoreOpening SqliteStore::Open(const std::string& dir, const char* vfs) {
+  using Outcome = StoreOpening::Outcome;
+  if (std::string why = PrepareDataDir(dir); !why.empty()) return StoreOpening::Failed(Outcome::kUnavailable, why);
+  DataDirClaim claim = ClaimDataDir(dir);
+  if (!claim.lock) return std::move(claim.refused);
   const std::string path = dir + "/trtwatch.db";
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, vfs) !=
       SQLITE_OK) {
-    *error = "cannot open \"" + path + "\": " + (db ? sqlite3_errmsg(db) : "out of memory");
+    std::string error = "cannot open \"" + path + "\": " + (db ? sqlite3_errmsg(db) : "out of memory");
     sqlite3_close(db);
-    return nullptr;
+    return StoreOpening::Failed(Outcome::kUnavailable, std::move(error));
   }
-  std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(lock), db));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(std::move(claim.lock), db));
   // Narrowed before the schema runs: SQLite creates -wal and -shm with the database's
   // mode; files left by an older version are narrowed after it.
   if (const std::string not_private = MakePrivateOrSayWhy(path); !not_private.empty()) {
-    *error = "cannot make \"" + path + "\" private to this user: " + not_private;
-    return nullptr;
+    return StoreOpening::Failed(Outcome::kUnavailable,
+                                "cannot make \"" + path + "\" private to this user: " + not_private);
   }
   sqlite3_busy_timeout(db, 5000);
-  const char* schema =
-      "PRAGMA journal_mode=WAL;"
-      "PRAGMA synchronous=NORMAL;"
-      "CREATE TABLE IF NOT EXISTS builds ("
-      "  ord INTEGER PRIMARY KEY AUTOINCREMENT,"
-      "  id TEXT NOT NULL UNIQUE,"
-      "  status TEXT NOT NULL,"
-      "  doc TEXT NOT NULL);"
-      "CREATE INDEX IF NOT EXISTS builds_status ON builds(status, ord);"
-      "CREATE TABLE IF NOT EXISTS events ("
-      "  build_id TEXT NOT NULL,"
-      "  seq INTEGER NOT NULL,"
-      "  json TEXT NOT NULL,"
-      "  PRIMARY KEY (build_id, seq)) WITHOUT ROWID;"
-      "CREATE TABLE IF NOT EXISTS health (k INTEGER PRIMARY KEY, checked REAL NOT NULL);";
-  if (!store->Exec(schema)) {
-    *error = "cannot set up \"" + path + "\": " + store->last_error_ +
-             " (is it a trtwatch database? move it away or pick another --data-dir)";
-    return nullptr;
-  }
+  if (StoreOpening refused = store->SetUp(path); refused.outcome != Outcome::kOpened) return refused;
   for (const std::string& file : {path + "-wal", path + "-shm"}) {
     if (const std::string not_private = MakePrivateIfThere(file); !not_private.empty()) {
-      *error = "cannot make \"" + file + "\" private to this user: " + not_private;
-      return nullptr;
+      return StoreOpening::Failed(Outcome::kUnavailable,
+                                  "cannot make \"" + file + "\" private to this user: " + not_private);
     }
   }
-  // quick_check reads every page once: a damaged file is refused here rather than
-  // served as truncated replays with 200.
-  std::string problems;
-  {
-    Stmt check(db, "PRAGMA quick_check(5)");
-    int rc = SQLITE_ROW;
-    while (check.ok() && (rc = check.Step()) == SQLITE_ROW) {
-      const std::string line = check.ColText(0);
-      if (line != "ok") problems += (problems.empty() ? "" : "; ") + line;
-    }
-    if (!check.ok() || rc != SQLITE_DONE) problems += (problems.empty() ? "" : "; ") + std::string(sqlite3_errmsg(db));
+  if (const std::string problems = QuickCheck(db); !problems.empty()) {
+    return StoreOpening::Failed(Outcome::kDamaged, "the database \"" + path + "\" is damaged (" + problems +
+                                                       "); move it (and its -wal file) away to start with an empty "
+                                                       "store, or restore a backup");
   }
-  if (!problems.empty()) {
-    *error = "the database \"" + path + "\" is damaged (" + problems +
-             "); move it (and its -wal file) away to start with an empty store, or restore a backup";
-    return nullptr;
+  return StoreOpening::Opened(std::move(store));
+}
+
+StoreOpening SqliteStore::SetUp(const std::string& path) {
+  using Outcome = StoreOpening::Outcome;
+  const std::string not_ours = " (is it a trtwatch database? move it away or pick another --data-dir)";
+  if (!Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")) {
+    return StoreOpening::Failed(Outcome::kDamaged, "cannot set up \"" + path + "\": " + last_error_ + not_ours);
   }
-  return store;
+  SqliteSchema schema(db_);
+  const MigrationResult m = Migrate(schema, kSqliteSteps);
+  switch (m.outcome) {
+    case MigrationResult::Outcome::kNewer:
+      return StoreOpening::Failed(Outcome::kNewerSchema,
+                                  NewerSchemaError("the database \"" + path + "\"", m.found,
+                                                   static_cast<int>(std::size(kSqliteSteps)), "--data-dir"));
+    case MigrationResult::Outcome::kFailed:
+      return StoreOpening::Failed(Outcome::kDamaged, "cannot set up \"" + path + "\": " + m.error + not_ours);
+    default:
+      return {Outcome::kOpened, nullptr, ""};
+  }
 }
 
 SqliteStore::~SqliteStore() { sqlite3_close(db_); }
@@ -186,22 +247,14 @@ RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, in
   if (!statuses.empty()) sql += " AND status IN (" + Placeholders(statuses.size()) + ")";
   sql += " ORDER BY ord DESC LIMIT ?";
   Stmt s(db_, sql.c_str());
-  Page page;
-  if (!s.ok()) return page;
+  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), Page{};
   int i = 1;
   s.Int(i++, cursor > 0 ? cursor : INT64_MAX);
   for (const std::string& status : statuses) s.Text(i++, status);
-  s.Int(i, limit + 1);  // one more tells whether another page follows
-  int64_t last_ord = 0;
-  while (s.Step() == SQLITE_ROW) {
-    if (static_cast<int>(page.docs.size()) == limit) {
-      page.next_cursor = last_ord;
-      break;
-    }
-    last_ord = s.ColInt(0);
-    page.docs.push_back(s.ColText(1));
-  }
-  return page;
+  s.Int(i, limit + 1);
+  std::vector<std::pair<int64_t, std::string>> rows;
+  while (s.Step() == SQLITE_ROW) rows.emplace_back(s.ColInt(0), s.ColText(1));
+  return PageOf(std::move(rows), limit);
 }
 
 std::vector<std::string> SqliteStore::WithStatus(const std::vector<std::string>& statuses) {
@@ -291,7 +344,7 @@ uint64_t SqliteStore::LastSeq(const std::string& id) {
 bool SqliteStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
                         int64_t keep_newest, std::vector<std::string>* removed) {
   removed->clear();
-  if (final_statuses.empty() || (finished_before.empty() && keep_newest <= 0)) return true;
+  if (!PrunePolicyGiven(final_statuses, finished_before, keep_newest)) return true;
   const std::string finished = "status IN (" + Placeholders(final_statuses.size()) + ")";
   std::string sql = "SELECT id FROM builds WHERE " + finished + " AND (0";
   // RFC 3339 times of one format: the text order is the time order.

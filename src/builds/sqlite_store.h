@@ -28,11 +28,13 @@ namespace trtwatch::builds {
 
 class SqliteStore final : public RecordStore {
  public:
-  // Opens (creating if needed) DIR/trtwatch.db and checks its integrity (a damaged
-  // file is refused, never served truncated). Returns null with `*error` set; when
-  // another process holds the data dir, the error names the dir and its PID. `vfs`
-  // names an SQLite VFS (tests inject storage faults through one); null: the default.
-  static std::unique_ptr<SqliteStore> Open(const std::string& dir, std::string* error, const char* vfs = nullptr);
+  // Opens (creating if needed) DIR/trtwatch.db, brings its schema up to date (the
+  // version is PRAGMA user_version; a database of the release before versions is
+  // version 1) and checks its integrity (a damaged file is refused, never served
+  // truncated). When another process holds the data dir, the error names the dir and
+  // its PID. `vfs` names an SQLite VFS (tests inject storage faults through one); null:
+  // the default.
+  static StoreOpening Open(const std::string& dir, const char* vfs = nullptr);
   ~SqliteStore() override;
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
@@ -54,6 +56,8 @@ class SqliteStore final : public RecordStore {
  private:
   SqliteStore(std::unique_ptr<FileLock> lock, sqlite3* db);
   bool Exec(const char* sql);
+  // Connection settings and the schema's migrations; kOpened (without a store) or the refusal.
+  StoreOpening SetUp(const std::string& path);
   const std::unique_ptr<FileLock> lock_;  // this process's claim on the data dir; outlives db_
   sqlite3* db_;
   std::string last_error_;

@@ -31,6 +31,11 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
                   "Where records and event logs are kept, by one process at a time; a trtwatch serve started on "
                   "it later shows the builds in its API and dashboard "
                   "(default: $XDG_STATE_HOME/trtwatch or ~/.local/state/trtwatch)");
+  cmd->add_option("--store", options->store,
+                  "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
+                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (one service per database; "
+                  "the schema is migrated at start)")
+      ->envname("TRTWATCH_STORE");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
       ->default_val(2);
@@ -47,6 +52,7 @@ int RunMcpCommand(const McpCommandOptions& options) {
     std::error_code ec;
     std::filesystem::create_directories(o.data_dir, ec);  // ~/.local/state may not exist yet
   }
+  o.store = options.store;
   o.model_roots = options.model_roots;
   o.max_concurrent = options.max_concurrent;
   o.queue_limit = options.queue_limit;

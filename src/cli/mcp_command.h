@@ -8,6 +8,7 @@
 namespace trtwatch {
 
 struct McpCommandOptions {
+  std::string store;     // --store / TRTWATCH_STORE; empty: SQLite in the data dir
   std::string data_dir;  // empty: DefaultMcpDataDir()
   std::vector<std::string> model_roots;
   int max_concurrent = 2;

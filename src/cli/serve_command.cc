@@ -20,8 +20,14 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   CLI::App* cmd = app.add_subcommand("serve", "Run the build service: REST API, live Server-Sent Events, records, metrics");
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0 picks a free one)")
       ->default_val("127.0.0.1:8470");
-  cmd->add_option("--data-dir", options->data_dir, "Where records (SQLite), event logs and engines are kept")
+  cmd->add_option("--data-dir", options->data_dir,
+                  "Where engines and worker files are kept, and records and event logs with the SQLite store")
       ->default_val("trtwatch-data");
+  cmd->add_option("--store", options->store,
+                  "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
+                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (one service per database; "
+                  "the schema is migrated at start)")
+      ->envname("TRTWATCH_STORE");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
   cmd->add_option("--token-file", options->token_file,
                   "File holding the bearer token clients must send (required for a non-loopback --listen)");

@@ -33,6 +33,7 @@ using builds::RetentionPolicy;
 struct ServerOptions {
   std::string listen = "127.0.0.1:8470";  // HOST:PORT; port 0 picks a free one
   std::string data_dir = "trtwatch-data";
+  std::string store;  // --store / TRTWATCH_STORE: empty for SQLite in data_dir, or postgresql://…
   std::vector<std::string> model_roots;
   std::string token_file;  // bearer token; required for a non-loopback bind
   int max_concurrent = 2;

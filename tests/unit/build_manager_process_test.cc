@@ -104,9 +104,9 @@ class BuildManagerProcessTest : public ::testing::Test {
     char tmpl[] = "/tmp/trtwatch_manager_process_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = fs::canonical(tmpl).string();
-    std::string error;
-    store_ = SqliteStore::Open(dir_, &error);
-    ASSERT_TRUE(store_) << error;
+    StoreOpening opened = SqliteStore::Open(dir_);
+    store_ = std::move(opened.store);
+    ASSERT_TRUE(store_) << opened.error;
   }
   void TearDown() override {
     manager_.reset();

@@ -44,9 +44,9 @@ class ManagerTest : public ::testing::Test {
     const std::string path = dir_ + "/worker.sh";
     std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
     fs::permissions(path, fs::perms::owner_all);
-    std::string error;
-    store_ = SqliteStore::Open(dir_, &error, vfs);
-    ASSERT_TRUE(store_) << error;
+    StoreOpening opened = SqliteStore::Open(dir_, vfs);
+    store_ = std::move(opened.store);
+    ASSERT_TRUE(store_) << opened.error;
     ManagerOptions options;
     options.data_dir = dir_;
     options.worker_exe = path;

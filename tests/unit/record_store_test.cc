@@ -1,19 +1,403 @@
+// One behaviour suite for every record store (typed over SQLite and PostgreSQL: each
+// store's fixture says how to open it on a test's own location, break and heal its
+// writes, and read or set its schema version), then what only one store has.
 #include "builds/record_store.h"
-#include "builds/sqlite_store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include "builds/build_record.h"
+#include "builds/open_record_store.h"
+#include "builds/postgres_store.h"
 #include "builds/retention.h"
+#include "builds/schema_migrations.h"
+#include "builds/sqlite_store.h"
 #include "support/faulty_sqlite_vfs.h"
+#include "support/postgres_server.h"
 
 namespace trtwatch::builds {
 namespace {
+
+using Outcome = StoreOpening::Outcome;
+
+// SQLite in the test's folder, through a VFS that can fail every write (a full disk).
+class SqliteFixture {
+ public:
+  static constexpr const char* kName = "Sqlite";
+  std::string SetUp(const std::string& dir) {
+    dir_ = dir;
+    return "";
+  }
+  StoreOpening Open() { return SqliteStore::Open(dir_, vfs_.name()); }
+  void BreakWrites() { vfs_.FailWritesAfter(0, SQLITE_FULL); }
+  void HealWrites() { vfs_.Heal(); }
+  int SchemaVersion() { return static_cast<int>(Pragma("PRAGMA user_version")); }
+  void SetSchemaVersion(int v) { Pragma(("PRAGMA user_version = " + std::to_string(v)).c_str()); }
+  std::string Location() const { return "the data dir \"" + dir_ + "\""; }
+
+ private:
+  int64_t Pragma(const char* sql) {
+    sqlite3* db = nullptr;
+    int64_t value = -1;
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_open((dir_ + "/trtwatch.db").c_str(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
+      value = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return value;
+  }
+  testing::FaultySqliteVfs vfs_;
+  std::string dir_;
+};
+
+// One PostgreSQL server for the whole run (started on first use, stopped at exit), a
+// fresh database per test; "breaking writes" stops the server, as a crash would.
+class PostgresFixture {
+ public:
+  static constexpr const char* kName = "Postgres";
+  static testing::PostgresServer* Server(std::string* why) {
+    static std::string skip;
+    static const std::unique_ptr<testing::PostgresServer> server = [] {
+      const auto start = std::chrono::steady_clock::now();
+      auto s = testing::PostgresServer::Start(&skip);
+      std::fprintf(stderr, "[postgres fixture started in %.2f s]\n",
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return s;
+    }();
+    *why = skip;
+    return server.get();
+  }
+  std::string SetUp(const std::string&) {
+    std::string why;
+    server_ = Server(&why);
+    if (!server_) return "PostgreSQL tests skipped: " + why;
+    static int databases = 0;
+    db_ = "store_test_" + std::to_string(++databases);
+    const std::string error = server_->CreateDatabase(db_);
+    return error.empty() ? "" : "cannot create a database: " + error;
+  }
+  StoreOpening Open() { return PostgresStore::Open(server_->Uri(db_)); }
+  void BreakWrites() { ASSERT_TRUE(server_->Stop()); }
+  void HealWrites() {
+    std::string why;
+    ASSERT_TRUE(server_->Restart(&why)) << why;
+  }
+  int SchemaVersion() {
+    // Exec returns errors only: a version that is not 1 makes the check fail.
+    return server_->Exec(db_, "DO $$ BEGIN IF (SELECT version FROM trtwatch_schema) <> 1 THEN RAISE 'v'; END IF; END $$")
+                   .empty()
+               ? 1
+               : -1;
+  }
+  void SetSchemaVersion(int v) {
+    ASSERT_EQ(server_->Exec(db_, "UPDATE trtwatch_schema SET version = " + std::to_string(v)), "");
+  }
+  std::string Location() const { return "the database \"" + db_ + "\" on 127.0.0.1:" + std::to_string(server_->port()); }
+  testing::PostgresServer& server() { return *server_; }
+  const std::string& db() const { return db_; }
+
+ private:
+  testing::PostgresServer* server_ = nullptr;
+  std::string db_;
+};
+
+template <class Fixture>
+class StoreBehaviourTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/trtwatch_store_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    if (const std::string skip = store_.SetUp(dir_); !skip.empty()) GTEST_SKIP() << skip;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::unique_ptr<RecordStore> Open() {
+    StoreOpening opened = store_.Open();
+    EXPECT_EQ(opened.outcome, Outcome::kOpened) << opened.error;
+    return std::move(opened.store);
+  }
+  Fixture store_;
+  std::string dir_;
+};
+
+struct StoreName {
+  template <class T>
+  static std::string GetName(int) {
+    return T::kName;
+  }
+};
+using Stores = ::testing::Types<SqliteFixture, PostgresFixture>;
+TYPED_TEST_SUITE(StoreBehaviourTest, Stores, StoreName);
+
+TYPED_TEST(StoreBehaviourTest, PutGetAndUpdateKeepCreationOrder) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Put("a", "queued", "{\"id\":\"a\"}"));
+  ASSERT_TRUE(store->Put("b", "running", "{\"id\":\"b\"}"));
+  ASSERT_TRUE(store->Put("a", "succeeded", "{\"id\":\"a\",\"v\":2}"));
+  EXPECT_EQ(store->Get("a"), "{\"id\":\"a\",\"v\":2}");
+  EXPECT_FALSE(store->Get("zz"));
+  auto page = store->List({}, 10, 0);
+  ASSERT_EQ(page.docs.size(), 2u);
+  EXPECT_EQ(page.docs[0], "{\"id\":\"b\"}");  // newest first, the update did not reorder
+  EXPECT_FALSE(page.next_cursor);
+  EXPECT_EQ(store->WithStatus({"succeeded", "queued"}), (std::vector<std::string>{"{\"id\":\"a\",\"v\":2}"}));
+}
+
+TYPED_TEST(StoreBehaviourTest, PaginatesAndFilters) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store->Put("id" + std::to_string(i), i % 2 ? "failed" : "succeeded", std::to_string(i)));
+  }
+  auto first = store->List({}, 2, 0);
+  EXPECT_EQ(first.docs, (std::vector<std::string>{"4", "3"}));
+  ASSERT_TRUE(first.next_cursor);
+  auto second = store->List({}, 2, *first.next_cursor);
+  EXPECT_EQ(second.docs, (std::vector<std::string>{"2", "1"}));
+  ASSERT_TRUE(second.next_cursor);
+  auto third = store->List({}, 2, *second.next_cursor);
+  EXPECT_EQ(third.docs, (std::vector<std::string>{"0"}));
+  EXPECT_FALSE(third.next_cursor);
+  EXPECT_EQ(store->List({}, 5, 0).docs.size(), 5u);
+  EXPECT_FALSE(store->List({}, 5, 0).next_cursor) << "exactly a page: no next";
+  EXPECT_EQ(store->List({"failed"}, 10, 0).docs, (std::vector<std::string>{"3", "1"}));
+  auto failed = store->List({"failed"}, 1, 0);
+  ASSERT_TRUE(failed.next_cursor);
+  EXPECT_EQ(store->List({"failed"}, 1, *failed.next_cursor).docs, (std::vector<std::string>{"1"}));
+  EXPECT_EQ(store->WithStatus({"succeeded"}), (std::vector<std::string>{"0", "2", "4"}));
+  EXPECT_TRUE(store->WithStatus({}).empty());
+}
+
+TYPED_TEST(StoreBehaviourTest, EventLogSurvivesReopenAndReplaysAfterASeq) {
+  {
+    auto store = this->Open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->AppendEvents("a", {{1, "e1"}, {2, "e2"}}));
+    ASSERT_TRUE(store->AppendEvents("a", {{3, "e3"}}));
+    ASSERT_TRUE(store->AppendEvents("b", {{1, "other"}}));
+    ASSERT_TRUE(store->AppendEvents("a", {}));
+    ASSERT_TRUE(store->Put("a", "running", "{}"));
+  }
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->LastSeq("a"), 3u);
+  EXPECT_EQ(store->LastSeq("none"), 0u);
+  auto after = store->EventsAfter("a", 1);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[0].seq, 2u);
+  EXPECT_EQ(after[0].json, "e2");
+  EXPECT_EQ(after[1].json, "e3");
+  EXPECT_TRUE(store->EventsAfter("a", 3).empty());
+  EXPECT_EQ(store->Get("a"), "{}");
+}
+
+TYPED_TEST(StoreBehaviourTest, EventPagesAreBoundedAndAStoredSeqKeepsItsEvent) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  std::vector<StoredEvent> events;
+  for (uint64_t i = 1; i <= 10; ++i) events.push_back({i, "e" + std::to_string(i)});
+  ASSERT_TRUE(store->AppendEvents("a", events));
+  ASSERT_TRUE(store->AppendEvents("a", {{10, "again"}, {11, "e11"}}));  // a replayed batch
+  std::vector<StoredEvent> page{{99, "stale"}};
+  ASSERT_TRUE(store->EventsPage("a", 2, 8, 3, &page));
+  ASSERT_EQ(page.size(), 3u);
+  EXPECT_EQ(page[0].seq, 3u);
+  EXPECT_EQ(page[2].seq, 5u);
+  ASSERT_TRUE(store->EventsPage("a", 5, 8, 10, &page));
+  ASSERT_EQ(page.size(), 3u);
+  EXPECT_EQ(page.back().seq, 8u);
+  ASSERT_TRUE(store->EventsPage("a", 9, UINT64_MAX, 10, &page));
+  ASSERT_EQ(page.size(), 2u);
+  EXPECT_EQ(page[0].json, "e10");
+  EXPECT_EQ(page[1].json, "e11");
+  ASSERT_TRUE(store->EventsPage("zz", 0, 100, 10, &page));
+  EXPECT_TRUE(page.empty());
+}
+
+// Long logs: batches larger than one statement's rows, replays longer than one read.
+TYPED_TEST(StoreBehaviourTest, LongLogsAppendAndReplayWhole) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  std::vector<StoredEvent> events;
+  for (uint64_t i = 1; i <= 2345; ++i) events.push_back({i, "{\"seq\":" + std::to_string(i) + "}"});
+  ASSERT_TRUE(store->AppendEvents("long", events));
+  EXPECT_EQ(store->LastSeq("long"), 2345u);
+  uint64_t expected = 1001;
+  ASSERT_TRUE(store->ForEachEvent("long", 1000, [&](const StoredEvent& e) {
+    EXPECT_EQ(e.seq, expected);
+    EXPECT_EQ(e.json, "{\"seq\":" + std::to_string(expected) + "}");
+    ++expected;
+  }));
+  EXPECT_EQ(expected, 2346u);
+}
+
+TYPED_TEST(StoreBehaviourTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  const std::string& dir = this->dir_;
+  std::filesystem::create_directories(dir + "/engines");
+  auto put = [&](const std::string& id, BuildState state, double finished_at) {
+    BuildRecord r;
+    r.id = id;
+    r.state = state;
+    r.created_at = finished_at - 10;
+    r.finished_at = IsFinal(state) ? finished_at : 0;
+    ASSERT_TRUE(store->Put(id, std::string(BuildStateName(state)), RecordToJson(r)));
+    ASSERT_TRUE(store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
+    std::ofstream(dir + "/engines/" + id + ".engine") << "engine";
+  };
+  const double now = 1764500000;
+  put("old_done", BuildState::kSucceeded, now - 3 * 86400);
+  put("old_running", BuildState::kRunning, now - 3 * 86400);
+  put("mid_failed", BuildState::kFailed, now - 2 * 86400);
+  put("new_done", BuildState::kCancelled, now - 60);
+
+  // By age: finished more than a day ago. A running build is never pruned.
+  PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, dir + "/engines");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.removed, 2u);
+  EXPECT_FALSE(store->Get("old_done"));
+  EXPECT_FALSE(store->Get("mid_failed"));
+  EXPECT_TRUE(store->EventsAfter("old_done", 0).empty());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/engines/old_done.engine"));
+  EXPECT_TRUE(store->Get("old_running"));
+  EXPECT_EQ(store->EventsAfter("old_running", 0).size(), 2u);
+  EXPECT_TRUE(store->Get("new_done"));
+
+  // By count: the newest finished one stays, whatever its age.
+  put("newest_done", BuildState::kSucceeded, now - 30);
+  r = PruneFinishedBuilds(*store, {0, 1}, now, dir + "/engines");
+  EXPECT_EQ(r.removed, 1u);
+  EXPECT_FALSE(store->Get("new_done"));
+  EXPECT_TRUE(store->Get("newest_done"));
+  EXPECT_TRUE(store->Get("old_running"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/engines/newest_done.engine"));
+  EXPECT_EQ(PruneFinishedBuilds(*store, {}, now, dir + "/engines").removed, 0u);  // no policy: nothing
+}
+
+// Why #4: every write fails (SQLite: a full disk; PostgreSQL: the server is gone), each
+// is reported with last_error, a failed batch leaves nothing, and the store works again
+// once the storage is back (SQLite: no transaction left open; PostgreSQL: reconnected).
+TYPED_TEST(StoreBehaviourTest, WriteFailuresAreReportedAndTheStoreRecovers) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->AppendEvents("b", {{1, "{}"}}));
+  this->store_.BreakWrites();
+  EXPECT_FALSE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}}));
+  EXPECT_FALSE(store->last_error().empty());
+  EXPECT_FALSE(store->Put("b", "running", "{}"));
+  EXPECT_FALSE(store->last_error().empty());
+  EXPECT_FALSE(store->Probe());
+  std::vector<std::string> removed{"x"};
+  EXPECT_FALSE(store->Prune({"failed"}, "", 1, &removed) && !removed.empty());
+  this->store_.HealWrites();
+  EXPECT_TRUE(store->Probe()) << store->last_error();
+  EXPECT_EQ(store->LastSeq("b"), 1u) << "the failed batch left nothing";
+  ASSERT_TRUE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}})) << store->last_error();
+  EXPECT_EQ(store->LastSeq("b"), 3u);
+  EXPECT_TRUE(store->Put("b", "failed", "{}"));
+  EXPECT_EQ(store->Get("b"), "{}");
+}
+
+TYPED_TEST(StoreBehaviourTest, TheSchemaIsVersionedAndReopensAtItsVersion) {
+  ASSERT_TRUE(this->Open());
+  EXPECT_EQ(this->store_.SchemaVersion(), 1);
+  auto again = this->Open();  // current: nothing to migrate
+  ASSERT_TRUE(again);
+  EXPECT_EQ(this->store_.SchemaVersion(), 1);
+}
+
+TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
+  {
+    auto store = this->Open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->Put("a", "queued", "{}"));
+  }
+  this->store_.SetSchemaVersion(7);
+  StoreOpening opened = this->store_.Open();
+  EXPECT_EQ(opened.outcome, Outcome::kNewerSchema);
+  EXPECT_FALSE(opened.store);
+  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 1): upgrade trtwatch"),
+            std::string::npos)
+      << opened.error;
+  this->store_.SetSchemaVersion(1);
+  auto store = this->Open();
+  ASSERT_TRUE(store) << "refused, not changed";
+  EXPECT_EQ(store->Get("a"), "{}");
+}
+
+// Issue 22: a second service on one store once recovered (SIGKILLed) the first one's
+// workers. Each store admits one service: a second Open is refused naming the store,
+// and it is free again once the first is gone.
+TYPED_TEST(StoreBehaviourTest, OneServicePerStoreTheSecondIsRefused) {
+  auto first = this->Open();
+  ASSERT_TRUE(first);
+  StoreOpening second = this->store_.Open();
+  EXPECT_EQ(second.outcome, Outcome::kInUse);
+  EXPECT_NE(second.error.find(this->store_.Location()), std::string::npos) << second.error;
+  EXPECT_NE(second.error.find("is in use by another trtwatch service"), std::string::npos) << second.error;
+  first.reset();
+  EXPECT_TRUE(this->Open());
+}
+
+// The migration runner, over a recording stand-in for a store's schema access.
+class RecordingSchema final : public SchemaAccess {
+ public:
+  explicit RecordingSchema(int version, const char* failing_step = "") : version_(version), failing_(failing_step) {}
+  bool Begin() override { return log_ += "begin;", true; }
+  std::optional<int> ReadVersion() override { return version_; }
+  bool Apply(const char* step) override {
+    log_ += std::string(step) + ";";
+    return failing_ != step;
+  }
+  bool WriteVersion(int v) override { return log_ += "version " + std::to_string(v) + ";", true; }
+  bool Commit() override { return log_ += "commit;", true; }
+  void Rollback() override { log_ += "rollback;"; }
+  std::string error() const override { return "step failed"; }
+  const std::string& log() const { return log_; }
+
+ private:
+  int version_;
+  std::string failing_;
+  std::string log_;
+};
+
+TEST(SchemaMigrationsTest, RunsTheMissingStepsInOrderInOneTransactionOrNone) {
+  constexpr const char* kThree[] = {"s1", "s2", "s3"};
+  RecordingSchema fresh(0);
+  EXPECT_EQ(Migrate(fresh, kThree).outcome, MigrationResult::Outcome::kMigrated);
+  EXPECT_EQ(fresh.log(), "begin;s1;s2;s3;version 3;commit;");
+  RecordingSchema at_one(1);
+  EXPECT_EQ(Migrate(at_one, kThree).outcome, MigrationResult::Outcome::kMigrated);
+  EXPECT_EQ(at_one.log(), "begin;s2;s3;version 3;commit;");
+  RecordingSchema current(3);
+  EXPECT_EQ(Migrate(current, kThree).outcome, MigrationResult::Outcome::kCurrent);
+  EXPECT_EQ(current.log(), "begin;rollback;");
+  RecordingSchema newer(5);
+  const MigrationResult refused = Migrate(newer, kThree);
+  EXPECT_EQ(refused.outcome, MigrationResult::Outcome::kNewer);
+  EXPECT_EQ(refused.found, 5);
+  EXPECT_EQ(newer.log(), "begin;rollback;");
+  RecordingSchema failing(0, "s2");
+  const MigrationResult failed = Migrate(failing, kThree);
+  EXPECT_EQ(failed.outcome, MigrationResult::Outcome::kFailed);
+  EXPECT_EQ(failed.error, "step failed");
+  EXPECT_EQ(failing.log(), "begin;s1;s2;rollback;");
+  EXPECT_EQ(NewerSchemaError("the database \"x\"", 5, 3, "--store"),
+            "the database \"x\" was written by a newer trtwatch (schema 5, this binary knows up to 3): upgrade "
+            "trtwatch or point --store elsewhere");
+}
+
+// ---- SQLite only ----
 
 class RecordStoreTest : public ::testing::Test {
  protected:
@@ -24,62 +408,12 @@ class RecordStoreTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::unique_ptr<RecordStore> Open() {
-    std::string error;
-    auto store = SqliteStore::Open(dir_, &error);
-    EXPECT_TRUE(store) << error;
-    return store;
+    StoreOpening opened = SqliteStore::Open(dir_);
+    EXPECT_TRUE(opened.store) << opened.error;
+    return std::move(opened.store);
   }
   std::string dir_;
 };
-
-TEST_F(RecordStoreTest, PutGetAndUpdateKeepCreationOrder) {
-  auto store = Open();
-  ASSERT_TRUE(store->Put("a", "queued", "{\"id\":\"a\"}"));
-  ASSERT_TRUE(store->Put("b", "running", "{\"id\":\"b\"}"));
-  ASSERT_TRUE(store->Put("a", "succeeded", "{\"id\":\"a\",\"v\":2}"));
-  EXPECT_EQ(store->Get("a"), "{\"id\":\"a\",\"v\":2}");
-  EXPECT_FALSE(store->Get("zz"));
-  auto page = store->List({}, 10, 0);
-  ASSERT_EQ(page.docs.size(), 2u);
-  EXPECT_EQ(page.docs[0], "{\"id\":\"b\"}");  // newest first, the update did not reorder
-  EXPECT_FALSE(page.next_cursor);
-}
-
-TEST_F(RecordStoreTest, PaginatesAndFilters) {
-  auto store = Open();
-  for (int i = 0; i < 5; ++i) {
-    store->Put("id" + std::to_string(i), i % 2 ? "failed" : "succeeded", std::to_string(i));
-  }
-  auto first = store->List({}, 2, 0);
-  EXPECT_EQ(first.docs, (std::vector<std::string>{"4", "3"}));
-  ASSERT_TRUE(first.next_cursor);
-  auto second = store->List({}, 2, *first.next_cursor);
-  EXPECT_EQ(second.docs, (std::vector<std::string>{"2", "1"}));
-  auto third = store->List({}, 2, *second.next_cursor);
-  EXPECT_EQ(third.docs, (std::vector<std::string>{"0"}));
-  EXPECT_FALSE(third.next_cursor);
-  EXPECT_EQ(store->List({"failed"}, 10, 0).docs, (std::vector<std::string>{"3", "1"}));
-  EXPECT_EQ(store->WithStatus({"succeeded"}), (std::vector<std::string>{"0", "2", "4"}));
-}
-
-TEST_F(RecordStoreTest, EventLogSurvivesReopenAndReplaysAfterASeq) {
-  {
-    auto store = Open();
-    ASSERT_TRUE(store->AppendEvents("a", {{1, "e1"}, {2, "e2"}}));
-    ASSERT_TRUE(store->AppendEvents("a", {{3, "e3"}}));
-    ASSERT_TRUE(store->AppendEvents("b", {{1, "other"}}));
-    ASSERT_TRUE(store->Put("a", "running", "{}"));
-  }
-  auto store = Open();
-  EXPECT_EQ(store->LastSeq("a"), 3u);
-  auto after = store->EventsAfter("a", 1);
-  ASSERT_EQ(after.size(), 2u);
-  EXPECT_EQ(after[0].seq, 2u);
-  EXPECT_EQ(after[0].json, "e2");
-  EXPECT_EQ(after[1].json, "e3");
-  EXPECT_TRUE(store->EventsAfter("a", 3).empty());
-  EXPECT_EQ(store->Get("a"), "{}");
-}
 
 TEST_F(RecordStoreTest, RefusesAFileThatIsNotADatabase) {
   {
@@ -87,38 +421,30 @@ TEST_F(RecordStoreTest, RefusesAFileThatIsNotADatabase) {
     std::fputs("this is not sqlite, just text long enough to have a header.........................", f);
     std::fclose(f);
   }
-  std::string error;
-  EXPECT_FALSE(SqliteStore::Open(dir_, &error));
-  EXPECT_NE(error.find("--data-dir"), std::string::npos) << error;
+  StoreOpening opened = SqliteStore::Open(dir_);
+  EXPECT_EQ(opened.outcome, Outcome::kDamaged);
+  EXPECT_NE(opened.error.find("--data-dir"), std::string::npos) << opened.error;
 }
 
 TEST_F(RecordStoreTest, CreatesAPrivateDataDirOrSaysWhyNot) {
-  std::string error;
   const std::string data = dir_ + "/data";
-  ASSERT_TRUE(SqliteStore::Open(data, &error)) << error;
+  ASSERT_TRUE(SqliteStore::Open(data).store);
   EXPECT_EQ(std::filesystem::status(data).permissions(), std::filesystem::perms::owner_all);
-  EXPECT_TRUE(SqliteStore::Open(data, &error)) << "an existing data dir is reused: " << error;
+  EXPECT_TRUE(SqliteStore::Open(data).store) << "an existing data dir is reused";
 
-  EXPECT_FALSE(SqliteStore::Open(dir_ + "/missing/data", &error));
-  EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/missing/data\": No such file or directory");
+  StoreOpening opened = SqliteStore::Open(dir_ + "/missing/data");
+  EXPECT_EQ(opened.outcome, Outcome::kUnavailable);
+  EXPECT_EQ(opened.error, "cannot create --data-dir \"" + dir_ + "/missing/data\": No such file or directory");
   std::ofstream(dir_ + "/file") << "x";
-  EXPECT_FALSE(SqliteStore::Open(dir_ + "/file", &error));
-  EXPECT_EQ(error, "cannot create --data-dir \"" + dir_ + "/file\": File exists");
+  EXPECT_EQ(SqliteStore::Open(dir_ + "/file").error, "cannot create --data-dir \"" + dir_ + "/file\": File exists");
 }
 
-// Issue 22: a second service on one data dir once recovered (SIGKILLed) the first
-// one's workers. The embedded store admits one process: a second Open is refused
-// with the dir and the holder's PID, and the data dir is free again once the store
-// is gone.
-TEST_F(RecordStoreTest, OneStorePerDataDirTheSecondIsRefusedWithTheHoldersPid) {
+// The embedded store's refusal names the holder's PID too.
+TEST_F(RecordStoreTest, TheSecondOpenOfADataDirNamesTheHoldersPid) {
   auto first = Open();
   ASSERT_TRUE(first);
-  std::string error;
-  EXPECT_FALSE(SqliteStore::Open(dir_, &error));
-  EXPECT_NE(error.find("\"" + dir_ + "\""), std::string::npos) << error;
-  EXPECT_NE(error.find("PID " + std::to_string(::getpid())), std::string::npos) << error;
-  first.reset();
-  EXPECT_TRUE(SqliteStore::Open(dir_, &error)) << error;
+  StoreOpening second = SqliteStore::Open(dir_);
+  EXPECT_NE(second.error.find("PID " + std::to_string(::getpid())), std::string::npos) << second.error;
 }
 
 // Issue 22: records hold model paths and errors. The data dir is narrowed to 0700 and
@@ -128,11 +454,10 @@ TEST_F(RecordStoreTest, TheDataDirAndTheDatabaseFilesAreThisUsersOnly) {
   const std::string data = dir_ + "/data";
   const mode_t old_umask = ::umask(022);
   ASSERT_EQ(::mkdir(data.c_str(), 0755), 0);
-  std::string error;
-  auto store = SqliteStore::Open(data, &error);
+  StoreOpening opened = SqliteStore::Open(data);
   ::umask(old_umask);
-  ASSERT_TRUE(store) << error;
-  ASSERT_TRUE(store->Put("a", "queued", "{}"));
+  ASSERT_TRUE(opened.store) << opened.error;
+  ASSERT_TRUE(opened.store->Put("a", "queued", "{}"));
   namespace fs = std::filesystem;
   EXPECT_EQ(fs::status(data).permissions(), fs::perms::owner_all);
   for (const char* name : {"/trtwatch.db", "/trtwatch.db-wal", "/trtwatch.db-shm", "/trtwatch.lock"}) {
@@ -140,46 +465,40 @@ TEST_F(RecordStoreTest, TheDataDirAndTheDatabaseFilesAreThisUsersOnly) {
   }
 }
 
-TEST_F(RecordStoreTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {
+// A database of the release before schema versions (user_version 0, its tables and
+// records there) is version 1: kept as it is, records and logs readable, then marked 1.
+TEST_F(RecordStoreTest, ADatabaseOfTheReleaseBeforeVersionsIsVersion1AndKeepsItsRecords) {
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ + "/trtwatch.db").c_str(), &db), SQLITE_OK);
+    const char* old_release =  // the schema and pragmas exactly as that release wrote them
+        "PRAGMA journal_mode=WAL;"
+        "CREATE TABLE builds (ord INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+        "  status TEXT NOT NULL, doc TEXT NOT NULL);"
+        "CREATE INDEX builds_status ON builds(status, ord);"
+        "CREATE TABLE events (build_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL,"
+        "  PRIMARY KEY (build_id, seq)) WITHOUT ROWID;"
+        "CREATE TABLE health (k INTEGER PRIMARY KEY, checked REAL NOT NULL);"
+        "INSERT INTO builds(id, status, doc) VALUES('old', 'succeeded', '{\"id\":\"old\"}');"
+        "INSERT INTO events VALUES('old', 1, 'e1'), ('old', 2, 'e2');";
+    ASSERT_EQ(sqlite3_exec(db, old_release, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
   auto store = Open();
-  std::filesystem::create_directories(dir_ + "/engines");
-  auto put = [&](const std::string& id, BuildState state, double finished_at) {
-    BuildRecord r;
-    r.id = id;
-    r.state = state;
-    r.created_at = finished_at - 10;
-    r.finished_at = IsFinal(state) ? finished_at : 0;
-    ASSERT_TRUE(store->Put(id, std::string(BuildStateName(state)), RecordToJson(r)));
-    ASSERT_TRUE(store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
-    std::ofstream(dir_ + "/engines/" + id + ".engine") << "engine";
-  };
-  const double now = 1764500000;
-  put("old_done", BuildState::kSucceeded, now - 3 * 86400);
-  put("old_running", BuildState::kRunning, now - 3 * 86400);
-  put("mid_failed", BuildState::kFailed, now - 2 * 86400);
-  put("new_done", BuildState::kCancelled, now - 60);
-
-  // By age: finished more than a day ago. A running build is never pruned.
-  PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, dir_ + "/engines");
-  EXPECT_EQ(r.error, "");
-  EXPECT_EQ(r.removed, 2u);
-  EXPECT_FALSE(store->Get("old_done"));
-  EXPECT_FALSE(store->Get("mid_failed"));
-  EXPECT_TRUE(store->EventsAfter("old_done", 0).empty());
-  EXPECT_FALSE(std::filesystem::exists(dir_ + "/engines/old_done.engine"));
-  EXPECT_TRUE(store->Get("old_running"));
-  EXPECT_EQ(store->EventsAfter("old_running", 0).size(), 2u);
-  EXPECT_TRUE(store->Get("new_done"));
-
-  // By count: the newest finished one stays, whatever its age.
-  put("newest_done", BuildState::kSucceeded, now - 30);
-  r = PruneFinishedBuilds(*store, {0, 1}, now, dir_ + "/engines");
-  EXPECT_EQ(r.removed, 1u);
-  EXPECT_FALSE(store->Get("new_done"));
-  EXPECT_TRUE(store->Get("newest_done"));
-  EXPECT_TRUE(store->Get("old_running"));
-  EXPECT_TRUE(std::filesystem::exists(dir_ + "/engines/newest_done.engine"));
-  EXPECT_EQ(PruneFinishedBuilds(*store, {}, now, dir_ + "/engines").removed, 0u);  // no policy: nothing
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->Get("old"), "{\"id\":\"old\"}");
+  EXPECT_EQ(store->LastSeq("old"), 2u);
+  ASSERT_TRUE(store->Put("new", "queued", "{}"));
+  EXPECT_EQ(store->List({}, 10, 0).docs, (std::vector<std::string>{"{}", "{\"id\":\"old\"}"}));
+  store.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ + "/trtwatch.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(s, 0), 1);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
 }
 
 TEST(BuildRecordTest, JsonRoundTrips) {
@@ -222,6 +541,7 @@ TEST(BuildRecordTest, StateNamesRoundTrip) {
 TEST_F(RecordStoreTest, ADamagedDatabaseIsRefusedAtStart) {
   {
     auto store = Open();
+    ASSERT_TRUE(store);
     std::vector<StoredEvent> events;
     for (uint64_t i = 1; i <= 3000; ++i) events.push_back({i, "{\"seq\":" + std::to_string(i) + ",\"pad\":\"xxxxxxxx\"}"});
     ASSERT_TRUE(store->AppendEvents("b", events));
@@ -235,34 +555,90 @@ TEST_F(RecordStoreTest, ADamagedDatabaseIsRefusedAtStart) {
     const std::string garbage(8192, '\x5a');
     f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  std::string error;
-  EXPECT_FALSE(SqliteStore::Open(dir_, &error));
-  EXPECT_NE(error.find("is damaged"), std::string::npos) << error;
-  EXPECT_NE(error.find("move it"), std::string::npos) << error;
+  StoreOpening opened = SqliteStore::Open(dir_);
+  EXPECT_EQ(opened.outcome, Outcome::kDamaged);
+  EXPECT_NE(opened.error.find("is damaged"), std::string::npos) << opened.error;
+  EXPECT_NE(opened.error.find("move it"), std::string::npos) << opened.error;
 }
 
-// Why #4: every write reports a full disk, and the store works again afterwards
-// (a failed COMMIT must not leave the transaction open).
-TEST_F(RecordStoreTest, WriteFailuresAreReportedAndTheStoreRecovers) {
+// Why #4: a batch that fails part-way (the second write of it) is rolled back whole.
+TEST_F(RecordStoreTest, ABatchThatFailsPartWayIsRolledBackWhole) {
   testing::FaultySqliteVfs vfs;
-  std::string error;
-  auto store = SqliteStore::Open(dir_, &error, vfs.name());
-  ASSERT_TRUE(store) << error;
-  ASSERT_TRUE(store->AppendEvents("b", {{1, "{}"}}));
-  for (int allowed : {0, 1}) {
-    vfs.FailWritesAfter(allowed, SQLITE_FULL);
-    EXPECT_FALSE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}})) << allowed;
-    EXPECT_FALSE(store->last_error().empty());
-    EXPECT_FALSE(store->Probe());
-    vfs.Heal();
-  }
-  vfs.FailWritesAfter(0, SQLITE_IOERR_WRITE);
-  EXPECT_FALSE(store->Put("b", "running", "{}"));
+  StoreOpening opened = SqliteStore::Open(dir_, vfs.name());
+  ASSERT_TRUE(opened.store) << opened.error;
+  RecordStore& store = *opened.store;
+  ASSERT_TRUE(store.AppendEvents("b", {{1, "{}"}}));
+  vfs.FailWritesAfter(1, SQLITE_FULL);
+  EXPECT_FALSE(store.AppendEvents("b", {{2, "{}"}, {3, "{}"}}));
+  EXPECT_FALSE(store.Probe());
   vfs.Heal();
-  EXPECT_TRUE(store->Probe());
-  ASSERT_TRUE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}}));
-  EXPECT_EQ(store->LastSeq("b"), 3u);
-  EXPECT_TRUE(store->Put("b", "failed", "{}"));
+  EXPECT_EQ(store.LastSeq("b"), 1u);
+  vfs.FailWritesAfter(0, SQLITE_IOERR_WRITE);
+  EXPECT_FALSE(store.Put("b", "running", "{}"));
+  vfs.Heal();
+  EXPECT_TRUE(store.Probe());
+}
+
+// ---- PostgreSQL only ----
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string skip = pg_.SetUp(""); !skip.empty()) GTEST_SKIP() << skip;
+  }
+  PostgresFixture pg_;
+};
+
+TEST_F(PostgresStoreTest, AMalformedUriIsRefusedWithTheForm) {
+  for (const std::string uri : {"postgresql://[::1/db", "postgresql://u@host:notaport/db", "postgres://h/db?nosuch=1"}) {
+    StoreOpening opened = OpenRecordStore(uri, "/nonexistent/never/made");
+    EXPECT_EQ(opened.outcome, Outcome::kInvalid) << uri << ": " << opened.error;
+    EXPECT_NE(opened.error.find("postgresql://USER@HOST:PORT/DB"), std::string::npos) << opened.error;
+  }
+  StoreOpening other = OpenRecordStore("mysql://root:hunter2@h/db", "/tmp");
+  EXPECT_EQ(other.outcome, Outcome::kInvalid);
+  EXPECT_EQ(other.error.find("hunter2"), std::string::npos) << other.error;
+  EXPECT_NE(other.error.find("\"mysql:"), std::string::npos) << other.error;
+}
+
+TEST_F(PostgresStoreTest, AnUnreachableServerIsRefusedWithTheFixAndNoPassword) {
+  const std::string uri = "postgresql://postgres:s3cret@127.0.0.1:1/" + pg_.db();  // port 1: nothing listens
+  const auto start = std::chrono::steady_clock::now();
+  StoreOpening opened = PostgresStore::Open(uri);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(opened.outcome, Outcome::kUnavailable);
+  EXPECT_NE(opened.error.find("cannot connect to the database \"" + pg_.db() + "\" on 127.0.0.1:1"), std::string::npos)
+      << opened.error;
+  EXPECT_NE(opened.error.find("start PostgreSQL there, or correct --store"), std::string::npos) << opened.error;
+  EXPECT_EQ(opened.error.find("s3cret"), std::string::npos) << opened.error;
+}
+
+TEST_F(PostgresStoreTest, ADatabaseWithAnotherProgramsTablesIsRefused) {
+  ASSERT_EQ(pg_.server().Exec(pg_.db(), "CREATE TABLE builds (x INTEGER)"), "");
+  StoreOpening opened = pg_.Open();
+  EXPECT_EQ(opened.outcome, Outcome::kDamaged);
+  EXPECT_NE(opened.error.find("is it a trtwatch database?"), std::string::npos) << opened.error;
+}
+
+// The service lock lives as long as the session: after a server restart the store
+// reconnects and takes it again — unless another service took the database meanwhile,
+// and then every call fails with the reason instead of writing beside it.
+TEST_F(PostgresStoreTest, AfterARestartTheStoreReconnectsUnlessAnotherServiceTookTheDatabase) {
+  StoreOpening first = pg_.Open();
+  ASSERT_TRUE(first.store) << first.error;
+  pg_.BreakWrites();
+  pg_.HealWrites();
+  EXPECT_FALSE(first.store->Put("a", "queued", "{}")) << "the old session is gone";
+  EXPECT_TRUE(first.store->Put("a", "queued", "{}")) << first.store->last_error();
+  pg_.BreakWrites();
+  pg_.HealWrites();
+  StoreOpening second = pg_.Open();
+  ASSERT_TRUE(second.store) << "the lock went with the first one's session: " << second.error;
+  EXPECT_FALSE(first.store->Put("a", "running", "{}"));
+  EXPECT_FALSE(first.store->Put("a", "running", "{}"));
+  EXPECT_NE(first.store->last_error().find("is in use by another trtwatch service"), std::string::npos)
+      << first.store->last_error();
+  EXPECT_EQ(second.store->Get("a"), "{}");
 }
 
 }  // namespace

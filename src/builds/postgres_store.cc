@@ -1,0 +1,395 @@
+#include "builds/postgres_store.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iterator>
+#include <map>
+
+#include "builds/schema_migrations.h"
+#include "builds/store_support.h"
+#include "protocol/utf8.h"
+
+namespace trtwatch::builds {
+
+// A query's result, or libpq's error (bounded, valid UTF-8) when it has none.
+struct PgReply {
+  std::unique_ptr<PGresult, decltype(&PQclear)> result{nullptr, &PQclear};
+  std::string error;
+
+  bool ok() const { return result != nullptr; }
+  int rows() const { return PQntuples(result.get()); }
+  std::string Text(int row, int col) const {
+    return std::string(PQgetvalue(result.get(), row, col), static_cast<size_t>(PQgetlength(result.get(), row, col)));
+  }
+  int64_t Int(int row, int col) const { return std::strtoll(PQgetvalue(result.get(), row, col), nullptr, 10); }
+};
+
+namespace {
+
+using Params = std::vector<std::string>;
+
+// A message from libpq (the server's words, from outside): one line, valid UTF-8, bounded.
+std::string LibpqText(const char* message) {
+  std::string line;
+  for (const char* p = message ? message : ""; *p; ++p) {
+    const bool space = *p == '\n' || *p == '\t' || *p == '\r' || *p == ' ';
+    if (!space) line += *p;
+    else if (!line.empty() && line.back() != ' ') line += ' ';
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return ValidBoundedText(line.empty() ? "unknown libpq error" : line, 400);
+}
+
+// `sql` with `params` as text values ($1, $2, …), on `conn`.
+PgReply PgExec(PGconn* conn, const char* sql, const Params& params = {}) {
+  std::vector<const char*> values;
+  for (const std::string& p : params) values.push_back(p.c_str());
+  PgReply reply;
+  reply.result.reset(PQexecParams(conn, sql, static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                                  nullptr, 0));
+  const ExecStatusType status = PQresultStatus(reply.result.get());
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return reply;
+  const char* why = reply.result ? PQresultErrorMessage(reply.result.get()) : "";
+  reply.error = LibpqText(*why ? why : PQerrorMessage(conn));
+  reply.result.reset();
+  return reply;
+}
+
+// "$first,$first+1,…" for `n` values.
+std::string PgPlaceholders(size_t first, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += (i ? ",$" : "$") + std::to_string(first + i);
+  return s;
+}
+
+std::string SeqParam(uint64_t seq) { return std::to_string(std::min<uint64_t>(seq, INT64_MAX)); }
+
+// The schema, one step per version (builds/schema_migrations.h); a step is never
+// edited once released. Plain CREATE: a database with tables of another program is
+// refused, not mixed into.
+constexpr const char* kPgSteps[] = {
+    "CREATE TABLE builds ("
+    "  ord BIGSERIAL PRIMARY KEY,"
+    "  id TEXT NOT NULL UNIQUE,"
+    "  status TEXT NOT NULL,"
+    "  doc TEXT NOT NULL);"
+    "CREATE INDEX builds_status ON builds(status, ord);"
+    "CREATE TABLE events ("
+    "  build_id TEXT NOT NULL,"
+    "  seq BIGINT NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  PRIMARY KEY (build_id, seq));"
+    "CREATE TABLE health (k INTEGER PRIMARY KEY, checked TIMESTAMPTZ NOT NULL);",
+};
+
+// PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the
+// transaction lock keeps two starting processes from migrating at once.
+class PgSchema final : public SchemaAccess {
+ public:
+  explicit PgSchema(PGconn* conn) : conn_(conn) {}
+  bool Begin() override {
+    return Do("BEGIN") && Do("SELECT pg_advisory_xact_lock($1)", {std::to_string(PostgresStore::kSchemaLockKey)});
+  }
+  std::optional<int> ReadVersion() override {
+    if (!Do("CREATE TABLE IF NOT EXISTS trtwatch_schema (version INTEGER NOT NULL)")) return std::nullopt;
+    PgReply r = PgExec(conn_, "SELECT COALESCE(MAX(version), 0) FROM trtwatch_schema");
+    if (!r.ok()) return error_ = r.error, std::nullopt;
+    return static_cast<int>(r.Int(0, 0));
+  }
+  bool Apply(const char* step_sql) override {  // several statements, no values: PQexec
+    std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(conn_, step_sql), &PQclear);
+    if (PQresultStatus(r.get()) == PGRES_COMMAND_OK) return true;
+    error_ = LibpqText(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn_));
+    return false;
+  }
+  bool WriteVersion(int version) override {
+    return Do("DELETE FROM trtwatch_schema") &&
+           Do("INSERT INTO trtwatch_schema(version) VALUES($1)", {std::to_string(version)});
+  }
+  bool Commit() override { return Do("COMMIT"); }
+  void Rollback() override {
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) PQclear(PQexec(conn_, "ROLLBACK"));
+  }
+  std::string error() const override { return error_; }
+
+ private:
+  bool Do(const char* sql, const Params& params = {}) {
+    PgReply r = PgExec(conn_, sql, params);
+    if (!r.ok()) error_ = r.error;
+    return r.ok();
+  }
+  PGconn* conn_;
+  std::string error_;
+};
+
+struct UriParts {
+  std::string name;   // `the database "DB" on HOST:PORT`
+  std::string error;  // or why `uri` is no connection URI
+};
+
+// The URI's parts that name the database in messages (never its password).
+UriParts ParseUri(const std::string& uri) {
+  char* why = nullptr;
+  PQconninfoOption* options = PQconninfoParse(uri.c_str(), &why);
+  if (!options) {
+    UriParts bad{"", why ? LibpqText(why) : "out of memory"};
+    PQfreemem(why);
+    return bad;
+  }
+  std::map<std::string, std::string> v;
+  for (PQconninfoOption* o = options; o->keyword; ++o) {
+    if (o->val) v[o->keyword] = ValidBoundedText(o->val, 200);
+  }
+  PQconninfoFree(options);
+  if (v["port"].find_first_not_of("0123456789,") != std::string::npos) {
+    return {"", "the port \"" + v["port"] + "\" is not a number"};
+  }
+  const std::string host = !v["host"].empty() ? v["host"] : !v["hostaddr"].empty() ? v["hostaddr"] : "the local socket";
+  const std::string db = !v["dbname"].empty() ? v["dbname"] : !v["user"].empty() ? v["user"] : "(default)";
+  return {"the database \"" + db + "\" on " + host + (v["port"].empty() ? "" : ":" + v["port"]), ""};
+}
+
+void IgnoreNotice(void*, const char*) {}  // "relation … already exists, skipping" and the like
+
+}  // namespace
+
+PostgresStore::PostgresStore(std::string uri, std::string name) : uri_(std::move(uri)), name_(std::move(name)) {}
+
+PostgresStore::~PostgresStore() { PQfinish(conn_); }
+
+StoreOpening PostgresStore::Open(const std::string& uri) {
+  using Outcome = StoreOpening::Outcome;
+  const UriParts parts = ParseUri(uri);
+  if (!parts.error.empty()) {
+    return StoreOpening::Failed(Outcome::kInvalid, "--store is not a PostgreSQL connection URI (" + parts.error +
+                                                       "): give postgresql://USER@HOST:PORT/DB");
+  }
+  std::unique_ptr<PostgresStore> store(new PostgresStore(uri, parts.name));
+  if (!store->Connect()) {
+    return StoreOpening::Failed(Outcome::kUnavailable, store->last_error_ +
+                                                           ": start PostgreSQL there, or correct --store "
+                                                           "(postgresql://USER@HOST:PORT/DB)");
+  }
+  switch (store->TakeServiceLock()) {
+    case Lock::kTaken:
+      break;
+    case Lock::kHeldElsewhere:
+      return StoreOpening::Failed(Outcome::kInUse, store->last_error_);
+    case Lock::kError:
+      return StoreOpening::Failed(Outcome::kUnavailable, "cannot lock " + parts.name + ": " + store->last_error_);
+  }
+  if (StoreOpening refused = store->MigrateSchema(); refused.outcome != Outcome::kOpened) return refused;
+  return StoreOpening::Opened(std::move(store));
+}
+
+bool PostgresStore::Connect() {
+  PQfinish(conn_);
+  // Before dbname: the URI may set its own; after: ours always.
+  const char* keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", nullptr};
+  const char* values[] = {"10", "trtwatch", uri_.c_str(), "UTF8", nullptr};
+  conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (conn_ && PQstatus(conn_) == CONNECTION_OK) {
+    PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
+    return true;
+  }
+  last_error_ = "cannot connect to " + name_ + ": " + LibpqText(conn_ ? PQerrorMessage(conn_) : "out of memory");
+  PQfinish(conn_);
+  conn_ = nullptr;
+  return false;
+}
+
+PostgresStore::Lock PostgresStore::TakeServiceLock() {
+  PgReply r = Run("SELECT pg_try_advisory_lock($1)", {std::to_string(kServiceLockKey)});
+  if (!r.ok()) return Lock::kError;
+  if (r.Text(0, 0) == "t") return Lock::kTaken;
+  // Who holds it: the lock's key is split into classid (high half) and objid (low half).
+  PgReply holder = Run(
+      "SELECT a.pid, COALESCE(host(a.client_addr), 'a local socket') FROM pg_locks l "
+      "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+      "AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid AND l.objsubid = 1",
+      {std::to_string(kServiceLockKey >> 32), std::to_string(kServiceLockKey & 0xffffffff)});
+  const std::string who = holder.ok() && holder.rows() > 0
+                              ? "its session from " + holder.Text(0, 1) + ", server PID " + holder.Text(0, 0)
+                              : "a session";
+  last_error_ = name_ + " is in use by another trtwatch service (" + who +
+                " holds its advisory lock); one service per database: stop that one, or give this one another "
+                "database in --store";
+  return Lock::kHeldElsewhere;
+}
+
+StoreOpening PostgresStore::MigrateSchema() {
+  using Outcome = StoreOpening::Outcome;
+  PgSchema schema(conn_);
+  const MigrationResult m = Migrate(schema, kPgSteps);
+  switch (m.outcome) {
+    case MigrationResult::Outcome::kNewer:
+      return StoreOpening::Failed(
+          Outcome::kNewerSchema,
+          NewerSchemaError(name_, m.found, static_cast<int>(std::size(kPgSteps)), "--store"));
+    case MigrationResult::Outcome::kFailed:
+      return StoreOpening::Failed(Outcome::kDamaged, "cannot set up " + name_ + ": " + m.error +
+                                                         " (is it a trtwatch database? give --store another one)");
+    default:
+      return {Outcome::kOpened, nullptr, ""};
+  }
+}
+
+bool PostgresStore::Ready() {
+  if (conn_ && PQstatus(conn_) == CONNECTION_OK) {
+    // A transaction left open by a failed call is ended first.
+    const PGTransactionStatusType t = PQtransactionStatus(conn_);
+    if (t != PQTRANS_UNKNOWN) return t == PQTRANS_IDLE || Command("ROLLBACK");
+  }
+  // Lost (a server restart, the network): a new session, which must hold the lock again.
+  if (!Connect()) return false;
+  if (TakeServiceLock() == Lock::kTaken) return true;
+  PQfinish(conn_);
+  conn_ = nullptr;
+  return false;
+}
+
+PgReply PostgresStore::Run(const char* sql, const Params& params) {
+  PgReply reply = PgExec(conn_, sql, params);
+  if (!reply.ok()) last_error_ = reply.error;
+  return reply;
+}
+
+bool PostgresStore::Command(const char* sql, const Params& params) { return Run(sql, params).ok(); }
+
+bool PostgresStore::RollbackAfterFailure() {
+  if (conn_ && PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+    PQclear(PQexec(conn_, "ROLLBACK"));  // keeps last_error_: the failure is what matters
+  }
+  return false;
+}
+
+bool PostgresStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
+  return Ready() && Command("INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
+                            "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc",
+                            {id, status, doc});
+}
+
+std::optional<std::string> PostgresStore::Get(const std::string& id) {
+  if (!Ready()) return std::nullopt;
+  PgReply r = Run("SELECT doc FROM builds WHERE id = $1", {id});
+  if (!r.ok() || r.rows() == 0) return std::nullopt;
+  return r.Text(0, 0);
+}
+
+RecordStore::Page PostgresStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor) {
+  if (!Ready()) return {};
+  Params params{std::to_string(cursor > 0 ? cursor : INT64_MAX)};
+  std::string sql = "SELECT ord, doc FROM builds WHERE ord < $1";
+  if (!statuses.empty()) sql += " AND status IN (" + PgPlaceholders(2, statuses.size()) + ")";
+  params.insert(params.end(), statuses.begin(), statuses.end());
+  params.push_back(std::to_string(limit + 1));
+  sql += " ORDER BY ord DESC LIMIT $" + std::to_string(params.size());
+  PgReply r = Run(sql.c_str(), params);
+  std::vector<std::pair<int64_t, std::string>> rows;
+  for (int i = 0; r.ok() && i < r.rows(); ++i) rows.emplace_back(r.Int(i, 0), r.Text(i, 1));
+  return PageOf(std::move(rows), limit);
+}
+
+std::vector<std::string> PostgresStore::WithStatus(const std::vector<std::string>& statuses) {
+  std::vector<std::string> docs;
+  if (statuses.empty() || !Ready()) return docs;
+  const std::string sql =
+      "SELECT doc FROM builds WHERE status IN (" + PgPlaceholders(1, statuses.size()) + ") ORDER BY ord";
+  PgReply r = Run(sql.c_str(), statuses);
+  for (int i = 0; r.ok() && i < r.rows(); ++i) docs.push_back(r.Text(i, 0));
+  return docs;
+}
+
+namespace {
+constexpr size_t kEventsPerInsert = 500;  // 1001 parameters a statement, well under 65535
+constexpr size_t kEventsPerRead = 1000;   // ForEachEvent's page: bounded memory for long logs
+}  // namespace
+
+bool PostgresStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
+  if (events.empty()) return true;
+  if (!Ready()) return false;
+  const bool one_statement = events.size() <= kEventsPerInsert;  // atomic without BEGIN
+  if (!one_statement && !Command("BEGIN")) return false;
+  for (size_t i = 0; i < events.size(); i += kEventsPerInsert) {
+    if (!AppendChunk(id, &events[i], std::min(kEventsPerInsert, events.size() - i))) return RollbackAfterFailure();
+  }
+  return one_statement || Command("COMMIT") || RollbackAfterFailure();
+}
+
+bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first, size_t count) {
+  std::string sql = "INSERT INTO events(build_id, seq, json) VALUES ";
+  Params params{id};
+  for (size_t i = 0; i < count; ++i) {
+    sql += (i ? ",($1," : "($1,") + PgPlaceholders(params.size() + 1, 2) + ")";
+    params.push_back(SeqParam(first[i].seq));
+    params.push_back(first[i].json);
+  }
+  sql += " ON CONFLICT DO NOTHING";  // a seq stored already keeps its event, as in SQLite
+  return Command(sql.c_str(), params);
+}
+
+bool PostgresStore::ForEachEvent(const std::string& id, uint64_t after,
+                                 const std::function<void(const StoredEvent&)>& fn) {
+  std::vector<StoredEvent> page;
+  for (uint64_t from = after;; from = page.back().seq) {
+    if (!EventsPage(id, from, UINT64_MAX, static_cast<int>(kEventsPerRead), &page)) return false;
+    for (const StoredEvent& e : page) fn(e);
+    if (page.size() < kEventsPerRead) return true;
+  }
+}
+
+bool PostgresStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
+                               std::vector<StoredEvent>* page) {
+  page->clear();
+  if (!Ready()) return false;
+  PgReply r = Run("SELECT seq, json FROM events WHERE build_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
+                  {id, SeqParam(after), SeqParam(up_to), std::to_string(limit)});
+  for (int i = 0; r.ok() && i < r.rows(); ++i) page->push_back({static_cast<uint64_t>(r.Int(i, 0)), r.Text(i, 1)});
+  return r.ok();
+}
+
+uint64_t PostgresStore::LastSeq(const std::string& id) {
+  if (!Ready()) return 0;
+  PgReply r = Run("SELECT COALESCE(MAX(seq), 0) FROM events WHERE build_id = $1", {id});
+  return r.ok() ? static_cast<uint64_t>(r.Int(0, 0)) : 0;
+}
+
+bool PostgresStore::Probe() {
+  return Ready() && Command("INSERT INTO health(k, checked) VALUES(1, now()) "
+                            "ON CONFLICT(k) DO UPDATE SET checked = EXCLUDED.checked");
+}
+
+bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
+                          int64_t keep_newest, std::vector<std::string>* removed) {
+  removed->clear();
+  if (!PrunePolicyGiven(final_statuses, finished_before, keep_newest)) return true;
+  if (!Ready()) return false;
+  Params params(final_statuses);
+  const std::string finished = "status IN (" + PgPlaceholders(1, final_statuses.size()) + ")";
+  std::string sql = "SELECT id FROM builds WHERE " + finished + " AND (false";
+  if (!finished_before.empty()) {  // RFC 3339 times of one format: byte order ("C") is time order
+    params.push_back(finished_before);
+    sql += " OR (doc::json ->> 'finished_at') COLLATE \"C\" < $" + std::to_string(params.size());
+  }
+  if (keep_newest > 0) {
+    params.push_back(std::to_string(keep_newest));
+    sql += " OR ord NOT IN (SELECT ord FROM builds WHERE " + finished + " ORDER BY ord DESC LIMIT $" +
+           std::to_string(params.size()) + ")";
+  }
+  sql += ") ORDER BY ord FOR UPDATE";
+  if (!Command("BEGIN")) return false;
+  PgReply r = Run(sql.c_str(), params);
+  for (int i = 0; r.ok() && i < r.rows(); ++i) removed->push_back(r.Text(i, 0));
+  bool ok = r.ok();
+  for (size_t i = 0; ok && i < removed->size(); ++i) {
+    ok = Command("DELETE FROM events WHERE build_id = $1", {(*removed)[i]}) &&
+         Command("DELETE FROM builds WHERE id = $1", {(*removed)[i]});
+  }
+  if (ok && Command("COMMIT")) return true;
+  removed->clear();
+  return RollbackAfterFailure();
+}
+
+}  // namespace trtwatch::builds
