@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "builds/artifact_store.h"
 #include "builds/build_manager.h"
 #include "builds/metrics.h"
 #include "builds/record_store.h"
@@ -20,6 +21,7 @@ namespace trtwatch::app {
 struct BuildsConfig {
   std::string data_dir;
   std::vector<std::string> model_roots;
+  std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts
   int max_concurrent = 2;
   int queue_limit = 100;
   double cancel_grace_seconds = 10;
@@ -42,6 +44,7 @@ class BuildsRoot {
   builds::RecordStore& store() { return *store_; }
   builds::Metrics& metrics() { return metrics_; }
   builds::BuildManager& manager() { return *manager_; }
+  builds::ArtifactStore& artifacts() { return *artifacts_; }
   mcp::Tools& tools() { return *tools_; }
 
  private:
@@ -50,6 +53,7 @@ class BuildsRoot {
   // Members in construction order; each depends only on those above it.
   std::unique_ptr<builds::RecordStore> store_;
   builds::Metrics metrics_;
+  std::unique_ptr<builds::ArtifactStore> artifacts_;
   std::unique_ptr<builds::BuildManager> manager_;
   std::unique_ptr<mcp::ManagerBuilds> builds_;
   std::unique_ptr<mcp::Tools> tools_;

@@ -13,6 +13,7 @@ namespace trtwatch::app {
 int RunMcp(const McpOptions& options) {
   BuildsConfig config;
   config.data_dir = options.data_dir;
+  config.artifact_dir = options.artifact_dir;
   config.model_roots = options.model_roots;
   config.max_concurrent = options.max_concurrent;
   config.queue_limit = options.queue_limit;

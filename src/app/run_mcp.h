@@ -11,6 +11,7 @@ namespace trtwatch::app {
 
 struct McpOptions {
   std::string data_dir;
+  std::string artifact_dir;  // empty: DATA_DIR/artifacts
   std::vector<std::string> model_roots;
   int max_concurrent = 2;
   int queue_limit = 100;
