@@ -401,6 +401,9 @@ class HttpApi::Impl {
     parser.body_limit(options_.max_upload_size);  // a chunked body is cut off there (RFC 9110 §15.5.14)
     if (!parser.is_done() && expects_continue) co_await SendContinue(stream);
     std::vector<char> chunk(kUploadChunk);
+    // Beast reads into `buffer` what its capacity allows, beyond 512 bytes only as it
+    // grows: at its bounded size from the start, each read takes up to 32 KiB.
+    buffer.reserve(buffer.max_size());
     boost::system::error_code ec;
     while (!parser.is_done()) {
       parser.get().body().data = chunk.data();
