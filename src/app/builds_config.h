@@ -15,6 +15,7 @@ struct BuildsConfig {
   std::string store;  // --store: empty for SQLite in data_dir, or a PostgreSQL URI (builds/open_record_store.h)
   std::string data_dir;
   std::vector<std::string> model_roots;
+  std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts
   int max_concurrent = 2;
   int queue_limit = 100;
   double cancel_grace_seconds = 10;

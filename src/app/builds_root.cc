@@ -34,6 +34,10 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   std::vector<std::string> data_dir;  // canonical, now that the store's opening made it
   if (!builds::CanonicalRoots({config.data_dir}, &data_dir, &error)) return opening;
   manager_options.data_dir = data_dir.front();
+  root->artifacts_ = builds::ArtifactStore::Open(
+      config.artifact_dir.empty() ? manager_options.data_dir + "/artifacts" : config.artifact_dir, &error);
+  if (!root->artifacts_) return opening;
+  manager_options.models_dir = root->artifacts_->models_dir();
   manager_options.max_concurrent = config.max_concurrent;
   manager_options.queue_limit = config.queue_limit;
   manager_options.cancel_grace_seconds = config.cancel_grace_seconds;

@@ -7,7 +7,9 @@
 
 #include <memory>
 #include <string>
+
 #include "app/builds_config.h"
+#include "builds/artifact_store.h"
 #include "builds/build_manager.h"
 #include "builds/metrics.h"
 #include "builds/record_store.h"
@@ -33,6 +35,7 @@ class BuildsRoot {
   builds::RecordStore& store() { return *store_; }
   builds::Metrics& metrics() { return metrics_; }
   builds::BuildManager& manager() { return *manager_; }
+  builds::ArtifactStore& artifacts() { return *artifacts_; }
   mcp::Tools& tools() { return *tools_; }
 
  private:
@@ -41,6 +44,7 @@ class BuildsRoot {
   // Members in construction order; each depends only on those above it.
   std::unique_ptr<builds::RecordStore> store_;
   builds::Metrics metrics_;
+  std::unique_ptr<builds::ArtifactStore> artifacts_;
   std::unique_ptr<builds::BuildManager> manager_;
   std::unique_ptr<mcp::ManagerBuilds> builds_;
   std::unique_ptr<mcp::Tools> tools_;

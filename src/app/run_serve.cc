@@ -22,6 +22,7 @@ BuildsConfig ConfigOf(const service::ServerOptions& options) {
   BuildsConfig config;
   config.store = options.store;
   config.data_dir = options.data_dir;
+  config.artifact_dir = options.artifact_dir;
   config.model_roots = options.model_roots;
   config.max_concurrent = options.max_concurrent;
   config.queue_limit = options.queue_limit;
@@ -42,7 +43,7 @@ int RunServe(const service::ServerOptions& options) {
   BuildsRoot& root = *opening.root;
   McpOverHttp mcp(root.tools(), mcp::ServerInfo{options.version, mcp::Instructions()});
   const int code = service::RunServer(options, checked.token,
-                                      {io, root.store(), root.metrics(), root.manager(), mcp});
+                                      {io, root.store(), root.metrics(), root.manager(), root.artifacts(), mcp});
   opening.root.reset();  // tools, manager and workers go before the event loop does
   if (code == 0) std::fprintf(stderr, "trtwatch serve: stopped\n");
   return code;

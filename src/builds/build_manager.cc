@@ -198,7 +198,7 @@ void BuildManager::Recover() {
     Active& b = *build;
     const std::string id = b.record.id;
     active_[id] = std::move(build);
-    if (!ParseBuildRequest(b.record.request_json, RequestPaths{options_.model_roots, options_.data_dir}, &b.request,
+    if (!ParseBuildRequest(b.record.request_json, Paths(), &b.request,
                            &error)) {
       EndWithoutWorker(b, BuildState::kFailed, "cannot run after restart: " + error);
       continue;
@@ -211,7 +211,7 @@ void BuildManager::Recover() {
 SubmitResult BuildManager::Submit(std::string_view body) {
   BuildRequest request;
   std::string error;
-  if (!ParseBuildRequest(body, RequestPaths{options_.model_roots, options_.data_dir}, &request, &error)) {
+  if (!ParseBuildRequest(body, Paths(), &request, &error)) {
     return Refusal(SubmitOutcome::kInvalid, error);
   }
   if (shutting_down_) {
@@ -637,17 +637,8 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
       r.cancel_latency_json = latency.dump();
     }
     if (r.state == BuildState::kSucceeded && b.request.simulate.empty()) {  // simulations write no engine
-      const std::string part = engine_dir() + "/" + r.id + ".engine.part";
-      const std::string final_path = engine_dir() + "/" + r.id + ".engine";
-      if (std::rename(part.c_str(), final_path.c_str()) == 0) {
-        r.engine = final_path;
-        std::error_code ec;
-        const uintmax_t size = std::filesystem::file_size(final_path, ec);
-        if (!ec) r.engine_bytes = size;
-      } else {
-        r.state = BuildState::kFailed;
-        r.error = "the worker reported success but left no engine at " + part;
-      }
+      StoreEngine(r);
+      if (r.state == BuildState::kSucceeded) StoreTimingCache(b);
     }
   } else {
     BuildState state = BuildState::kFailed;
@@ -684,6 +675,86 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   Close(b);
   MaybeStart();
   if (shutting_down_ && running_ == 0 && on_idle_) std::exchange(on_idle_, nullptr)();
+}
+
+void BuildManager::StoreEngine(BuildRecord& r) {
+  const std::string part = engine_dir() + "/" + r.id + ".engine.part";
+  const std::string final_path = engine_dir() + "/" + r.id + ".engine";
+  if (std::rename(part.c_str(), final_path.c_str()) != 0) {
+    r.state = BuildState::kFailed;
+    r.error = "the worker reported success but left no engine at " + part;
+    return;
+  }
+  r.engine = final_path;
+  // Hashed once, here (its sidecar keeps the digest for every download's ETag).
+  StoredFile file;
+  std::string error;
+  if (FileDigest(final_path, &file, &error)) {
+    r.engine_bytes = file.size;
+    r.engine_sha256 = file.sha256;
+  }
+}
+
+namespace {
+
+// The timing-cache file a request names, or empty.
+std::string TimingCacheOf(const BuildRequest& request) {
+  for (const auto& [flag, value] : request.options) {
+    if (flag == "timing-cache" || flag == "timingCacheFile") return value;
+  }
+  return {};
+}
+
+}  // namespace
+
+void BuildManager::StoreTimingCache(Active& b) {
+  const std::string source = TimingCacheOf(b.request);
+  if (source.empty() || InspectPath(source).kind != PathKind::kFile) return;
+  // A copy: later builds may update the cache the request named.
+  const std::string copy = engine_dir() + "/" + b.record.id + ".timing-cache";
+  const std::string part = copy + ".part";
+  std::error_code ec;
+  std::filesystem::copy_file(source, part, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec || std::rename(part.c_str(), copy.c_str()) != 0) {
+    std::remove(part.c_str());
+    return;  // the build stands; only its cache is not downloadable
+  }
+  StoredFile file;
+  std::string error;
+  if (!FileDigest(copy, &file, &error)) return;
+  b.record.timing_cache = copy;
+  b.record.timing_cache_bytes = file.size;
+  b.record.timing_cache_sha256 = file.sha256;
+}
+
+ArtifactResult BuildManager::Artifact(const std::string& id, ArtifactKind kind) {
+  const char* what = kind == ArtifactKind::kEngine ? "engine" : "timing cache";
+  ArtifactResult result;
+  GetResult got = Get(id);
+  if (got.outcome == GetOutcome::kNotFound) return {ArtifactOutcome::kNotFound, "", {}, got.error};
+  BuildRecord r;
+  RecordFromJson(got.record, &r);
+  if (!IsFinal(r.state)) {
+    return {ArtifactOutcome::kNotYet, "", {}, "build " + id + " is still " + std::string(BuildStateName(r.state)) +
+                                                 "; its " + what + " can be downloaded once it has succeeded "
+                                                 "(follow GET /builds/" + id + "/events)"};
+  }
+  const std::string path = kind == ArtifactKind::kEngine ? r.engine : r.timing_cache;
+  if (path.empty()) {
+    std::string why = r.backend == "simulated"            ? "it was a simulated build, which makes no files"
+                      : r.state != BuildState::kSucceeded ? "it ended " + std::string(BuildStateName(r.state))
+                      : kind == ArtifactKind::kEngine     ? "it stored none"
+                                                          : "its request named no \"timing-cache\" option";
+    return {ArtifactOutcome::kNone, "", {}, "build " + id + " has no " + what + ": " + why};
+  }
+  if (InspectPath(path).kind != PathKind::kFile) {
+    return {ArtifactOutcome::kNone, "", {}, "build " + id + "'s " + what + " is no longer stored (removed from " +
+                                                engine_dir() + ")"};
+  }
+  result.path = path;
+  if (!FileDigest(path, &result.file, &result.error)) return {ArtifactOutcome::kNone, "", {}, result.error};
+  result.outcome = ArtifactOutcome::kFound;
+  return result;
 }
 
 void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::string& error) {

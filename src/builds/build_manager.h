@@ -31,6 +31,7 @@
 
 #include "builds/executor.h"
 #include "builds/build_record.h"
+#include "builds/artifact_store.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
 #include "builds/framed_event.h"
 
@@ -46,6 +47,7 @@ class RecordStore;
 struct ManagerOptions {
   std::string data_dir;                  // canonical
   std::vector<std::string> model_roots;  // canonical
+  std::string models_dir;                // uploaded models ("models:NAME"); empty: none
   int max_concurrent = 2;
   int queue_limit = 100;
   double cancel_grace_seconds = 10;  // SIGTERM -> SIGKILL; a cancel request may set its own
@@ -102,6 +104,21 @@ using SubmitResult = ManagerResult<SubmitOutcome>;
 using GetResult = ManagerResult<GetOutcome>;
 using CancelResult = ManagerResult<CancelOutcome>;
 
+// A build's downloadable files (GET /builds/{id}/engine, .../timing-cache).
+enum class ArtifactKind { kEngine, kTimingCache };
+enum class ArtifactOutcome {
+  kFound,     // `path`, `file` (size, sha256)
+  kNotFound,  // no such build
+  kNone,      // the build has none (simulated, failed, none asked for, file gone): `error` says which
+  kNotYet,    // the build is still queued or running
+};
+struct ArtifactResult {
+  ArtifactOutcome outcome = ArtifactOutcome::kNone;
+  std::string path;
+  StoredFile file;
+  std::string error;
+};
+
 class BuildManager {
  public:
   // `executor` runs the workers; null: local processes running options.worker_exe.
@@ -119,6 +136,9 @@ class BuildManager {
   // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
   // stop cooperatively before it is killed (default: the service's grace).
   CancelResult Cancel(const std::string& id, std::string_view body = {});
+  // Where a finished build's engine or timing cache is, with its size and digest (from
+  // its sidecar, or hashed once and kept there).
+  ArtifactResult Artifact(const std::string& id, ArtifactKind kind);
 
   // Whether every record and event reached the store. A failed write makes the store
   // unhealthy until a retry succeeds (records are retried every second; see
@@ -160,7 +180,7 @@ class BuildManager {
   void KillAll();
 
   int64_t running() const { return running_; }
-  // Where finished engines are kept (DATA_DIR/engines).
+  // Where finished engines and timing-cache copies are kept (DATA_DIR/engines).
   std::string engine_dir() const { return options_.data_dir + "/engines"; }
   int64_t queued() const { return static_cast<int64_t>(queue_.size()); }
 
@@ -184,6 +204,9 @@ class BuildManager {
   void Persist(Active& build);
   void Announce(const std::string& record_json);  // to the record watchers
   void Close(Active& build);  // removes a finished build from the active set
+  void StoreEngine(BuildRecord& r);       // the worker's .part renamed and hashed
+  void StoreTimingCache(Active& build);   // a copy of the cache the build wrote
+  RequestPaths Paths() const { return {options_.model_roots, options_.data_dir, options_.models_dir}; }
   std::string ActiveRecordJson(Active& build) const;
 
   boost::asio::io_context& io_;

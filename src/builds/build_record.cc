@@ -36,6 +36,21 @@ json ParseOr(const std::string& text, json fallback) {
   return j.is_discarded() ? fallback : j;
 }
 
+// A stored artifact of a build: {"path", "size", "sha256", "url"} (sha256 null until known).
+json ArtifactJson(const std::string& path, uint64_t size, const std::string& sha256, const std::string& url) {
+  return {{"path", path}, {"size", size}, {"sha256", sha256.empty() ? json(nullptr) : json(sha256)}, {"url", url}};
+}
+
+// Reads ArtifactJson back; a bare path string is the form records had before engines
+// were downloadable.
+void ArtifactFromJson(const json& j, std::string* path, uint64_t* size, std::string* sha256) {
+  if (j.is_string()) *path = j.get<std::string>();
+  if (!j.is_object()) return;
+  if (j.contains("path") && j["path"].is_string()) *path = j["path"].get<std::string>();
+  if (size && j.contains("size") && j["size"].is_number_unsigned()) *size = j["size"].get<uint64_t>();
+  if (j.contains("sha256") && j["sha256"].is_string()) *sha256 = j["sha256"].get<std::string>();
+}
+
 }  // namespace
 
 std::string_view BuildStateName(BuildState state) { return kStateNames[static_cast<size_t>(state)]; }
@@ -91,8 +106,13 @@ std::string RecordToJson(const BuildRecord& r) {
   j["phase"] = ParseOr(r.phase_json, nullptr);
   j["events"] = r.last_seq;
   j["error"] = r.error.empty() ? json(nullptr) : json(r.error);
-  j["engine"] = r.engine.empty() ? json(nullptr) : json(r.engine);
+  j["engine"] = r.engine.empty() ? json(nullptr)
+                                 : ArtifactJson(r.engine, r.engine_bytes.value_or(0), r.engine_sha256,
+                                                "/builds/" + r.id + "/engine");
   j["engine_bytes"] = r.engine_bytes ? json(*r.engine_bytes) : json(nullptr);
+  j["timing_cache"] = r.timing_cache.empty() ? json(nullptr)
+                                             : ArtifactJson(r.timing_cache, r.timing_cache_bytes,
+                                                            r.timing_cache_sha256, "/builds/" + r.id + "/timing-cache");
   j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
   j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
@@ -128,10 +148,11 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
   r->phase_json = j.value("phase", json()).dump();
   r->last_seq = j.value("events", uint64_t{0});
   r->error = str("error");
-  r->engine = str("engine");
+  ArtifactFromJson(j.value("engine", json()), &r->engine, nullptr, &r->engine_sha256);
   if (j.contains("engine_bytes") && j["engine_bytes"].is_number_unsigned()) {
     r->engine_bytes = j["engine_bytes"].get<uint64_t>();
   }
+  ArtifactFromJson(j.value("timing_cache", json()), &r->timing_cache, &r->timing_cache_bytes, &r->timing_cache_sha256);
   if (j.contains("worker_pid") && j["worker_pid"].is_number_integer()) r->worker_pid = j["worker_pid"].get<int>();
   if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r->exit_code = j["exit_code"].get<int>();
   if (j.contains("exit_signal") && j["exit_signal"].is_number_integer()) r->exit_signal = j["exit_signal"].get<int>();

@@ -55,6 +55,12 @@ struct BuildRecord {
   std::string error;
   std::string engine;  // stored engine path (real builds that succeeded)
   std::optional<uint64_t> engine_bytes;  // its size
+  std::string engine_sha256;             // its digest (hex), as its ETag
+  // The timing cache the build wrote (its "timing-cache" option), as a copy taken when
+  // the build ended: later builds may change the original.
+  std::string timing_cache;
+  uint64_t timing_cache_bytes = 0;
+  std::string timing_cache_sha256;
   int worker_pid = 0;  // while running: the worker (and its process group)
   std::optional<int> exit_code;
   std::optional<int> exit_signal;

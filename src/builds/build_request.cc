@@ -8,6 +8,7 @@
 #include "backends/simulated/builtin_profiles.h"
 #include "runner/duration.h"
 #include "protocol/json_body.h"
+#include "builds/artifact_store.h"
 #include "builds/model_paths.h"
 
 namespace trtwatch::builds {
@@ -164,9 +165,16 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
     if (j.contains("seed") || j.contains("speed")) {
       return Fail(error, "\"seed\" and \"speed\" apply to simulated builds only; leave them out with \"model\"");
     }
-    if (!j["model"].is_string()) return Fail(error, "\"model\" must be a path string to an .onnx file");
+    if (!j["model"].is_string()) {
+      return Fail(error, "\"model\" must be a path string to an .onnx file, or \"models:NAME\" for an uploaded model");
+    }
     r.model = j["model"].get<std::string>();
-    if (!ResolveModelPath(r.model, paths.model_roots, &r.resolved_model, error)) return false;
+    const bool uploaded = r.model.starts_with(kUploadedModelPrefix);
+    if (uploaded ? !ResolveUploadedModel(std::string_view(r.model).substr(kUploadedModelPrefix.size()),
+                                         paths.models_dir, &r.resolved_model, error)
+                 : !ResolveModelPath(r.model, paths.model_roots, &r.resolved_model, error)) {
+      return false;
+    }
     normal["model"] = r.model;
     json options = json::object();
     if (j.contains("options")) {

@@ -16,7 +16,7 @@ struct BuildRequest {
   std::string simulate;  // built-in profile name; empty for a real build
   uint64_t seed = 1;
   double speed = 1.0;
-  std::string model;           // as the client gave it
+  std::string model;           // as the client gave it: a path, or "models:NAME" (an uploaded model)
   std::string resolved_model;  // canonical path inside a model root
   // Options of a real build, as `trtwatch build` flags: {"fp16": true} -> --fp16,
   // {"workspace": "4G"} -> --workspace 4G. Value empty for a bare flag; paths resolved.
@@ -31,9 +31,13 @@ struct BuildRequest {
 struct RequestPaths {
   std::vector<std::string> model_roots;
   std::string data_dir;  // empty: no writable place besides the model roots
+  std::string models_dir;  // uploaded models (ArtifactStore::models_dir); empty: none
   std::vector<std::string> writable_roots() const;
   std::string default_cache_dir() const { return data_dir.empty() ? std::string() : data_dir + "/caches"; }
 };
+
+// "model": "models:NAME" names the model uploaded as NAME (builds/artifact_store.h).
+inline constexpr std::string_view kUploadedModelPrefix = "models:";
 
 // Parses and checks a request body. Options come from an explicit list of build
 // options (unknown ones are refused by name); paths among them are confined. On failure returns

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "builds/artifact_store.h"
 #include "builds/build_record.h"
 
 namespace trtwatch::builds {
@@ -21,8 +22,11 @@ PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& polic
     report.error = store.last_error();
     return report;
   }
-  // The records are gone: their engines are no one's now (a missing one is fine).
-  for (const std::string& id : removed) std::remove((engine_dir + "/" + id + ".engine").c_str());
+  // The records are gone: their engines and cache copies are no one's now (a missing one is fine).
+  for (const std::string& id : removed) {
+    RemoveWithSidecar(engine_dir + "/" + id + ".engine");
+    RemoveWithSidecar(engine_dir + "/" + id + ".timing-cache");
+  }
   report.removed = removed.size();
   return report;
 }

@@ -37,6 +37,8 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
                   "the schema is migrated at start)")
       ->envname("TRTWATCH_STORE");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
+  cmd->add_option("--artifact-dir", options->artifact_dir,
+                  "Where uploaded models are kept (\"model\": \"models:NAME\"); default DATA_DIR/artifacts");
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait")->default_val(100);
@@ -48,6 +50,7 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
 int RunMcpCommand(const McpCommandOptions& options) {
   app::BuildsConfig o;
   o.data_dir = options.data_dir.empty() ? DefaultMcpDataDir() : options.data_dir;
+  o.artifact_dir = options.artifact_dir;
   if (options.data_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.data_dir, ec);  // ~/.local/state may not exist yet

@@ -10,6 +10,7 @@ namespace trtwatch {
 struct McpCommandOptions {
   std::string store;     // --store / TRTWATCH_STORE; empty: SQLite in the data dir
   std::string data_dir;  // empty: DefaultMcpDataDir()
+  std::string artifact_dir;  // empty: DATA_DIR/artifacts
   std::vector<std::string> model_roots;
   int max_concurrent = 2;
   int queue_limit = 100;

@@ -8,6 +8,7 @@
 #include "cli/doctor_command.h"
 #include "runner/duration.h"
 #include "app/run_serve.h"
+#include "backends/tensorrt/build_options.h"  // ParseMemorySize
 #include "builds/build_request.h"
 
 #ifndef TRTWATCH_VERSION
@@ -29,6 +30,12 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
                   "the schema is migrated at start)")
       ->envname("TRTWATCH_STORE");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
+  cmd->add_option("--artifact-dir", options->artifact_dir,
+                  "Where uploaded models are kept (PUT /models/NAME); shared storage for several hosts "
+                  "(default: DATA_DIR/artifacts)");
+  cmd->add_option("--max-upload-size", options->max_upload_size_text,
+                  "Largest file PUT /models accepts (512M, 8G); larger bodies get 413")
+      ->default_val("8G");
   cmd->add_option("--token-file", options->token_file,
                   "File holding the bearer token clients must send (required for a non-loopback --listen)");
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
@@ -126,6 +133,7 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
+  std::string error_text;
 #ifndef _WIN32  // the grace rule lives in the service's files, which Windows builds do not have
   const builds::GraceResult grace = builds::ParseGraceText(options.cancel_grace_text);
   if (grace.outcome != builds::GraceResult::Outcome::kOk) {
@@ -154,6 +162,10 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
       std::fprintf(stderr, "trtwatch serve: --retain-for: %s\n", error.c_str());
       return exit_code::kUsage;
     }
+  }
+  if (!trt::ParseMemorySize(options.max_upload_size_text, "--max-upload-size", &options.max_upload_size, &error_text)) {
+    std::fprintf(stderr, "trtwatch serve: %s\n", error_text.c_str());
+    return exit_code::kUsage;
   }
   options.doctor_json = [] { return FormatDoctorJson(GatherDoctorReport()); };
   options.version = TRTWATCH_VERSION;

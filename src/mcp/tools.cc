@@ -44,7 +44,12 @@ json RecordSchema() {
             {"phase", {{"type", {"object", "null"}}, {"description", "the live phase snapshot"}}},
             {"events", {{"type", "integer"}}},
             {"error", nullable_string},
-            {"engine", nullable_string},
+            {"engine",
+             {{"type", {"object", "null"}},
+              {"description", "the stored engine: path, size, sha256, url (GET it over HTTP to download)"}}},
+            {"timing_cache",
+             {{"type", {"object", "null"}},
+              {"description", "a copy of the timing cache the build wrote: path, size, sha256, url"}}},
             {"worker_pid", nullable_int},
             {"exit_code", nullable_int},
             {"exit_signal", nullable_int}}},
@@ -82,7 +87,8 @@ std::string Summary(const json& record) {
   }
   const std::string error = Str(record, "error");
   if (!error.empty()) text += ": " + error;
-  if (status == "succeeded" && !Str(record, "engine").empty()) text += "; engine at " + Str(record, "engine");
+  const std::string engine = Str(record.value("engine", json::object()), "path");
+  if (status == "succeeded" && !engine.empty()) text += "; engine at " + engine;
   return text + ".";
 }
 
@@ -174,7 +180,11 @@ json Tools::List() const {
           {"minimum", 0.01},
           {"maximum", 1000},
           {"description", "Time scale of the simulation (4 = four times as fast)"}}},
-        {"model", {{"type", "string"}, {"description", "ONNX model path inside one of the server's model roots"}}},
+        {"model",
+         {{"type", "string"},
+          {"description",
+           "ONNX model path inside one of the server's model roots, or \"models:NAME\" for a model uploaded "
+           "with PUT /models/NAME"}}},
         {"options",
          {{"type", "object"},
           {"additionalProperties", {{"type", {"boolean", "number", "string"}}}},
@@ -193,7 +203,8 @@ json Tools::List() const {
   tools.push_back({{"name", "build_engine"},
                    {"title", "Build a TensorRT engine"},
                    {"description",
-                    "Build a TensorRT engine from an ONNX model (\"model\", \"options\"), or a simulated build "
+                    "Build a TensorRT engine from an ONNX model (\"model\": a path under a model root or \"models:NAME\" for an "
+                    "uploaded model; \"options\"), or a simulated build "
                     "(\"simulate\"). Sends progress notifications naming the phase the build is in; cancelling the "
                     "request cancels the build cooperatively. Returns the build record."},
                    {"inputSchema", build_input},

@@ -17,11 +17,14 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <fstream>
+#include <vector>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "service/assets.h"
 #include "sinks/trace_sink.h"
+#include "builds/artifact_store.h"
 #include "builds/build_manager.h"
 #include "service/hosted_endpoint.h"
 #include "service/http_request.h"
@@ -67,6 +70,8 @@ constexpr auto kLingerTime = 2s;     // after a refusal, how long the rest of a 
 constexpr size_t kLingerBytes = 1024 * 1024;  // and how much of it
 constexpr double kUiSessionSeconds = 12 * 3600;  // a browser sign-in lasts a working day
 constexpr size_t kUiSessionLimit = 256;
+constexpr size_t kUploadChunk = 256 * 1024;     // an upload's bytes in memory at a time
+constexpr size_t kDownloadChunk = 512 * 1024;  // a download's bytes in memory at a time
 
 Response JsonResponse(http::status status, std::string body) {
   Response res{status, 11};
@@ -146,11 +151,13 @@ Response ApiResponse(ManagerResult<Outcome> r) {
 class HttpApi::Impl {
  public:
   Impl(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-       Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp)
+       ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps,
+       HostedEndpoint& mcp)
       : io_(io),
         options_(options),
         manager_(manager),
         store_(store),
+        artifacts_(artifacts),
         metrics_(metrics),
         hubs_(hubs),
         token_(std::move(token)),
@@ -204,7 +211,9 @@ class HttpApi::Impl {
       linger = false;
       http::request_parser<http::string_body> parser;
       parser.header_limit(kHeaderLimit);
-      parser.body_limit(options_.body_limit);
+      // The largest body any route takes, so that the head is read whatever its
+      // Content-Length; each route's own limit is checked with the head.
+      parser.body_limit(std::max<uint64_t>(options_.body_limit, options_.max_upload_size));
       auto chunk_extension_limit = [](uint64_t, beast::string_view extensions, boost::system::error_code& e) {
         if (extensions.size() > kChunkExtensionLimit) e = http::error::bad_chunk_extension;
       };
@@ -236,12 +245,18 @@ class HttpApi::Impl {
         if (!co_await Send(stream, std::move(*refused), req.keep_alive() && !has_body)) break;
         continue;
       }
+      if (IsUpload(req)) {  // the body streams to a file, never into memory
+        if (!co_await ReceiveUpload(stream, buffer, parser, head)) break;
+        linger = false;
+        continue;
+      }
+      parser.body_limit(options_.body_limit);  // a chunked body is cut off there
       if (has_body) {
         if (ExpectsContinue(head)) co_await SendContinue(stream);
         co_await http::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
         if (ClientWentAway(ec)) break;
         if (ec) {
-          co_await Send(stream, BodyReadError(ec), false);
+          co_await Send(stream, BodyReadError(ec, options_.body_limit), false);
           break;
         }
       }
@@ -257,7 +272,7 @@ class HttpApi::Impl {
   }
 
   Response HeadReadError(const boost::system::error_code& ec, beast::string_view parsed_target) const {
-    if (ec == http::error::body_limit) return TooLarge();  // a Content-Length over the limit
+    if (ec == http::error::body_limit) return TooLarge(options_.max_upload_size);  // over every route's limit
     if (ec == http::error::bad_transfer_encoding || ec == http::error::bad_content_length) {
       // The parser's own framing checks: a repeated Transfer-Encoding, one with Content-Length.
       return Error(http::status::bad_request, "the body's length cannot be determined: " + ec.message() +
@@ -278,10 +293,8 @@ class HttpApi::Impl {
                      " bytes (RFC 6585 §5); send fewer or shorter header fields");
   }
 
-  Response BodyReadError(const boost::system::error_code& ec) const {
-    if (ec == http::error::body_limit) {
-      return TooLarge();
-    }
+  Response BodyReadError(const boost::system::error_code& ec, uint64_t limit) const {
+    if (ec == http::error::body_limit) return TooLarge(limit);
     if (ec == http::error::buffer_overflow || ec == http::error::bad_chunk_extension) {
       return Error(http::status::bad_request,
                    "a chunk-size line, its extensions or the trailers are too long or malformed (at most " +
@@ -293,9 +306,14 @@ class HttpApi::Impl {
     return Error(http::status::bad_request, "malformed HTTP request: " + ec.message());
   }
 
-  Response TooLarge() const {
-    return Error(http::status::payload_too_large, "the request body is larger than " +
-                                                      std::to_string(options_.body_limit) +
+  Response TooLarge(uint64_t limit) const {
+    if (limit == options_.max_upload_size && limit != options_.body_limit) {
+      return Error(http::status::payload_too_large,
+                   "the upload is larger than " + std::to_string(limit) +
+                       " bytes (--max-upload-size); send a smaller file or start the service with a larger "
+                       "--max-upload-size");
+    }
+    return Error(http::status::payload_too_large, "the request body is larger than " + std::to_string(limit) +
                                                       " bytes; send a smaller request");
   }
 
@@ -314,7 +332,9 @@ class HttpApi::Impl {
       res.set(http::field::www_authenticate, "Bearer");
       return res;
     }
-    if (content_length > options_.body_limit) return TooLarge();
+    const uint64_t limit = IsUpload(req) ? options_.max_upload_size : options_.body_limit;
+    if (content_length > limit) return TooLarge(limit);  // RFC 9110 §15.5.14, before the body is read
+    if (std::optional<Response> bad = RefusedModelRequest(req, path)) return bad;
     if (TakesJsonBody(req.method(), path) && !AcceptableJsonType(req, has_body)) {
       Response res = Error(http::status::unsupported_media_type,
                            "send the body as JSON with \"Content-Type: application/json\"");
@@ -322,6 +342,237 @@ class HttpApi::Impl {
       return res;
     }
     return std::nullopt;
+  }
+
+  // PUT /models/{name} and /models/{name}/{file}: bodies that stream to the artifact store.
+  static bool IsUpload(const Request& req) {
+    const std::string_view target(req.target().data(), req.target().size());
+    const Endpoint endpoint = RouteOf(target.substr(0, target.find('?'))).endpoint;
+    return req.method() == http::verb::put && (endpoint == Endpoint::kModel || endpoint == Endpoint::kModelFile);
+  }
+
+  // A model route whose names break the rule, or an upload whose digest header is
+  // malformed: refused before any of the body is read.
+  static std::optional<Response> RefusedModelRequest(const Request& req, std::string_view path) {
+    const Route route = RouteOf(path);
+    if (route.endpoint != Endpoint::kModel && route.endpoint != Endpoint::kModelFile) return std::nullopt;
+    std::string why = builds::ArtifactNameError(route.id, "model name");
+    if (why.empty() && route.endpoint == Endpoint::kModelFile) why = builds::ArtifactNameError(route.file, "file name");
+    if (!why.empty()) return Error(http::status::bad_request, why);
+    if (!IsUpload(req)) return std::nullopt;
+    const ExpectedDigest digest = ExpectedDigestOf(req);
+    if (!digest.error.empty()) return Error(http::status::bad_request, digest.error);
+    return std::nullopt;
+  }
+
+  static ExpectedDigest ExpectedDigestOf(const Request& req) {
+    auto optional_header = [&req](std::string_view name) -> std::optional<std::string_view> {
+      auto it = req.find(beast::string_view(name.data(), name.size()));
+      if (it == req.end()) return std::nullopt;
+      return std::string_view(it->value().data(), it->value().size());
+    };
+    return ExpectedSha256(optional_header("Content-Digest"), optional_header("X-Content-SHA256"));
+  }
+
+  // PUT /models/{name}[/{file}]: the body, read in bounded pieces, goes to a temporary
+  // file in the model's folder, renamed into place once complete and its digest checked
+  // (builds/artifact_store.h). Returns whether the connection stays open.
+  awaitable<bool> ReceiveUpload(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                                http::request_parser<http::string_body>& head_parser, const RequestHead& head) {
+    const Request& req = head_parser.get();
+    const bool keep_alive = req.keep_alive() && !stopping_;
+    const std::string target(req.target().data(), req.target().size());
+    const Route route = RouteOf(std::string_view(target).substr(0, target.find('?')));
+    const std::string model(route.id);
+    const std::string file = route.endpoint == Endpoint::kModel ? std::string(builds::kModelFileName)
+                                                                : std::string(route.file);
+    const ExpectedDigest expected = ExpectedDigestOf(req);
+    const bool expects_continue = ExpectsContinue(head);  // `head` views the header, which moves below
+    bool bad_name = false;
+    std::string error;
+    std::unique_ptr<builds::Upload> upload = artifacts_.BeginUpload(model, file, &bad_name, &error);
+    if (!upload) {
+      co_await Send(stream, Error(bad_name ? http::status::bad_request : http::status::internal_server_error,
+                                  bad_name ? error : "cannot store the upload: " + error),
+                    false);
+      co_return false;
+    }
+    http::request_parser<http::buffer_body> parser(std::move(head_parser));
+    parser.body_limit(options_.max_upload_size);  // a chunked body is cut off there (RFC 9110 §15.5.14)
+    if (!parser.is_done() && expects_continue) co_await SendContinue(stream);
+    std::vector<char> chunk(kUploadChunk);
+    // Beast reads into `buffer` what its capacity allows, beyond 512 bytes only as it
+    // grows: at its bounded size from the start, each read takes up to 32 KiB.
+    buffer.reserve(buffer.max_size());
+    boost::system::error_code ec;
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk.data();
+      parser.get().body().size = chunk.size();
+      stream.expires_after(kIdleTimeout);
+      co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+      if (ec == http::error::need_buffer) ec = {};
+      const size_t received = chunk.size() - parser.get().body().size;
+      if (received > 0 && !upload->Write(std::string_view(chunk.data(), received), &error)) {
+        co_await Send(stream, Error(http::status::internal_server_error, "cannot store the upload: " + error), false);
+        co_return false;  // the upload's temporary file goes with it
+      }
+      if (ClientWentAway(ec)) co_return false;
+      if (ec) {
+        co_await Send(stream, BodyReadError(ec, options_.max_upload_size), false);
+        co_return false;
+      }
+    }
+    builds::StoredFile stored;
+    switch (upload->Commit(expected.sha256, &stored, &error)) {
+      case builds::Upload::Outcome::kDigestMismatch:
+        co_return co_await Send(stream, Error(http::status::bad_request, error), keep_alive);
+      case builds::Upload::Outcome::kFailed:
+        co_return co_await Send(stream, Error(http::status::internal_server_error, "cannot store the upload: " + error),
+                                keep_alive);
+      case builds::Upload::Outcome::kStored:
+        break;
+    }
+    Response res = ModelResponse(http::status::created, model);
+    res.set(http::field::location, "/models/" + model);
+    co_return co_await Send(stream, std::move(res), keep_alive);
+  }
+
+  // {name, complete, url, files: [{name, size, sha256}]}
+  static json ModelJson(const builds::ModelInfo& info) {
+    json files = json::array();
+    for (const builds::StoredFile& f : info.files) files.push_back({{"name", f.name}, {"size", f.size}, {"sha256", f.sha256}});
+    return {{"name", info.name}, {"complete", info.complete}, {"url", "/models/" + info.name}, {"files", files}};
+  }
+
+  Response ModelResponse(http::status status, const std::string& name) {
+    std::string error;
+    std::optional<builds::ModelInfo> info = artifacts_.Describe(name, &error);
+    if (!info) return Error(http::status::not_found, "no uploaded model \"" + name + "\"; list them with GET /models");
+    return JsonResponse(status, ModelJson(*info).dump());
+  }
+
+  // GET /models, GET and DELETE /models/{name} (uploads are ReceiveUpload's).
+  Response HandleModels(http::verb method, const Route& route) {
+    if (route.endpoint == Endpoint::kModels) {
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      std::string error;
+      json models = json::array();
+      for (const builds::ModelInfo& info : artifacts_.List(&error)) models.push_back(ModelJson(info));
+      if (!error.empty()) return Error(http::status::internal_server_error, error);
+      return JsonResponse(http::status::ok, json{{"models", models}}.dump());
+    }
+    if (route.endpoint == Endpoint::kModelFile) return MethodNotAllowed("PUT");
+    const std::string name(route.id);
+    if (method == http::verb::get) return ModelResponse(http::status::ok, name);
+    if (method != http::verb::delete_) return MethodNotAllowed("GET, PUT, DELETE");
+    std::string error;
+    switch (artifacts_.Remove(name, &error)) {
+      case builds::ArtifactStore::RemoveOutcome::kRemoved:
+        return Response{http::status::no_content, 11};
+      case builds::ArtifactStore::RemoveOutcome::kNotFound:
+        return Error(http::status::not_found, "no uploaded model \"" + name + "\"; list them with GET /models");
+      case builds::ArtifactStore::RemoveOutcome::kFailed:
+        break;
+    }
+    return Error(http::status::internal_server_error, error);
+  }
+
+  // GET /builds/{id}/engine and /timing-cache: the file streamed from disk in bounded
+  // pieces, with its digest as a strong ETag (RFC 9110 §8.8.3), If-None-Match (§13.1.2)
+  // and one byte range (§14). Returns whether the connection stays open.
+  awaitable<bool> Download(beast::tcp_stream& stream, const Request& req, const Route& route, bool head_only) {
+    const bool keep_alive = req.keep_alive() && !stopping_;
+    const std::string id(route.id);
+    const bool engine = route.endpoint == Endpoint::kBuildEngine;
+    if (!ValidBuildId(id)) {
+      co_return co_await Send(stream, Error(http::status::not_found, "no build \"" + id +
+                                                                         "\"; build ids look like b_ and 32 hex digits"),
+                              keep_alive, head_only);
+    }
+    const builds::ArtifactResult a =
+        manager_.Artifact(id, engine ? builds::ArtifactKind::kEngine : builds::ArtifactKind::kTimingCache);
+    if (a.outcome != builds::ArtifactOutcome::kFound) {
+      const http::status status =
+          a.outcome == builds::ArtifactOutcome::kNotYet ? http::status::conflict : http::status::not_found;
+      co_return co_await Send(stream, Error(status, a.error), keep_alive, head_only);
+    }
+    const std::string etag = "\"" + a.file.sha256 + "\"";
+    const uint64_t size = a.file.size;
+    http::response<http::empty_body> res{http::status::ok, 11};
+    res.set(http::field::etag, etag);
+    res.set(http::field::accept_ranges, "bytes");
+    res.set(http::field::cache_control, "no-cache");  // revalidated: a 304 costs no bytes
+    if (const std::string_view inm = HeaderValue(req, http::field::if_none_match); !inm.empty()) {
+      if (IfNoneMatchMatches(inm, etag)) {  // RFC 9110 §13.1.2: 304 for GET and HEAD
+        res.result(http::status::not_modified);
+        co_return co_await SendHeader(stream, std::move(res), keep_alive) && keep_alive;
+      }
+    }
+    RangeRequest range;
+    const std::string_view range_value = HeaderValue(req, http::field::range);
+    const std::string_view if_range = HeaderValue(req, http::field::if_range);
+    if (!range_value.empty() && (if_range.empty() || IfRangeMatches(if_range, etag))) {
+      range = ParseRange(range_value, size);
+    }
+    if (range.kind == RangeRequest::Kind::kUnsatisfiable) {  // RFC 9110 §15.5.17
+      Response refused = Error(http::status::range_not_satisfiable,
+                               "the range \"" + std::string(range_value) + "\" lies outside the " +
+                                   std::to_string(size) + " bytes; ask for bytes=0-" +
+                                   std::to_string(size == 0 ? 0 : size - 1) + " or less");
+      refused.set(http::field::content_range, UnsatisfiedContentRange(size));
+      refused.set(http::field::accept_ranges, "bytes");
+      co_return co_await Send(stream, std::move(refused), keep_alive, head_only);
+    }
+    const ByteRange span = range.kind == RangeRequest::Kind::kPartial ? range.range
+                                                                      : ByteRange{0, size == 0 ? 0 : size - 1};
+    const uint64_t length = range.kind == RangeRequest::Kind::kPartial ? span.length() : size;
+    if (range.kind == RangeRequest::Kind::kPartial) {
+      res.result(http::status::partial_content);
+      res.set(http::field::content_range, ContentRange(span, size));
+    }
+    res.set(http::field::content_type, "application/octet-stream");
+    res.set(http::field::content_disposition,
+            "attachment; filename=\"" + id + (engine ? ".engine" : ".timing-cache") + "\"");
+    res.content_length(length);
+    std::ifstream in;
+    in.rdbuf()->pubsetbuf(nullptr, 0);  // reads go straight into the chunk
+    in.open(a.path, std::ios::binary);
+    if (!in || !in.seekg(static_cast<std::streamoff>(span.first))) {
+      co_return co_await Send(stream, Error(http::status::not_found, "build " + id + "'s file cannot be read now"),
+                              keep_alive, head_only);
+    }
+    if (!co_await SendHeader(stream, std::move(res), keep_alive)) co_return false;
+    if (head_only) co_return keep_alive;
+    co_return co_await SendFileRange(stream, in, length) && keep_alive;
+  }
+
+  // `length` bytes of `in` from where it stands, one bounded chunk at a time.
+  awaitable<bool> SendFileRange(beast::tcp_stream& stream, std::ifstream& in, uint64_t length) {
+    std::vector<char> chunk(static_cast<size_t>(std::min<uint64_t>(kDownloadChunk, std::max<uint64_t>(length, 1))));
+    boost::system::error_code ec;
+    while (length > 0) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(length, chunk.size()));
+      in.read(chunk.data(), static_cast<std::streamsize>(want));
+      const size_t got = static_cast<size_t>(in.gcount());
+      if (got == 0) co_return false;  // the file shrank: the length sent cannot be kept; close
+      stream.expires_after(kWriteTimeout);
+      co_await asio::async_write(stream, asio::buffer(chunk.data(), got), asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return false;
+      length -= got;
+    }
+    co_return true;
+  }
+
+  // Writes a response that has no body here (a 304, or the head of a streamed file).
+  awaitable<bool> SendHeader(beast::tcp_stream& stream, http::response<http::empty_body> res, bool keep_alive) {
+    res.set(http::field::server, "trtwatch");
+    res.keep_alive(keep_alive);
+    metrics_.Request(static_cast<int>(res.result_int()));
+    http::response_serializer<http::empty_body> serializer(res);
+    boost::system::error_code ec;
+    stream.expires_after(kWriteTimeout);
+    co_await http::async_write_header(stream, serializer, asio::redirect_error(use_awaitable, ec));
+    co_return !ec;
   }
 
   static bool IsUiPath(std::string_view path) { return path == "/ui/session" || UiAssetFor(path).has_value(); }
@@ -391,6 +642,10 @@ class HttpApi::Impl {
     if (route.endpoint == Endpoint::kBuildChanges && method == http::verb::get) {
       co_await RecordChanges(stream);
       co_return false;
+    }
+    if (route.endpoint == Endpoint::kBuildEngine || route.endpoint == Endpoint::kBuildTimingCache) {
+      if (method != http::verb::get) co_return co_await Send(stream, MethodNotAllowed("GET, HEAD"), req.keep_alive());
+      co_return co_await Download(stream, req, route, head_only);
     }
     Response res = Handle(req, method, path, target, route);
     co_return co_await Send(stream, std::move(res), req.keep_alive() && !stopping_, head_only);
@@ -557,6 +812,10 @@ class HttpApi::Impl {
       return MethodNotAllowed("GET, POST");
     }
     if (route.endpoint == Endpoint::kBuildChanges) return MethodNotAllowed("GET");
+    if (route.endpoint == Endpoint::kModels || route.endpoint == Endpoint::kModel ||
+        route.endpoint == Endpoint::kModelFile) {
+      return HandleModels(method, route);
+    }
     if (route.endpoint == Endpoint::kBuild || route.endpoint == Endpoint::kBuildCancel ||
         route.endpoint == Endpoint::kBuildEvents || route.endpoint == Endpoint::kBuildTrace) {
       const std::string id(route.id);
@@ -725,6 +984,7 @@ class HttpApi::Impl {
   const ServerOptions& options_;
   BuildManager& manager_;
   RecordStore& store_;
+  ArtifactStore& artifacts_;
   Metrics& metrics_;
   SseHubs& hubs_;
   const std::string token_;
@@ -737,8 +997,10 @@ class HttpApi::Impl {
 };
 
 HttpApi::HttpApi(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-                 Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp)
-    : impl_(std::make_unique<Impl>(io, options, manager, store, metrics, hubs, std::move(token), caps, mcp)) {}
+                 ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps,
+                 HostedEndpoint& mcp)
+    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, hubs, std::move(token), caps,
+                                   mcp)) {}
 
 HttpApi::~HttpApi() = default;
 

@@ -20,6 +20,7 @@
 #include "service/server.h"
 
 namespace trtwatch::builds {
+class ArtifactStore;
 class BuildManager;
 class Metrics;
 class RecordStore;
@@ -27,6 +28,7 @@ class RecordStore;
 
 namespace trtwatch::service {
 
+using builds::ArtifactStore;
 using builds::BuildManager;
 using builds::Metrics;
 using builds::RecordStore;
@@ -41,7 +43,7 @@ struct ConnectionCaps {
 class HttpApi {
  public:
   HttpApi(boost::asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-          Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp);
+          ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp);
   ~HttpApi();
 
   // Accepts connections until the acceptor closes; out of descriptors, it backs off.

@@ -74,18 +74,25 @@ bool ValidBuildId(std::string_view id) {
 }
 
 Route RouteOf(std::string_view path) {
-  if (path == "/healthz") return {Endpoint::kHealth, {}};
-  if (path == "/metrics") return {Endpoint::kMetrics, {}};
-  if (path == "/openapi.json") return {Endpoint::kOpenApi, {}};
-  if (path == "/mcp") return {Endpoint::kMcp, {}};
-  if (path == "/builds/changes") return {Endpoint::kBuildChanges, {}};
+  if (path == "/healthz") return {Endpoint::kHealth, {}, {}};
+  if (path == "/metrics") return {Endpoint::kMetrics, {}, {}};
+  if (path == "/openapi.json") return {Endpoint::kOpenApi, {}, {}};
+  if (path == "/mcp") return {Endpoint::kMcp, {}, {}};
+  if (path == "/builds/changes") return {Endpoint::kBuildChanges, {}, {}};
+  if (path == "/models") return {Endpoint::kModels, {}, {}};
   const std::vector<std::string_view> parts = Split(path, '/');
+  if ((parts.size() == 3 || parts.size() == 4) && parts[1] == "models") {
+    if (parts.size() == 3) return {Endpoint::kModel, parts[2], {}};
+    return {Endpoint::kModelFile, parts[2], parts[3]};
+  }
   if (parts.size() < 2 || parts.size() > 4 || parts[1] != "builds") return {};
-  if (parts.size() == 2) return {Endpoint::kBuilds, {}};
-  if (parts.size() == 3) return {Endpoint::kBuild, parts[2]};
-  if (parts[3] == "cancel") return {Endpoint::kBuildCancel, parts[2]};
-  if (parts[3] == "events") return {Endpoint::kBuildEvents, parts[2]};
-  if (parts[3] == "trace") return {Endpoint::kBuildTrace, parts[2]};
+  if (parts.size() == 2) return {Endpoint::kBuilds, {}, {}};
+  if (parts.size() == 3) return {Endpoint::kBuild, parts[2], {}};
+  if (parts[3] == "cancel") return {Endpoint::kBuildCancel, parts[2], {}};
+  if (parts[3] == "events") return {Endpoint::kBuildEvents, parts[2], {}};
+  if (parts[3] == "trace") return {Endpoint::kBuildTrace, parts[2], {}};
+  if (parts[3] == "engine") return {Endpoint::kBuildEngine, parts[2], {}};
+  if (parts[3] == "timing-cache") return {Endpoint::kBuildTimingCache, parts[2], {}};
   return {};
 }
 
@@ -250,6 +257,182 @@ bool ExpectsContinue(const RequestHead& head) {
 
 int OversizedHeadStatus(std::string_view parsed_target) {
   return parsed_target.empty() || parsed_target.size() > kTargetLimit ? 414 : 431;
+}
+
+namespace {
+
+// Digits only, saturating at the largest uint64_t: a position past any file is still a position.
+bool ParseBytePos(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  *out = 0;
+  for (char c : s) {
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    *out = *out > (UINT64_MAX - digit) / 10 ? UINT64_MAX : *out * 10 + digit;
+  }
+  return true;
+}
+
+}  // namespace
+
+RangeRequest ParseRange(std::string_view value, uint64_t size) {
+  // RFC 9110 §14.2: a range unit other than bytes, or a syntactically invalid set, is
+  // ignored (the whole is sent); several ranges may be answered with the whole.
+  RangeRequest whole;
+  const size_t eq = value.find('=');
+  if (eq == std::string_view::npos || !EqualsIgnoreCase(TrimOws(value.substr(0, eq)), "bytes")) return whole;
+  const std::vector<std::string_view> specs = ListElements({value.substr(eq + 1)});
+  if (specs.size() != 1) return whole;
+  const std::string_view spec = specs.front();
+  const size_t dash = spec.find('-');
+  if (dash == std::string_view::npos) return whole;
+  uint64_t first = 0, last = 0;
+  const std::string_view first_text = spec.substr(0, dash), last_text = spec.substr(dash + 1);
+  RangeRequest r;
+  r.kind = RangeRequest::Kind::kPartial;
+  if (first_text.empty()) {  // suffix-range "-n": the last n bytes (§14.1.2)
+    if (!ParseBytePos(last_text, &last)) return whole;
+    if (last == 0 || size == 0) return {RangeRequest::Kind::kUnsatisfiable, {}};
+    r.range = {size - std::min(last, size), size - 1};
+    return r;
+  }
+  if (!ParseBytePos(first_text, &first)) return whole;
+  if (last_text.empty()) {
+    last = UINT64_MAX;
+  } else if (!ParseBytePos(last_text, &last) || last < first) {
+    return whole;  // invalid: last-pos before first-pos (§14.1.2)
+  }
+  if (first >= size) return {RangeRequest::Kind::kUnsatisfiable, {}};  // §14.1.1: first-pos past the end
+  r.range = {first, std::min(last, size - 1)};
+  return r;
+}
+
+std::string ContentRange(const ByteRange& range, uint64_t size) {
+  return "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) + "/" + std::to_string(size);
+}
+
+std::string UnsatisfiedContentRange(uint64_t size) { return "bytes */" + std::to_string(size); }
+
+bool IfNoneMatchMatches(std::string_view value, std::string_view etag) {
+  // RFC 9110 §8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, and etagc may be a
+  // comma: the list is scanned tag by tag, not split on commas.
+  const std::string_view trimmed = TrimOws(value);
+  if (trimmed == "*") return true;
+  size_t i = 0;
+  while (i < value.size()) {
+    while (i < value.size() && (value[i] == ' ' || value[i] == '\t' || value[i] == ',')) ++i;
+    if (i >= value.size()) break;
+    if (value.substr(i, 2) == "W/") i += 2;  // weak comparison: the W/ does not count
+    if (i >= value.size() || value[i] != '"') return false;  // malformed: no match
+    const size_t close = value.find('"', i + 1);
+    if (close == std::string_view::npos) return false;
+    if (value.substr(i, close - i + 1) == etag) return true;
+    i = close + 1;
+  }
+  return false;
+}
+
+bool IfRangeMatches(std::string_view value, std::string_view etag) { return TrimOws(value) == etag; }
+
+std::optional<std::string> Base64Decode(std::string_view text) {
+  auto sextet = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    const int v = sextet(c);
+    if (v < 0) return std::nullopt;
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    if (++count == 4) {
+      out += static_cast<char>(bits >> 16);
+      out += static_cast<char>(bits >> 8);
+      out += static_cast<char>(bits);
+      bits = 0;
+      count = 0;
+    }
+  }
+  if (count == 3) {
+    out += static_cast<char>(bits >> 10);
+    out += static_cast<char>(bits >> 2);
+  } else if (count == 2) {
+    out += static_cast<char>(bits >> 4);
+  }
+  return out;
+}
+
+namespace {
+
+using Digest = std::array<uint8_t, 32>;
+
+std::optional<Digest> DigestOf(std::string_view bytes) {
+  if (bytes.size() != 32) return std::nullopt;
+  Digest d{};
+  std::copy(bytes.begin(), bytes.end(), d.begin());
+  return d;
+}
+
+// Content-Digest's sha-256 member (RFC 9530 §2: a Structured Fields dictionary whose
+// values are byte sequences, RFC 8941 §3.3.5).
+ExpectedDigest FromContentDigest(std::string_view value) {
+  static const std::string kFix = "; send Content-Digest: sha-256=:BASE64 OF THE 32-BYTE DIGEST: (RFC 9530)";
+  bool other_algorithm = false;
+  for (std::string_view member : ListElements({value})) {
+    const size_t eq = member.find('=');
+    const std::string_view key = TrimOws(member.substr(0, eq));
+    if (key != "sha-256") {
+      other_algorithm = true;
+      continue;
+    }
+    const std::string_view item = eq == std::string_view::npos ? "" : TrimOws(member.substr(eq + 1));
+    if (item.size() < 2 || item.front() != ':' || item.back() != ':') {
+      return {std::nullopt, "Content-Digest's sha-256 is not a byte sequence (:BASE64:)" + kFix};
+    }
+    const std::optional<std::string> bytes = Base64Decode(item.substr(1, item.size() - 2));
+    std::optional<Digest> digest = bytes ? DigestOf(*bytes) : std::nullopt;
+    if (!digest) return {std::nullopt, "Content-Digest's sha-256 is not the base64 of 32 bytes" + kFix};
+    return {digest, {}};
+  }
+  return {std::nullopt, other_algorithm ? "Content-Digest names no sha-256, the only algorithm this service checks" + kFix
+                                        : "Content-Digest is empty" + kFix};
+}
+
+std::optional<Digest> FromHex(std::string_view hex) {
+  if (hex.size() != 64) return std::nullopt;
+  std::string bytes;
+  for (size_t i = 0; i < 64; i += 2) {
+    uint8_t b = 0;
+    auto [p, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, b, 16);
+    if (ec != std::errc() || p != hex.data() + i + 2) return std::nullopt;
+    bytes += static_cast<char>(b);
+  }
+  return DigestOf(bytes);
+}
+
+}  // namespace
+
+ExpectedDigest ExpectedSha256(std::optional<std::string_view> content_digest, std::optional<std::string_view> x_sha256) {
+  ExpectedDigest result;
+  if (content_digest) {
+    result = FromContentDigest(*content_digest);
+    if (!result.error.empty()) return result;
+  }
+  if (x_sha256) {
+    const std::optional<Digest> hex = FromHex(TrimOws(*x_sha256));
+    if (!hex) return {std::nullopt, "X-Content-SHA256 must be the body's SHA-256 as 64 hex digits"};
+    if (result.sha256 && *result.sha256 != *hex) {
+      return {std::nullopt, "Content-Digest and X-Content-SHA256 name different digests; send one, or the same"};
+    }
+    result.sha256 = hex;
+  }
+  return result;
 }
 
 bool IsJsonMediaType(std::string_view content_type) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <boost/beast/http/message.hpp>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -44,11 +45,17 @@ enum class Endpoint {
   kBuildCancel,
   kBuildEvents,
   kBuildTrace,
+  kBuildEngine,       // GET /builds/{id}/engine
+  kBuildTimingCache,  // GET /builds/{id}/timing-cache
+  kModels,            // GET /models
+  kModel,             // PUT, GET, DELETE /models/{name}
+  kModelFile,         // PUT /models/{name}/{file}
   kNotFound
 };
 struct Route {
   Endpoint endpoint = Endpoint::kNotFound;
-  std::string_view id;  // kBuild, kBuildCancel, kBuildEvents, kBuildTrace: the path's id segment
+  std::string_view id;    // a build's routes: the path's id segment; kModel, kModelFile: the model's name
+  std::string_view file;  // kModelFile: the file's name
 };
 Route RouteOf(std::string_view path);
 
@@ -117,6 +124,50 @@ bool ExpectsContinue(const RequestHead& head);
 // when it did not get past the request line): 414 when the request line or its target
 // is too long (RFC 9112 §3), else 431 (RFC 6585 §5).
 int OversizedHeadStatus(std::string_view parsed_target);
+
+// A single byte range, first and last byte inclusive (RFC 9110 §14.1.2).
+struct ByteRange {
+  uint64_t first = 0;
+  uint64_t last = 0;
+  uint64_t length() const { return last - first + 1; }
+};
+// What a Range header asks of a representation of `size` bytes (RFC 9110 §14.2).
+struct RangeRequest {
+  enum class Kind {
+    kWhole,          // no range, a unit other than bytes, an invalid set, or several ranges: 200, the whole
+    kPartial,        // one satisfiable range: 206 with Content-Range
+    kUnsatisfiable,  // one range, none of it in the representation: 416, Content-Range: bytes */size
+  };
+  Kind kind = Kind::kWhole;
+  ByteRange range;
+};
+// `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2); whitespace around ranges
+// allowed. Several ranges are answered whole, which §14.2 allows.
+RangeRequest ParseRange(std::string_view value, uint64_t size);
+
+// "bytes a-b/size" (RFC 9110 §14.4) and, for a 416, "bytes */size".
+std::string ContentRange(const ByteRange& range, uint64_t size);
+std::string UnsatisfiedContentRange(uint64_t size);
+
+// Whether an If-None-Match value (`*` or entity tags, weak or not) matches `etag`, a
+// strong tag with its quotes, by the weak comparison (RFC 9110 §13.1.2).
+bool IfNoneMatchMatches(std::string_view value, std::string_view etag);
+// Whether an If-Range value lets a range through: only the same strong tag does (RFC
+// 9110 §13.1.5; this service sends no Last-Modified, so a date never matches).
+bool IfRangeMatches(std::string_view value, std::string_view etag);
+
+// The SHA-256 a client says its body has: Content-Digest's sha-256 member (RFC 9530
+// §2, a Structured Fields byte sequence ":BASE64:") and/or X-Content-SHA256 (64 hex
+// digits). Both given must agree.
+struct ExpectedDigest {
+  std::optional<std::array<uint8_t, 32>> sha256;  // none asked for: nullopt
+  std::string error;                              // a malformed header: why, and the fix
+};
+// `content_digest`/`x_sha256`: the header values, nullopt when absent.
+ExpectedDigest ExpectedSha256(std::optional<std::string_view> content_digest, std::optional<std::string_view> x_sha256);
+
+// Standard base64 (RFC 4648 §4), padding optional; nullopt for other characters.
+std::optional<std::string> Base64Decode(std::string_view text);
 
 // Whether a Content-Type value is application/json: type and subtype are
 // case-insensitive and parameters (charset) may follow (RFC 9110 §8.3.1).

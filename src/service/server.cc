@@ -194,7 +194,7 @@ int RunServer(const ServerOptions& options, const std::string& token, ServicePar
   if (options.retention.enabled()) prune();
   const ConnectionCaps limits = ConnectionLimitsFor(options);
   auto hubs = std::make_unique<SseHubs>(io, manager, parts.metrics, IoThreadsFor(options));
-  HttpApi api(io, options, manager, store, parts.metrics, *hubs, token, limits, parts.mcp);
+  HttpApi api(io, options, manager, store, parts.artifacts, parts.metrics, *hubs, token, limits, parts.mcp);
 
   const tcp::endpoint bound = acceptor.local_endpoint();
   const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@ namespace trtwatch::builds {
 class BuildManager;
 class Metrics;
 class RecordStore;
+class ArtifactStore;
 }  // namespace trtwatch::builds
 
 namespace trtwatch::service {
@@ -38,7 +40,12 @@ struct ServerOptions {
   std::string token_file;  // bearer token; required for a non-loopback bind
   int max_concurrent = 2;
   int queue_limit = 100;
-  size_t body_limit = 64 * 1024;
+  size_t body_limit = 64 * 1024;  // JSON bodies
+  // Uploaded models (PUT /models/...): where they are kept (empty: DATA_DIR/artifacts)
+  // and the largest file accepted (--max-upload-size).
+  std::string artifact_dir;
+  std::string max_upload_size_text = "8G";  // as given
+  uint64_t max_upload_size = uint64_t{8} << 30;
   // Open connections and SSE streams; 0: as many as the descriptor limit allows after a
   // reserve for builds. Beyond them: 503 (connections) and 429 (streams), Retry-After.
   int max_connections = 0;
@@ -82,6 +89,7 @@ struct ServiceParts {
   builds::RecordStore& store;
   builds::Metrics& metrics;
   builds::BuildManager& manager;
+  builds::ArtifactStore& artifacts;
   HostedEndpoint& mcp;
 };
 

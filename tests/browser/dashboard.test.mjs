@@ -274,3 +274,42 @@ test("phone viewport and dark theme", { timeout: 60000 }, async () => {
   shots.push(await screenshot(dark, "build-dark"));
   assertNoErrors(dark);
 });
+
+// Models in, engines out (docs/dashboard.md): the submit form offers the uploaded models
+// (GET /models), and a build page links its engine with its size. Real builds need the
+// TensorRT test double's binary.
+test("build an uploaded model from the form, then download its engine from the build page", { timeout: 90000 }, async (t) => {
+  if (!process.env.TRTWATCH_DOUBLE_BIN) { t.skip("built without TRTWATCH_TENSORRT_DOUBLE_TESTS"); return; }
+  const real = await new Server({ bin: process.env.TRTWATCH_DOUBLE_BIN,
+    env: { LD_LIBRARY_PATH: process.env.TRTWATCH_FAKE_TENSORRT_DIR, FAKE_TENSORRT_ENGINE_BYTES: String(3 * 1024 * 1024) } }).start();
+  try {
+    const res = await fetch(real.url + "/models/resnet", { method: "PUT", body: "onnx bytes" });
+    assert.equal(res.status, 201);
+    const page = await openPage(browser);
+    await page.goto(real.url + "/");
+    await page.locator("details.submit summary").click();
+    await page.getByLabel("Kind").selectOption("uploaded");
+    const select = page.getByLabel("Uploaded model (PUT /models/NAME)");
+    await page.waitForFunction(() => document.querySelector("select[name=uploaded]").options.length > 0);
+    assert.match(await select.locator("option").first().textContent(), /^resnet \(10 B\)$/);
+    await page.getByRole("button", { name: "Start build" }).click();
+    await page.waitForURL(/\/ui\/builds\/b_/);
+    await waitStatus(page, "succeeded");
+    const link = page.locator("[data-fact=engine] a.download.engine");
+    await link.waitFor();
+    assert.equal(await link.textContent(), "Download engine (3.0 MiB)");
+    const id = page.url().split("/").pop();
+    assert.equal(await link.getAttribute("href"), `/builds/${id}/engine`);
+    assert.equal(await link.getAttribute("download"), `${id}.engine`);
+    const record = await (await fetch(`${real.url}/builds/${id}`)).json();
+    assert.equal(record.request.model, "models:resnet");
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+    assert.equal(download.suggestedFilename(), `${id}.engine`);
+    shots.push(await screenshot(page, "build-engine-download"));
+    assertNoErrors(page);
+    await page.context().close();
+  } finally {
+    await real.stopCleanly();
+    removeDir(real.dataDir);
+  }
+});

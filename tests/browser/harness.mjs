@@ -27,13 +27,14 @@ export async function freePort() {
 
 // `trtwatch serve` on 127.0.0.1:port (0: any), resolved once it says where it listens.
 export class Server {
-  constructor({ dataDir = tempDir("data"), port = 0, args = [] } = {}) {
-    Object.assign(this, { dataDir, port, args, log: "" });
+  // `bin`/`env`: another trtwatch binary (the TensorRT double's) and its environment.
+  constructor({ dataDir = tempDir("data"), port = 0, args = [], bin = BIN, env = {} } = {}) {
+    Object.assign(this, { dataDir, port, args, bin, env, log: "" });
   }
   async start() {
     this.log = "";
-    this.proc = spawn(BIN, ["serve", "--listen", `127.0.0.1:${this.port}`, "--data-dir", this.dataDir, ...this.args],
-      { stdio: ["ignore", "ignore", "pipe"] });
+    this.proc = spawn(this.bin, ["serve", "--listen", `127.0.0.1:${this.port}`, "--data-dir", this.dataDir, ...this.args],
+      { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...this.env } });
     this.exited = new Promise((resolve) => this.proc.once("exit", (code, signal) => resolve({ code, signal })));
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`server did not start: ${this.log}`)), 30000);

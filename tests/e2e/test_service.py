@@ -226,7 +226,7 @@ def test_real_build_without_tensorrt_fails_with_the_workers_message(tmp_path):
         if record["status"] == "failed":  # no TensorRT here: the worker's own message
             assert record["error"]
         else:
-            assert record["engine"] and os.path.exists(record["engine"])
+            assert record["engine"] and os.path.exists(record["engine"]["path"])
         assert not list((tmp_path / "data" / "engines").glob("*.part"))
     finally:
         s.stop()

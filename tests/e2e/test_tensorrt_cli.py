@@ -176,7 +176,7 @@ def test_the_service_keeps_a_real_builds_engine_with_its_size(tmp_path, monkeypa
         build = server.submit({"model": "m.onnx", "options": {"fp16": True}})
         record = server.wait_status(build["id"], {"succeeded", "failed"})
         assert record["status"] == "succeeded", record
-        assert record["engine_bytes"] == os.path.getsize(record["engine"]) > 0
+        assert record["engine_bytes"] == record["engine"]["size"] == os.path.getsize(record["engine"]["path"]) > 0
     finally:
         server.stop()
 

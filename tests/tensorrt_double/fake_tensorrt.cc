@@ -283,7 +283,7 @@ nvinfer1::IHostMemory* FakeBuilder::buildSerializedNetwork(nvinfer1::INetworkDef
 // Processes that load the double as their TensorRT (the end-to-end tests) script it
 // through the environment: FAKE_TENSORRT_INPUTS="x:-1x3x224x224,s:" (-1 dynamic, no
 // dimensions a scalar), FAKE_TENSORRT_LIB_VERSION, FAKE_TENSORRT_STEP_MS (a pause per
-// step, so that concurrent builds overlap).
+// step, so that concurrent builds overlap), FAKE_TENSORRT_ENGINE_BYTES (the engine's size).
 std::unique_ptr<Script> NewScript() {
   auto script = std::make_unique<Script>();
   if (const char* inputs = std::getenv("FAKE_TENSORRT_INPUTS")) {
@@ -315,6 +315,10 @@ std::unique_ptr<Script> NewScript() {
   if (const char* version = std::getenv("FAKE_TENSORRT_LIB_VERSION")) script->lib_version = std::atoi(version);
   if (const char* ms = std::getenv("FAKE_TENSORRT_STEP_MS")) script->step_ms = std::atoi(ms);
   if (const char* key = std::getenv("FAKE_TENSORRT_CACHE_KEY")) script->cache_key = key;
+  if (const char* bytes = std::getenv("FAKE_TENSORRT_ENGINE_BYTES")) {  // a large engine, bytes that vary
+    script->engine.resize(static_cast<size_t>(std::strtoull(bytes, nullptr, 10)));
+    for (size_t i = 0; i < script->engine.size(); ++i) script->engine[i] = static_cast<char>((i * 131 + i / 4099) & 0xff);
+  }
   return script;
 }
 

@@ -179,7 +179,7 @@ TEST(BuildRequestTest, RefusesWhatItCannotRun) {
 // Why #2: options come from an explicit list; paths among them stay inside the roots.
 TEST_F(ModelPathTest, BuildOptionsAreAnAllowListWithConfinedPaths) {
   fs::create_directories(base_ / "data" / "caches");
-  RequestPaths paths{roots_, fs::canonical(base_ / "data").string()};
+  RequestPaths paths{roots_, fs::canonical(base_ / "data").string(), ""};
   auto parse = [&](const std::string& options, BuildRequest* r, std::string* error) {
     return ParseBuildRequest(R"({"model":"sub/net.onnx","options":)" + options + "}", paths, r, error);
   };

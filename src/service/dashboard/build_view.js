@@ -241,8 +241,7 @@ export class BuildView {
     setText(this.f.started, when(r.started_at));
     setText(this.f.finished, when(r.finished_at));
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
-    const size = fmtBytes(r.engine_bytes ?? r.engine_size);
-    setText(this.f.engine, r.engine ? r.engine + (size ? ` (${size})` : "") : FINAL.has(status) ? "none" : "not yet");
+    this.drawEngine(r, status);
     const exit = r.exit_signal ? `killed by signal ${r.exit_signal}` : r.exit_code !== null && r.exit_code !== undefined ? `exit code ${r.exit_code}` : "";
     setText(this.f.worker, [r.worker_pid ? `pid ${r.worker_pid}` : "", exit].filter(Boolean).join(", ") || "—");
     setText(this.f.events, fmtCount(this.events.length) +
@@ -251,6 +250,27 @@ export class BuildView {
     mainEl.dataset.events = String(this.events.length);
     this.requestText = this.requestText || JSON.stringify(r.request || {}, null, 2);
     setText(this.requestEl, this.requestText);
+  }
+  // The engine (and the timing cache the build wrote) as download links with their
+  // sizes, once stored; records from before downloads name only a path.
+  drawEngine(r, status) {
+    const files = [["engine", "Download engine", ".engine"], ["timing_cache", "timing cache", ".timing-cache"]]
+      .filter(([key]) => r[key] && typeof r[key] === "object" && r[key].url);
+    const key = files.map(([k]) => r[k].url).join(" ");
+    if (!files.length) {
+      this.engineKey = "";
+      const path = typeof r.engine === "string" ? r.engine : "";
+      setText(this.f.engine, path || (FINAL.has(status) ? "none" : "not yet"));
+      return;
+    }
+    if (this.engineKey === key) return;
+    this.engineKey = key;
+    const links = files.map(([k, label, ext]) => {
+      const size = fmtBytes(r[k].size);
+      return h(`a.download.${k.replace("_", "-")}`, {href: r[k].url, download: `${this.id}${ext}`,
+        text: `${label}${size ? ` (${size})` : ""}`, title: r[k].sha256 ? `SHA-256 ${r[k].sha256}` : ""});
+    });
+    this.f.engine.replaceChildren(...links.flatMap((a, i) => (i ? [" · ", a] : [a])));
   }
   // Who cancelled and why (the record's word, else the stream's), and how long the stop took.
   drawCancelFacts(r) {

@@ -1,0 +1,228 @@
+#include "builds/artifact_store.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "builds/model_paths.h"
+#include "platform/atomic_file.h"
+#include "platform/file_access.h"
+
+namespace trtwatch::builds {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr size_t kHashChunk = 1 << 20;
+
+bool IsNameChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+         c == '-';
+}
+
+std::string SidecarPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return folder + "/." + name + ".sha256";
+}
+
+// A sidecar "HEX SIZE" that still describes a file of `size` bytes.
+std::optional<std::string> SidecarDigest(const std::string& path, uint64_t size) {
+  std::string text, ignored;
+  if (!ReadWholeFile(SidecarPath(path), &text, &ignored)) return std::nullopt;
+  const size_t space = text.find(' ');
+  if (space != 64 || !DigestFromHex(std::string_view(text).substr(0, 64))) return std::nullopt;
+  if (std::strtoull(text.c_str() + space + 1, nullptr, 10) != size) return std::nullopt;
+  return text.substr(0, 64);
+}
+
+bool HashFile(const std::string& path, Sha256Digest* digest, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot open \"" + path + "\" to hash it";
+    return false;
+  }
+  Sha256 sha;
+  std::string chunk(kHashChunk, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    sha.Update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  }
+  if (in.bad()) {
+    *error = "reading \"" + path + "\" failed while hashing it";
+    return false;
+  }
+  *digest = sha.Final();
+  return true;
+}
+
+std::optional<StoredFile> DescribeFile(const fs::directory_entry& entry, std::string* error) {
+  StoredFile file;
+  if (!FileDigest(entry.path().string(), &file, error)) return std::nullopt;
+  return file;
+}
+
+// The model's files, model.onnx first, then by name; its dotfiles are the store's own.
+ModelInfo ReadModel(const fs::path& folder, std::string* error) {
+  ModelInfo info;
+  info.name = folder.filename().string();
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] == '.' || !entry.is_regular_file(ec)) continue;
+    if (std::optional<StoredFile> file = DescribeFile(entry, error)) info.files.push_back(std::move(*file));
+  }
+  std::sort(info.files.begin(), info.files.end(), [](const StoredFile& a, const StoredFile& b) {
+    return (a.name == kModelFileName) != (b.name == kModelFileName) ? a.name == kModelFileName : a.name < b.name;
+  });
+  info.complete = !info.files.empty() && info.files.front().name == kModelFileName;
+  return info;
+}
+
+}  // namespace
+
+std::string ArtifactNameError(std::string_view name, std::string_view what) {
+  const bool chars_ok = std::all_of(name.begin(), name.end(), IsNameChar);
+  if (!name.empty() && name.size() <= kMaxArtifactName && chars_ok && name.front() != '.') return {};
+  return "the " + std::string(what) + " must be 1 to " + std::to_string(kMaxArtifactName) +
+         " characters of A-Z a-z 0-9 . _ - and must not start with a dot (so not \".\" or \"..\"); rename it, "
+         "e.g. resnet50-v2";
+}
+
+bool FileDigest(const std::string& path, StoredFile* file, std::string* error) {
+  std::error_code ec;
+  const uint64_t size = fs::file_size(path, ec);
+  if (ec) {
+    *error = "\"" + path + "\" cannot be read: " + ec.message();
+    return false;
+  }
+  file->name = fs::path(path).filename().string();
+  file->size = size;
+  if (std::optional<std::string> known = SidecarDigest(path, size)) {
+    file->sha256 = *known;
+    return true;
+  }
+  Sha256Digest digest;
+  if (!HashFile(path, &digest, error)) return false;
+  file->sha256 = HexOf(digest);
+  std::string ignored;  // a sidecar that cannot be written only costs a hash next time
+  WriteDigestSidecar(path, *file, &ignored);
+  return true;
+}
+
+bool WriteDigestSidecar(const std::string& path, const StoredFile& file, std::string* error) {
+  return WriteFileAtomically(SidecarPath(path), file.sha256 + " " + std::to_string(file.size) + "\n", error);
+}
+
+void RemoveWithSidecar(const std::string& path) {
+  std::remove(path.c_str());
+  std::remove(SidecarPath(path).c_str());
+}
+
+Upload::Upload(std::unique_ptr<AtomicFile> file, std::string name) : file_(std::move(file)), name_(std::move(name)) {}
+
+Upload::~Upload() = default;
+
+bool Upload::Write(std::string_view bytes, std::string* error) {
+  if (!file_->Write(bytes.data(), bytes.size(), error)) return false;
+  sha_.Update(bytes);
+  size_ += bytes.size();
+  return true;
+}
+
+Upload::Outcome Upload::Commit(const std::optional<Sha256Digest>& expected, StoredFile* stored, std::string* error) {
+  const Sha256Digest digest = sha_.Final();
+  if (expected && *expected != digest) {
+    *error = "the body's SHA-256 is " + HexOf(digest) + " but the request said " + HexOf(*expected) +
+             "; nothing was stored: send the file again (it changed or was cut on the way)";
+    return Outcome::kDigestMismatch;
+  }
+  *stored = StoredFile{name_, size_, HexOf(digest)};
+  // The sidecar first: a file never appears without its digest.
+  if (!WriteDigestSidecar(file_->target(), *stored, error)) return Outcome::kFailed;
+  if (file_->Commit(error)) return Outcome::kStored;
+  std::remove(SidecarPath(file_->target()).c_str());  // it would describe the new bytes, not the old file
+  return Outcome::kFailed;
+}
+
+std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::string* error) {
+  std::vector<std::string> canonical;
+  if (!MakePrivateFolder(dir, error) || !CanonicalRoots({dir}, &canonical, error)) {
+    *error = "--artifact-dir \"" + dir + "\": " + *error;
+    return nullptr;
+  }
+  std::unique_ptr<ArtifactStore> store(new ArtifactStore(canonical.front()));
+  if (!MakePrivateFolder(store->models_dir(), error)) {
+    *error = "--artifact-dir \"" + dir + "\": cannot make models/: " + *error;
+    return nullptr;
+  }
+  return store;
+}
+
+std::unique_ptr<Upload> ArtifactStore::BeginUpload(std::string_view model, std::string_view file, bool* bad_name,
+                                                   std::string* error) {
+  *error = ArtifactNameError(model, "model name");
+  if (error->empty()) *error = ArtifactNameError(file, "file name");
+  *bad_name = !error->empty();
+  if (*bad_name) return nullptr;
+  const std::string folder = models_dir() + "/" + std::string(model);
+  if (!MakePrivateFolder(folder, error)) return nullptr;
+  std::unique_ptr<AtomicFile> temp = AtomicFile::Create(folder + "/" + std::string(file), error);
+  if (!temp) return nullptr;
+  return std::unique_ptr<Upload>(new Upload(std::move(temp), std::string(file)));
+}
+
+std::optional<ModelInfo> ArtifactStore::Describe(std::string_view name, std::string* error) {
+  if (!ArtifactNameError(name, "model name").empty()) return std::nullopt;
+  const fs::path folder = fs::path(models_dir()) / std::string(name);
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(folder, ec))) return std::nullopt;
+  return ReadModel(folder, error);
+}
+
+std::vector<ModelInfo> ArtifactStore::List(std::string* error) {
+  std::vector<ModelInfo> models;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(models_dir(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!ArtifactNameError(name, "model name").empty() || !entry.is_directory(ec) || entry.is_symlink(ec)) continue;
+    models.push_back(ReadModel(entry.path(), error));
+  }
+  if (ec) *error = "cannot list " + models_dir() + ": " + ec.message();
+  std::sort(models.begin(), models.end(), [](const ModelInfo& a, const ModelInfo& b) { return a.name < b.name; });
+  return models;
+}
+
+ArtifactStore::RemoveOutcome ArtifactStore::Remove(std::string_view name, std::string* error) {
+  if (!Describe(name, error)) return RemoveOutcome::kNotFound;
+  std::error_code ec;
+  fs::remove_all(fs::path(models_dir()) / std::string(name), ec);
+  if (!ec) return RemoveOutcome::kRemoved;
+  *error = "cannot remove model \"" + std::string(name) + "\": " + ec.message();
+  return RemoveOutcome::kFailed;
+}
+
+bool ResolveUploadedModel(std::string_view name, const std::string& models_dir, std::string* resolved,
+                          std::string* error) {
+  if (std::string why = ArtifactNameError(name, "model name"); !why.empty()) {
+    *error = "\"models:" + std::string(name) + "\": " + why;
+    return false;
+  }
+  if (models_dir.empty()) {
+    *error = "\"models:NAME\" needs the service's artifact store; this server has none";
+    return false;
+  }
+  const std::string path = models_dir + "/" + std::string(name) + "/" + std::string(kModelFileName);
+  if (InspectPath(path).kind != PathKind::kFile) {
+    *error = "no uploaded model \"" + std::string(name) + "\" with a " + std::string(kModelFileName) +
+             "; upload it with PUT /models/" + std::string(name) + " (list them with GET /models)";
+    return false;
+  }
+  return ResolveModelPath(path, {models_dir}, resolved, error);
+}
+
+}  // namespace trtwatch::builds

@@ -1,0 +1,114 @@
+// The artifact store: the models clients upload (PUT /models/{name}) and the digests of
+// every stored artifact (engines, timing caches, model files).
+//
+// Layout (docs/api.md, "Artifacts"), under --artifact-dir (default DATA_DIR/artifacts):
+//
+//   models/NAME/model.onnx        the model of PUT /models/NAME
+//   models/NAME/FILE              its external-data files (PUT /models/NAME/FILE)
+//   models/NAME/.FILE.sha256      digest sidecars: "HEX SIZE"
+//   models/NAME/.FILE.trtwatch-*  an upload in progress (AtomicFile), never a model file
+//
+// Names follow one rule ([A-Za-z0-9._-]{1,128}, not "." or "..", no leading dot), so
+// every dotfile in a model's folder is the store's own and is never listed. A file
+// appears complete or not at all: bytes go to a temporary file in the same folder,
+// renamed once they are all there and their digest checked.
+//
+// Threading: one thread at a time (the service's event-loop thread); the functions
+// read and write the file system.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "builds/sha256.h"
+
+namespace trtwatch {
+class AtomicFile;
+}
+
+namespace trtwatch::builds {
+
+inline constexpr std::string_view kModelFileName = "model.onnx";
+inline constexpr size_t kMaxArtifactName = 128;
+
+// Why `name` is not a valid model or file name, naming the rule; empty when it is.
+// `what` names it in the message ("model name", "file name").
+std::string ArtifactNameError(std::string_view name, std::string_view what);
+
+struct StoredFile {
+  std::string name;
+  uint64_t size = 0;
+  std::string sha256;  // hex
+};
+
+// The digest of the file `path` (a regular file the store keeps), from its sidecar
+// (".NAME.sha256" next to it) when that matches the file's size, else computed and the
+// sidecar written. False with the reason in `*error`.
+bool FileDigest(const std::string& path, StoredFile* file, std::string* error);
+// Writes the sidecar of `path` for a digest already known.
+bool WriteDigestSidecar(const std::string& path, const StoredFile& file, std::string* error);
+// Removes `path` and its sidecar (either may be missing).
+void RemoveWithSidecar(const std::string& path);
+
+struct ModelInfo {
+  std::string name;
+  bool complete = false;  // model.onnx is there: builds may name it
+  std::vector<StoredFile> files;
+};
+
+// One file being received: bytes in, digest checked, then renamed into place.
+class Upload {
+ public:
+  enum class Outcome { kStored, kDigestMismatch, kFailed };
+  ~Upload();  // an upload not committed leaves nothing behind
+  Upload(const Upload&) = delete;
+  Upload& operator=(const Upload&) = delete;
+
+  bool Write(std::string_view bytes, std::string* error);
+  uint64_t size() const { return size_; }
+  // Checks the bytes against `expected` (when given) and renames the file into place.
+  Outcome Commit(const std::optional<Sha256Digest>& expected, StoredFile* stored, std::string* error);
+
+ private:
+  friend class ArtifactStore;
+  Upload(std::unique_ptr<AtomicFile> file, std::string name);
+  std::unique_ptr<AtomicFile> file_;
+  std::string name_;
+  Sha256 sha_;
+  uint64_t size_ = 0;
+};
+
+class ArtifactStore {
+ public:
+  // `dir`: the artifact dir (made if missing). Open fails with the reason when it
+  // cannot be made or is not a folder.
+  static std::unique_ptr<ArtifactStore> Open(const std::string& dir, std::string* error);
+
+  const std::string& dir() const { return dir_; }  // canonical
+  std::string models_dir() const { return dir_ + "/models"; }
+
+  // Starts receiving `file` of model `model` (kModelFileName for the model itself).
+  // Null with the reason when a name breaks the rule (`*bad_name` true) or the
+  // folder cannot be made.
+  std::unique_ptr<Upload> BeginUpload(std::string_view model, std::string_view file, bool* bad_name,
+                                      std::string* error);
+  std::optional<ModelInfo> Describe(std::string_view name, std::string* error);
+  std::vector<ModelInfo> List(std::string* error);
+  enum class RemoveOutcome { kRemoved, kNotFound, kFailed };
+  RemoveOutcome Remove(std::string_view name, std::string* error);
+
+ private:
+  explicit ArtifactStore(std::string dir) : dir_(std::move(dir)) {}
+  const std::string dir_;
+};
+
+// "models:NAME" in a build request: the canonical path of NAME's model.onnx under
+// `models_dir`. False with the reason (a bad name, no such model, no model.onnx yet).
+bool ResolveUploadedModel(std::string_view name, const std::string& models_dir, std::string* resolved,
+                          std::string* error);
+
+}  // namespace trtwatch::builds
