@@ -41,6 +41,12 @@ class PgServer:
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
         self._run("initdb", "-D", f"{self.dir}/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
                   "--locale=C.UTF-8", "--no-sync", "--no-instructions")
+        # A port found free may be taken by another test before the server binds it:
+        # the first start tries another one.
+        for _ in range(2):
+            if self.start(check=False).returncode == 0:
+                return
+            self.port = _free_port()
         self.start()
 
     def _run(self, tool, *args, check=True):
@@ -52,10 +58,11 @@ class PgServer:
             raise AssertionError(f"{tool} failed: {r.stdout}{r.stderr}")
         return r
 
-    def start(self):
+    def start(self, check=True):
         options = (f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir} "
                    "-c fsync=off -c full_page_writes=off")
-        self._run("pg_ctl", "-D", f"{self.dir}/data", "-l", f"{self.dir}/pg.log", "-w", "-s", "-o", options, "start")
+        return self._run("pg_ctl", "-D", f"{self.dir}/data", "-l", f"{self.dir}/pg.log", "-w", "-s", "-o", options,
+                         "start", check=check)
 
     def stop(self):
         self._run("pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-s", "stop", check=False)

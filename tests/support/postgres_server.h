@@ -32,8 +32,13 @@ class PostgresServer {
     const std::string bin = FindBin();
     if (bin.empty()) return *why = "no PostgreSQL server binaries (apt-get install postgresql-15)", nullptr;
     std::unique_ptr<PostgresServer> pg(new PostgresServer(bin));
-    if (!pg->MakeFolder(why) || !pg->InitDb(why) || !pg->Restart(why)) return nullptr;
-    return pg;
+    if (!pg->MakeFolder(why) || !pg->InitDb(why)) return nullptr;
+    // A port found free may be taken by another test before the server binds it: the
+    // first start tries another one.
+    for (int attempt = 0; attempt < 3; ++attempt, pg->port_ = FreePort()) {
+      if (pg->Restart(why)) return pg;
+    }
+    return nullptr;
   }
   ~PostgresServer() {
     Stop();
