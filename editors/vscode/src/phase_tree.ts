@@ -37,9 +37,29 @@ export class PhaseTreeProvider implements vscode.TreeDataProvider<PhaseNode> {
     return item;
   }
 
+  // Every row as VS Code is given it (getChildren / getTreeItem), depth first.
+  rows(): PhaseRow[] {
+    const out: PhaseRow[] = [];
+    const walk = (node: PhaseNode, depth: number) => {
+      const item = this.getTreeItem(node);
+      out.push({ label: String(item.label), description: String(item.description ?? ''),
+                 icon: (item.iconPath as vscode.ThemeIcon).id, depth });
+      for (const child of this.getChildren(node)) walk(child, depth + 1);
+    };
+    for (const root of this.getChildren()) walk(root, 0);
+    return out;
+  }
+
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+export interface PhaseRow {
+  label: string;
+  description: string;  // "47/83 · 12.3 s"
+  icon: string;         // codicon: sync~spin (running), pass (finished), circle-slash (stopped early)
+  depth: number;        // 0: a top-level phase
 }
 
 // "47/83 · 12.3 s" (no count when TensorRT gave no steps).
