@@ -6,7 +6,7 @@
 
 import * as vscode from 'vscode';
 import { BuildSource, SourceEnd } from './build_source';
-import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, notificationText, statusTitle } from './build_view';
+import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, notificationText, statusBarText, statusTitle } from './build_view';
 import { TrtEvent } from './events';
 import { PhaseTreeProvider } from './phase_tree';
 
@@ -14,8 +14,6 @@ export const CANCELLING_MESSAGE = 'Cancelling \u2014 waiting for TensorRT to fin
 export const BUILDING_CONTEXT = 'trtwatch.building';
 export const TREE_VIEW_ID = 'trtwatch.phases';
 
-// Silence longer than this shows "last activity N s ago" (as the terminal view does).
-const QUIET_AFTER_S = 3;
 // Views are redrawn at most this often while events pour in.
 const RENDER_INTERVAL_MS = 100;
 
@@ -161,12 +159,7 @@ export class BuildController implements vscode.Disposable {
     }
 
     // Status bar: elapsed, state, silence.
-    const quiet = view.silentFor(now);
-    const icon = state === 'cancelling' ? '$(loading~spin)' : '$(sync~spin)';
-    let text = `${icon} TensorRT ${formatSeconds(now)}`;
-    if (state === 'cancelling') text += ' \u00b7 cancelling';
-    if (view.stalledFor !== undefined || quiet >= QUIET_AFTER_S) text += ` \u00b7 last activity ${Math.floor(quiet)} s ago`;
-    this.statusItem.text = text;
+    this.statusItem.text = statusBarText(view, state, now);
     this.statusItem.tooltip = `${view.describe()}\n${path.split(PATH_SEPARATOR).join('\n')}`;
 
     // Tree view.

@@ -2,7 +2,7 @@
 // TensorRT nested them, with steps done and per-phase elapsed time.
 
 import * as vscode from 'vscode';
-import { BuildView, PhaseNode, formatSeconds } from './build_view';
+import { BuildView, PhaseNode, describePhase } from './build_view';
 
 export class PhaseTreeProvider implements vscode.TreeDataProvider<PhaseNode> {
   private readonly changed = new vscode.EventEmitter<PhaseNode | undefined | void>();
@@ -60,10 +60,4 @@ export interface PhaseRow {
   description: string;  // "47/83 · 12.3 s"
   icon: string;         // codicon: sync~spin (running), pass (finished), circle-slash (stopped early)
   depth: number;        // 0: a top-level phase
-}
-
-// "47/83 · 12.3 s" (no count when TensorRT gave no steps).
-export function describePhase(node: PhaseNode, now: number): string {
-  const elapsed = formatSeconds(node.elapsedAt(now));
-  return node.total > 0 ? `${Math.min(node.done, node.total)}/${node.total} \u00b7 ${elapsed}` : elapsed;
 }
