@@ -165,7 +165,8 @@ export class BuildController implements vscode.Disposable {
     // Tree view.
     this.tree.show(view, now);
     this.treeView.description = `${statusTitle(state)} \u00b7 ${formatSeconds(now)}`;
-    this.treeView.message = state === 'cancelling' ? `${CANCELLING_MESSAGE}\u2026` : undefined;
+    // Each message set is a tree change event (see TREE_REFRESH_MS): only when it changes.
+    this.setTreeMessage(state === 'cancelling' ? `${CANCELLING_MESSAGE}\u2026` : undefined);
   }
 
   private finish(build: RunningBuild, end: SourceEnd): BuildOutcome {
@@ -199,7 +200,7 @@ export class BuildController implements vscode.Disposable {
     this.statusItem.text = `${stateIcon(state)} TensorRT ${statusTitle(state).replace(/^Build /, '')}`;
     this.statusItem.tooltip = summary;
     this.treeView.description = statusTitle(state);
-    this.treeView.message = summary;
+    this.setTreeMessage(summary);
 
     const text = notificationText(summary);
     if (unavailable) {
@@ -212,6 +213,10 @@ export class BuildController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`${build.title}: ${text}`, 'Show Log').then((choice) => this.followUp(choice));
     }
     return { state, summary, unavailable };
+  }
+
+  private setTreeMessage(message: string | undefined): void {
+    if (this.treeView.message !== message) this.treeView.message = message;
   }
 
   private followUp(choice: string | undefined): void {

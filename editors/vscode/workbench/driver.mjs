@@ -221,7 +221,8 @@ async function stopAll() {
       try { process.kill(-proc.pid, "SIGKILL"); } catch { /* gone */ }
     }
   }
-  rmSync(tmp, { recursive: true, force: true });
+  if (process.env.WORKBENCH_KEEP) log(`kept ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
 }
 
 let stopping;

@@ -4,9 +4,20 @@
 import { strict as assert } from 'assert';
 import * as vscode from 'vscode';
 import { Test, browser, sleep, until } from './harness';
-import { DomRow, Screen, Toast, VIEW_NAME, extensionApi, screen, setSetting, showNotifications, showView, showsPath, toast } from './workbench';
+import { DomRow, Screen, Toast, VIEW_NAME, extensionApi, screen, setSetting, showNotifications, startRecording, stopRecording, showView, showsPath, toast } from './workbench';
 
 const CANCELLING = /^Cancelling \u2014 waiting for TensorRT to finish the current step/;
+
+// Between Stop and the end, before TensorRT (here the simulator) has stopped: the view,
+// the status bar and the notification each said "Cancelling".
+function assertCancellingShown(screens: Screen[]): void {
+  const said = {
+    view: screens.some((s) => CANCELLING.test(s.viewMessage)),
+    status: screens.some((s) => / \u00b7 cancelling/.test(s.status)),
+    notification: screens.some((s) => CANCELLING.test(buildToast(s)?.message ?? '')),
+  };
+  assert.deepEqual(said, { view: true, status: true, notification: true }, `"Cancelling" shown (${screens.length} looks)`);
+}
 
 function nonDecreasing(xs: number[]): boolean {
   return xs.every((x, i) => i === 0 || x >= xs[i - 1] - 1e-6);
@@ -63,7 +74,7 @@ async function followBuild(checkpoints: number, everyMs: number, lagMs: number):
       return t && showsPath(s.rows, t.message, 3) ? s : undefined;
     }, lagMs).catch(async (e: Error) => {
       const s = samples[samples.length - 1];
-      throw new Error(`${e.message}\nnotification: ${buildToast(s)?.message}\nview: ${s.rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label} ${r.description} [${r.icon}]`).join('\n')}`);
+      throw new Error(`${e.message}\nheader: ${s.viewDescription}, status: ${s.status}\nnotification: ${buildToast(s)?.message}\nview: ${s.rows.map((r) => `${'  '.repeat(Math.max(0, r.level - 1))}L${r.level} ${r.label} ${r.description} [${r.icon}]`).join('\n')}`);
     });
     await assertNested(caught.rows);
     await sleep(everyMs);
@@ -77,21 +88,20 @@ export const tests: Test[] = [
     timeoutMs: 120000,
     fn: async () => {
       const { done } = await startSimulation('large-transformer', 4);
-      const samples = await followBuild(8, 1500, 2500);
+      const samples = await followBuild(8, 1500, 4000);
       const bars = samples.map(progressOf).filter((p): p is number => p !== undefined);
       assert.ok(bars.length > 5 && nonDecreasing(bars), `the bar never goes back: ${bars.join(' ')}`);
       const tops = new Set(samples.map((s) => s.rows[0]?.description.split(' ')[0]));
       assert.ok(tops.size >= 2, `the top-level row moved on: ${[...tops].join(', ')}`);
-      assert.ok(samples.every((s, i) => i === 0 || s.rows[0]?.label === 'Building engine'), 'the top row never vanishes (no flicker)');
+      assert.ok(samples.every((s) => s.rows.length > 0), 'the rows never vanish while the build runs (no flicker)');
       const late = await screen();
       assert.ok(late.rows.some((r) => r.icon === 'pass'), 'finished phases are marked');
       assert.match(late.status, /^TensorRT \d/);
       assert.match(late.viewDescription, /^Building \u00b7 \d/);
       await browser.screenshot('large-build-tree-follows');
 
+      // (At speed 4 TensorRT's simulator stops within ~0.1 s: "Cancelling" is checked in the next test.)
       await browser.click('.notification-list-item .monaco-button:has-text("Cancel")');
-      await until('the notification to say cancelling', async () => CANCELLING.test(buildToast(await screen())?.message ?? ''), 3000)
-        .catch(() => undefined);  // the build may unwind before the next look
       await done;
       const end = await toast(/Build cancelled after .* \(TensorRT stopped .* after the request\)/);
       assert.deepEqual(end.buttons, ['Show Log']);
@@ -109,15 +119,10 @@ export const tests: Test[] = [
       const { done } = await startSimulation('large-transformer', 1);
       await until('a few phases', async () => (await screen()).rows.length >= 3);
       const header = `.pane-header:has-text("${VIEW_NAME}")`;
+      await startRecording();
       await browser.click(`${header} .action-label[aria-label*="Cancel build"]`, header);
-      const s = await until('the view to say cancelling', async () => {
-        const now = await screen();
-        return CANCELLING.test(now.viewMessage) ? now : undefined;
-      }, 3000);
-      assert.match(s.status, /cancelling/);
-      assert.match(buildToast(s)?.message ?? '', CANCELLING);
-      await browser.screenshot('cancelling-from-tree');
       await done;
+      assertCancellingShown(await stopRecording());
       await toast(/Build cancelled after/);
       assert.equal((await screen()).status, 'TensorRT cancelled');
     },

@@ -33,7 +33,8 @@ export interface Screen {
 function readScreen(viewName: string): Screen {
   const text = (e: Element | null | undefined) => (e?.textContent ?? '').trim();
   const pane = [...document.querySelectorAll('.pane')].find((p) => text(p.querySelector('.pane-header .title')).toLowerCase() === viewName.toLowerCase());
-  const rows = [...(pane?.querySelectorAll('.monaco-list-row') ?? [])].map((r) => ({
+  // Not the sticky rows that repeat the parents of the rows scrolled under them.
+  const rows = [...(pane?.querySelectorAll('.monaco-list-row:not(.monaco-tree-sticky-row)') ?? [])].map((r) => ({
     label: text(r.querySelector('.label-name')),
     description: text(r.querySelector('.label-description')),
     icon: /codicon-([\w~-]+)/.exec(r.querySelector('.custom-view-tree-node-item-icon')?.className ?? '')?.[1] ?? '',
@@ -55,6 +56,24 @@ function readScreen(viewName: string): Screen {
 
 export function screen(): Promise<Screen> {
   return browser.evaluate(readScreen, VIEW_NAME);
+}
+
+// Records the screen every 20 ms in the page, for states too short to poll (cancelling).
+export function startRecording(): Promise<void> {
+  return browser.evaluate(({ read, view }) => {
+    const w = window as unknown as { trtwatchScreens: Screen[]; trtwatchTimer: number };
+    const readIt = (0, eval)(`(${read})`) as (v: string) => Screen;
+    w.trtwatchScreens = [];
+    w.trtwatchTimer = window.setInterval(() => w.trtwatchScreens.push(readIt(view)), 20);
+  }, { read: readScreen.toString(), view: VIEW_NAME });
+}
+
+export function stopRecording(): Promise<Screen[]> {
+  return browser.evaluate(() => {
+    const w = window as unknown as { trtwatchScreens: Screen[]; trtwatchTimer: number };
+    window.clearInterval(w.trtwatchTimer);
+    return w.trtwatchScreens;
+  }, 0);
 }
 
 // Waits for a toast whose message matches; returns it.
@@ -86,6 +105,11 @@ export async function showView(): Promise<void> {
   await vscode.commands.executeCommand('notifications.clearAll');
   await vscode.commands.executeCommand('workbench.action.closePanel');
   await vscode.commands.executeCommand('trtwatch.phases.focus');
+  // The workspace's file tree folds away, so that the build's tree has the side bar's height.
+  const folder = vscode.workspace.workspaceFolders?.[0].name ?? '';
+  const open = await browser.evaluate((name) => [...document.querySelectorAll('.pane-header[aria-expanded="true"]')]
+    .some((h) => h.querySelector('.title')?.textContent?.toLowerCase() === name.toLowerCase()), folder);
+  if (open) await browser.click(`.pane-header[aria-expanded="true"]:has(.title:text-is("${folder}"))`);
 }
 
 // Opens the notification center once a notification is there (an empty one closes).
