@@ -14,8 +14,8 @@ import { BuildView, PhaseNode, describePhase } from './build_view';
 // VS Code is still fetching the rows of the last one (until it has asked for none for
 // QUIET_MS): a refresh throws the extension host's rows away, and the fetches in flight
 // then fail ("Cannot resolve tree item"), which cancels the refresh and leaves stale rows.
-export const TREE_REFRESH_MS = 300;
-const QUIET_MS = 100;
+export const TREE_REFRESH_MS = 500;
+const QUIET_MS = 250;
 const MAX_WAIT_MS = 2000;  // a view that keeps asking is refreshed anyway after this
 
 export class PhaseTreeProvider implements vscode.TreeDataProvider<PhaseNode> {

@@ -116,7 +116,9 @@ export const tests: Test[] = [
     name: 'Stop in the tree view: cancelling at once in the view, the status bar and the notification, then cancelled',
     timeoutMs: 90000,
     fn: async () => {
-      const { done } = await startSimulation('large-transformer', 1);
+      // Slowed down, so that TensorRT's (the simulator's) next step boundary is far enough off
+      // for "Cancelling" to be on the screen for a while.
+      const { done } = await startSimulation('large-transformer', 0.25);
       await until('a few phases', async () => (await screen()).rows.length >= 3);
       const header = `.pane-header:has-text("${VIEW_NAME}")`;
       await startRecording();
