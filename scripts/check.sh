@@ -9,7 +9,9 @@
 #   tsan     the suite under ThreadSanitizer
 #   clang    clang 14's thread-safety analysis (-Wthread-safety -Werror) over the product,
 #            file by file, and the public headers compiled on their own
-#   vscode   the VS Code extension against the release binary (editors/vscode/scripts/ci.sh)
+#   vscode   the VS Code extension against the release binary, unit tests and its workbench
+#            suite in a real VS Code (editors/vscode/scripts/ci.sh; installs code-server the
+#            first time on a machine: ~145-240 s of the stage's 420)
 #   fuzz     every libFuzzer target for a bounded time from its seed corpus (scripts/fuzz.sh)
 #   mingw    the Windows build (MinGW-w64), its tests under Wine (docs/windows.md)
 #   python   `pip install` of the Python module from a clean clone, and its wheel
@@ -27,7 +29,7 @@ all_stages=(release asan tsan clang vscode fuzz mingw python)
 # previous stage's tests counts from its start to its end): a part past its share is
 # marked in the table, so that a suite that grows is seen before CI's limit is.
 declare -A share=([setup.deps]=240 [release.build]=420 [release.test]=240 [asan.build]=420 [asan.test]=210
-  [tsan.build]=420 [tsan.test]=150 [clang.build]=180 [vscode.test]=60 [fuzz.build]=150 [fuzz.test]=120
+  [tsan.build]=420 [tsan.test]=150 [clang.build]=180 [vscode.test]=420 [fuzz.build]=150 [fuzz.test]=120
   [mingw.build]=240 [mingw.test]=120 [python.test]=150)
 budget=2100
 

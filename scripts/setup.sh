@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
-  chromium
+  chromium libkrb5-dev
   g++-mingw-w64-x86-64-posix wine64 googletest
   pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel python3-build python3-venv
   python3-nbclient python3-nbformat python3-ipykernel
@@ -21,6 +21,8 @@ packages=(
 # tests/e2e/pg_server.py), so the cluster the package may start is not needed.
 # MinGW-w64 cross-builds trtwatch.exe, googletest's sources build its tests for
 # Windows, and Wine runs them (docs/windows.md).
+# libkrb5-dev: the VS Code extension's workbench tests install code-server, whose
+# kerberos module builds from source (editors/vscode/scripts/workbench-install.sh).
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
 # enough where the machine has none of its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
@@ -39,9 +41,10 @@ fi
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/node/node_modules/eventsource ]; then
   (cd tests/node && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/node failed; the EventSource test will be skipped" >&2
 fi
-# The VS Code extension's toolchain (typescript, @types/vscode, @vscode/vsce; pinned in
+# The VS Code extension's toolchain (typescript, @types/vscode, @vscode/vsce, and
+# playwright-core for its workbench tests; pinned in
 # editors/vscode/package-lock.json). Its checks (editors/vscode/scripts/ci.sh) need node 20+.
-if command -v npm >/dev/null 2>&1 && [ ! -x editors/vscode/node_modules/.bin/vsce ]; then
+if command -v npm >/dev/null 2>&1 && { [ ! -x editors/vscode/node_modules/.bin/vsce ] || [ ! -d editors/vscode/node_modules/playwright-core ]; }; then
   (cd editors/vscode && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in editors/vscode failed; editors/vscode/scripts/ci.sh will try again" >&2
 fi
 # The dashboard's browser tests (tests/browser) drive Debian's chromium with npm's

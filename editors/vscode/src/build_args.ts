@@ -9,13 +9,12 @@ export interface BuildSettings {
   killAfter: string;       // --kill-after, "" for none
   stallTimeout: string;    // --stall-timeout, "" for none
   simulateSpeed: number;   // --speed for simulated builds
-  remoteUrl: string;       // "" builds locally
-  remoteToken: string;
+  remoteUrl: string;       // "" builds locally (the token is in SecretStorage, not here)
 }
 
 export const DEFAULT_SETTINGS: BuildSettings = {
   binaryPath: 'trtwatch', buildOptions: [], timeout: '', killAfter: '', stallTimeout: '',
-  simulateSpeed: 1, remoteUrl: '', remoteToken: '',
+  simulateSpeed: 1, remoteUrl: '',
 };
 
 // Options every build gets from the settings: time budget and the cancel's hard limit.

@@ -237,6 +237,25 @@ export function statusTitle(state: BuildState): string {
   }
 }
 
+// Silence longer than this shows "last activity N s ago" (as the terminal view does).
+export const QUIET_AFTER_S = 3;
+
+// The status bar while a build runs: "$(sync~spin) TensorRT 43.0 s · last activity 42 s ago".
+export function statusBarText(view: BuildView, state: BuildState, now: number): string {
+  const quiet = view.silentFor(now);
+  const icon = state === 'cancelling' ? '$(loading~spin)' : '$(sync~spin)';
+  let text = `${icon} TensorRT ${formatSeconds(now)}`;
+  if (state === 'cancelling') text += ' \u00b7 cancelling';
+  if (view.stalledFor !== undefined || quiet >= QUIET_AFTER_S) text += ` \u00b7 last activity ${Math.floor(quiet)} s ago`;
+  return text;
+}
+
+// A tree row's description: "47/83 · 12.3 s" (no count when TensorRT gave no steps).
+export function describePhase(node: PhaseNode, now: number): string {
+  const elapsed = formatSeconds(node.elapsedAt(now));
+  return node.total > 0 ? `${Math.min(node.done, node.total)}/${node.total} \u00b7 ${elapsed}` : elapsed;
+}
+
 // Text from the builder or a service made safe for VS Code's notifications, which render
 // Markdown links (command: links included): control characters become '?', and "](" is
 // split so that no link can form. The output channel and tree view show text as is.

@@ -25,6 +25,11 @@ export function describeExit(code: number | null, signal: string | null): Source
   }
 }
 
+// "usage or input error: nothing was built" + what trtwatch said, so the user need not open the log.
+function withReason(end: SourceEnd, reason: string): SourceEnd {
+  return reason && end.message ? { ...end, message: `${end.message}: ${reason.replace(/^trtwatch \w+: /, '')}` } : end;
+}
+
 export class CliSource implements BuildSource {
   readonly forceHint = 'Stop again to force (trtwatch exits at once, 130)';
   private child: ReturnType<typeof spawn> | undefined;
@@ -64,7 +69,11 @@ export class CliSource implements BuildSource {
         if (parsed.ok) listener.onEvent(parsed.event);
         else listener.onLog(`[trtwatch extension] ignored a line of trtwatch's output: ${parsed.error}`);
       });
-      const stderr = new LineSplitter((line) => listener.onLog(line));
+      let lastError = '';  // the CLI's last stderr line: why an input error (exit 2) was one
+      const stderr = new LineSplitter((line) => {
+        if (line.trim() !== '') lastError = line.trim();
+        listener.onLog(line);
+      });
       child.stdout?.on('data', (b: Buffer) => stdout.push(b));
       child.stderr?.on('data', (b: Buffer) => stderr.push(b));
       child.on('error', (err: NodeJS.ErrnoException) => {
@@ -82,7 +91,7 @@ export class CliSource implements BuildSource {
         stdout.end();
         stderr.end();
         this.child = undefined;
-        finish(describeExit(code, signal));
+        finish(withReason(describeExit(code, signal), code === 2 ? lastError : ''));
       });
     });
   }

@@ -6,7 +6,7 @@
 
 import * as vscode from 'vscode';
 import { BuildSource, SourceEnd } from './build_source';
-import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, notificationText, statusTitle } from './build_view';
+import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, notificationText, statusBarText, statusTitle } from './build_view';
 import { TrtEvent } from './events';
 import { PhaseTreeProvider } from './phase_tree';
 
@@ -14,8 +14,6 @@ export const CANCELLING_MESSAGE = 'Cancelling \u2014 waiting for TensorRT to fin
 export const BUILDING_CONTEXT = 'trtwatch.building';
 export const TREE_VIEW_ID = 'trtwatch.phases';
 
-// Silence longer than this shows "last activity N s ago" (as the terminal view does).
-const QUIET_AFTER_S = 3;
 // Views are redrawn at most this often while events pour in.
 const RENDER_INTERVAL_MS = 100;
 
@@ -161,18 +159,14 @@ export class BuildController implements vscode.Disposable {
     }
 
     // Status bar: elapsed, state, silence.
-    const quiet = view.silentFor(now);
-    const icon = state === 'cancelling' ? '$(loading~spin)' : '$(sync~spin)';
-    let text = `${icon} TensorRT ${formatSeconds(now)}`;
-    if (state === 'cancelling') text += ' \u00b7 cancelling';
-    if (view.stalledFor !== undefined || quiet >= QUIET_AFTER_S) text += ` \u00b7 last activity ${Math.floor(quiet)} s ago`;
-    this.statusItem.text = text;
+    this.statusItem.text = statusBarText(view, state, now);
     this.statusItem.tooltip = `${view.describe()}\n${path.split(PATH_SEPARATOR).join('\n')}`;
 
     // Tree view.
     this.tree.show(view, now);
     this.treeView.description = `${statusTitle(state)} \u00b7 ${formatSeconds(now)}`;
-    this.treeView.message = state === 'cancelling' ? `${CANCELLING_MESSAGE}\u2026` : undefined;
+    // Each message set is a tree change event (see TREE_REFRESH_MS): only when it changes.
+    this.setTreeMessage(state === 'cancelling' ? `${CANCELLING_MESSAGE}\u2026` : undefined);
   }
 
   private finish(build: RunningBuild, end: SourceEnd): BuildOutcome {
@@ -206,7 +200,7 @@ export class BuildController implements vscode.Disposable {
     this.statusItem.text = `${stateIcon(state)} TensorRT ${statusTitle(state).replace(/^Build /, '')}`;
     this.statusItem.tooltip = summary;
     this.treeView.description = statusTitle(state);
-    this.treeView.message = summary;
+    this.setTreeMessage(summary);
 
     const text = notificationText(summary);
     if (unavailable) {
@@ -219,6 +213,10 @@ export class BuildController implements vscode.Disposable {
       void vscode.window.showErrorMessage(`${build.title}: ${text}`, 'Show Log').then((choice) => this.followUp(choice));
     }
     return { state, summary, unavailable };
+  }
+
+  private setTreeMessage(message: string | undefined): void {
+    if (this.treeView.message !== message) this.treeView.message = message;
   }
 
   private followUp(choice: string | undefined): void {

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { BuildSettings, PROFILES, QUICK_OPTIONS, enginePathFor, modelArgs, pickedArgs, simulateArgs } from './build_args';
 import { CliSource } from './cli_source';
 import { BuildController } from './controller';
-import { RemoteSource, optionsForService } from './remote_source';
+import { PhaseRow } from './phase_tree';
+import { RemoteSettings, RemoteSource, optionsForService } from './remote_source';
 import { TrtwatchTaskProvider } from './task_provider';
 
 export function readSettings(): BuildSettings {
@@ -19,8 +20,43 @@ export function readSettings(): BuildSettings {
     stallTimeout: c.get<string>('stallTimeout', ''),
     simulateSpeed: c.get<number>('simulate.speed', 1),
     remoteUrl: c.get<string>('remote.url', ''),
-    remoteToken: c.get<string>('remote.token', ''),
   };
+}
+
+// The service's bearer token lives in VS Code's SecretStorage (the OS keychain, or the
+// browser's encrypted store), never in settings files.
+const TOKEN_SECRET = 'trtwatch.remote.token';
+
+async function remoteSettings(secrets: vscode.SecretStorage, url: string): Promise<RemoteSettings> {
+  const token = await secrets.get(TOKEN_SECRET);
+  return token ? { url, token } : { url };
+}
+
+async function setToken(secrets: vscode.SecretStorage, given?: string): Promise<void> {
+  const token = given ?? (await vscode.window.showInputBox({
+    title: 'TensorRT: the build service\'s token', password: true, ignoreFocusOut: true,
+    prompt: 'The content of the service\'s --token-file; kept in VS Code\'s secret storage. Empty: forget it.',
+  }));
+  if (token === undefined) return;
+  if (token.trim() === '') {
+    await secrets.delete(TOKEN_SECRET);
+    void vscode.window.showInformationMessage('The build service token is forgotten.');
+  } else {
+    await secrets.store(TOKEN_SECRET, token.trim());
+    void vscode.window.showInformationMessage('The build service token is stored in VS Code\'s secret storage.');
+  }
+}
+
+// Versions up to 0.1 kept the token in the plain `trtwatch.remote.token` setting: move it.
+async function migrateTokenSetting(secrets: vscode.SecretStorage): Promise<void> {
+  const c = vscode.workspace.getConfiguration('trtwatch');
+  const old = c.inspect<string>('remote.token');
+  const value = old?.workspaceValue ?? old?.globalValue;
+  if (!value) return;
+  await secrets.store(TOKEN_SECRET, value.trim());
+  if (old?.globalValue !== undefined) await c.update('remote.token', undefined, vscode.ConfigurationTarget.Global);
+  if (old?.workspaceValue !== undefined) await c.update('remote.token', undefined, vscode.ConfigurationTarget.Workspace);
+  void vscode.window.showInformationMessage('trtwatch moved the build service token from settings into VS Code\'s secret storage.');
 }
 
 function workspaceDir(uri?: vscode.Uri): string | undefined {
@@ -28,28 +64,37 @@ function workspaceDir(uri?: vscode.Uri): string | undefined {
   return folder?.uri.fsPath;
 }
 
-export function activate(context: vscode.ExtensionContext): void {
+// What activate() returns: the rows the tree view is given, for the workbench tests.
+export interface TrtwatchApi {
+  phaseTreeRows(): PhaseRow[];
+}
+
+export function activate(context: vscode.ExtensionContext): TrtwatchApi {
   const controller = new BuildController();
+  const secrets = context.secrets;
   context.subscriptions.push(
     controller,
-    vscode.commands.registerCommand('trtwatch.build', (uri?: vscode.Uri) => buildModel(controller, uri)),
-    vscode.commands.registerCommand('trtwatch.simulate', (profile?: string) => simulate(controller, profile)),
-    vscode.commands.registerCommand('trtwatch.watchRemote', (id?: string) => watchRemote(controller, id)),
+    vscode.commands.registerCommand('trtwatch.build', (uri?: vscode.Uri) => buildModel(controller, secrets, uri)),
+    vscode.commands.registerCommand('trtwatch.simulate', (profile?: string) => simulate(controller, secrets, profile)),
+    vscode.commands.registerCommand('trtwatch.watchRemote', (id?: string) => watchRemote(controller, secrets, id)),
+    vscode.commands.registerCommand('trtwatch.setRemoteToken', (token?: string) => setToken(secrets, token)),
     vscode.commands.registerCommand('trtwatch.cancel', () => controller.cancel()),
     vscode.commands.registerCommand('trtwatch.showLog', () => controller.showLog()),
     vscode.tasks.registerTaskProvider(TrtwatchTaskProvider.type, new TrtwatchTaskProvider(controller, readSettings)),
   );
+  void migrateTokenSetting(secrets);
+  return { phaseTreeRows: () => controller.tree.rows() };
 }
 
 export function deactivate(): void {}
 
-async function simulate(controller: BuildController, given?: string): Promise<void> {
+async function simulate(controller: BuildController, secrets: vscode.SecretStorage, given?: string): Promise<void> {
   const profile = given ?? (await vscode.window.showQuickPick([...PROFILES], { title: 'Simulate a TensorRT build (no GPU needed)' }));
   if (!profile) return;
   const s = readSettings();
   const title = `Simulated build (${profile})`;
   if (s.remoteUrl) {
-    await controller.run(title, new RemoteSource({ url: s.remoteUrl, token: s.remoteToken },
+    await controller.run(title, new RemoteSource(await remoteSettings(secrets, s.remoteUrl),
       { simulate: profile, speed: s.simulateSpeed, ...(s.timeout ? { timeout: s.timeout } : {}) }));
     return;
   }
@@ -67,7 +112,7 @@ async function pickModel(): Promise<vscode.Uri | undefined> {
   return (await vscode.window.showQuickPick(items, { title: 'TensorRT: pick the ONNX model to build' }))?.uri;
 }
 
-async function buildModel(controller: BuildController, given?: vscode.Uri): Promise<void> {
+async function buildModel(controller: BuildController, secrets: vscode.SecretStorage, given?: vscode.Uri): Promise<void> {
   const uri = given ?? (await pickModel());
   if (!uri) return;
   const s = readSettings();
@@ -91,7 +136,7 @@ async function buildModel(controller: BuildController, given?: vscode.Uri): Prom
       return;
     }
     const model = vscode.workspace.asRelativePath(uri, false);
-    await controller.run(title, new RemoteSource({ url: s.remoteUrl, token: s.remoteToken },
+    await controller.run(title, new RemoteSource(await remoteSettings(secrets, s.remoteUrl),
       { model, options: serviceOptions, ...(s.timeout ? { timeout: s.timeout } : {}) }));
     return;
   }
@@ -100,7 +145,7 @@ async function buildModel(controller: BuildController, given?: vscode.Uri): Prom
   await controller.run(title, source, source.commandLine);
 }
 
-async function watchRemote(controller: BuildController, given?: string): Promise<void> {
+async function watchRemote(controller: BuildController, secrets: vscode.SecretStorage, given?: string): Promise<void> {
   const s = readSettings();
   if (!s.remoteUrl) {
     void vscode.window.showErrorMessage('Set "trtwatch.remote.url" to the build service (e.g. http://gpu-host:8470) first.', 'Open Settings')
@@ -109,5 +154,5 @@ async function watchRemote(controller: BuildController, given?: string): Promise
   }
   const id = given ?? (await vscode.window.showInputBox({ title: 'Watch a build on the service', prompt: 'Build id (b_…)' }));
   if (!id) return;
-  await controller.run(`Remote build ${id.trim()}`, new RemoteSource({ url: s.remoteUrl, token: s.remoteToken }, { attach: id.trim() }));
+  await controller.run(`Remote build ${id.trim()}`, new RemoteSource(await remoteSettings(secrets, s.remoteUrl), { attach: id.trim() }));
 }

@@ -9,6 +9,8 @@ import { BuildSettings, PROFILES, TrtwatchTaskDefinition, exitCodeFor, taskArgs 
 import { CliSource } from './cli_source';
 import { BuildController } from './controller';
 
+const CLOSE_DELAY_MS = 500;
+
 class BuildTaskTerminal implements vscode.Pseudoterminal {
   private readonly written = new vscode.EventEmitter<string>();
   private readonly closed = new vscode.EventEmitter<number>();
@@ -25,7 +27,9 @@ class BuildTaskTerminal implements vscode.Pseudoterminal {
     void this.controller.run(this.title, this.source, this.source.commandLine, write).then((outcome) => {
       this.running = false;
       if (outcome.state === 'failed' && this.model) write(`${this.model}: error: ${outcome.summary}`);
-      this.closed.fire(exitCodeFor(outcome.state));
+      // The terminal parses what was written asynchronously, and the problem matcher stops
+      // with the task: closing at once can lose the last line, the one it matches.
+      setTimeout(() => this.closed.fire(exitCodeFor(outcome.state)), CLOSE_DELAY_MS);
     });
   }
 

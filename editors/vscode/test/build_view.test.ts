@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { BuildView, PATH_SEPARATOR, PhaseNode, formatSeconds, notificationText } from '../src/build_view';
+import { BuildView, PATH_SEPARATOR, PhaseNode, describePhase, formatSeconds, notificationText, statusBarText } from '../src/build_view';
 import { PhaseStartEvent, TrtEvent, parseEvent } from '../src/events';
 
 const RECORDINGS = process.env.TRTWATCH_RECORDINGS ?? '';
@@ -160,4 +160,19 @@ test('text for notifications cannot form a (command) link or carry control chara
   assert.equal(notificationText('Error [run](command:workbench.action.terminal.sendSequence) \u001b[2J\tx'),
                'Error [run] (command:workbench.action.terminal.sendSequence) ?[2J?x');
   assert.equal(notificationText('Building engine 2/6 \u203a Timing'), 'Building engine 2/6 \u203a Timing');
+});
+
+test('status bar: build time, then "last activity N s ago" after 3 s of silence; tree rows: per-phase elapsed', () => {
+  const view = new BuildView();
+  view.apply({ v: 1, seq: 1, t: 0, type: 'build_start', build: 'b_1', backend: 'tensorrt', model: 'm.onnx', facts: {} });
+  view.apply({ v: 1, seq: 2, t: 0.5, type: 'phase_start', id: 1, parent: null, phase: 'Building engine', total: 6 });
+  view.apply({ v: 1, seq: 3, t: 1, type: 'phase_start', id: 2, parent: 1, phase: 'Timing graph nodes', total: 83 });
+  assert.equal(statusBarText(view, 'running', 1), '$(sync~spin) TensorRT 1.0 s');
+  assert.equal(statusBarText(view, 'running', 3), '$(sync~spin) TensorRT 3.0 s', '2 s of silence: not yet worth mentioning');
+  assert.equal(statusBarText(view, 'running', 43), '$(sync~spin) TensorRT 43.0 s \u00b7 last activity 42 s ago');
+  assert.equal(statusBarText(view, 'cancelling', 43), '$(loading~spin) TensorRT 43.0 s \u00b7 cancelling \u00b7 last activity 42 s ago');
+  assert.equal(describePhase(view.roots[0], 43), '0/6 \u00b7 42.5 s');
+  assert.equal(describePhase(view.roots[0].children[0], 43), '0/83 \u00b7 42.0 s');
+  view.apply({ v: 1, seq: 4, t: 44, type: 'stall', silent_for: 43 });
+  assert.match(statusBarText(view, 'running', 44), /last activity 43 s ago$/, 'a stall is said at once');
 });
