@@ -12,7 +12,7 @@
 namespace trtwatch::app {
 
 struct BuildsConfig {
-  std::string store;  // --store: empty for SQLite in data_dir, or a PostgreSQL URI (builds/open_record_store.h)
+  std::string store;  // --store: empty for SQLite in data_dir, or a PostgreSQL URI (builds/stores/open_record_store.h)
   std::string data_dir;
   std::vector<std::string> model_roots;
   std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts

@@ -3,7 +3,7 @@
 #include "app/builds_root.h"
 
 #include "builds/model_paths.h"
-#include "builds/open_record_store.h"
+#include "builds/stores/open_record_store.h"
 
 namespace trtwatch::app {
 

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "app/builds_config.h"
-#include "builds/artifact_store.h"
+#include "builds/artifacts/artifact_store.h"
 #include "builds/build_manager.h"
 #include "builds/metrics.h"
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 #include "mcp/manager_builds.h"
 #include "mcp/tools.h"
 

@@ -16,9 +16,9 @@
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
 #include "builds/build_request.h"
-#include "builds/local_executor.h"
+#include "builds/executors/local_executor.h"
 #include "builds/metrics.h"
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 #include "protocol/utf8.h"
 #include "runner/duration.h"
 

@@ -1,10 +1,11 @@
 // BuildManager: the builds of the service and the MCP server, from request to record.
 //
-// Each build runs as its own worker (`trtwatch build ... --progress json`), started by an
-// Executor (builds/executor.h: local processes by default, builds/local_executor.h; a
-// test's fake launcher beneath it in tests); the manager reads the worker's event
-// stream on the event loop, keeps the record's phase snapshot, appends the events to
-// the stored log and fans them out to live subscribers (SSE streams). Builds beyond
+// Each build runs as its own worker (`trtwatch build ... --progress json`), started by
+// an Executor (builds/executors/executor.h; local processes by default,
+// builds/executors/local_executor.h, over a fake launcher in tests); the manager reads
+// the worker's event stream on the event loop, keeps the record's phase snapshot,
+// appends the events to the stored log and fans them out to live subscribers (SSE
+// streams). Builds beyond
 // max_concurrent wait in a queue. Cancel asks the worker to stop (cooperatively: it
 // cancels at the next step), then stops it by force after a grace period. A worker that
 // dies without finishing ends its build as failed, with the signal or exit code in the
@@ -29,9 +30,9 @@
 
 #include <boost/asio/steady_timer.hpp>
 
-#include "builds/executor.h"
+#include "builds/executors/executor.h"
 #include "builds/build_record.h"
-#include "builds/artifact_store.h"
+#include "builds/artifacts/artifact_store.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
 #include "builds/framed_event.h"
 

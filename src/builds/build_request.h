@@ -36,7 +36,7 @@ struct RequestPaths {
   std::string default_cache_dir() const { return data_dir.empty() ? std::string() : data_dir + "/caches"; }
 };
 
-// "model": "models:NAME" names the model uploaded as NAME (builds/artifact_store.h).
+// "model": "models:NAME" names the model uploaded as NAME (builds/artifacts/artifact_store.h).
 inline constexpr std::string_view kUploadedModelPrefix = "models:";
 
 // Parses and checks a request body. Options come from an explicit list of build

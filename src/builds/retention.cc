@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "builds/artifact_store.h"
+#include "builds/artifacts/artifact_store.h"
 #include "builds/build_record.h"
 
 namespace trtwatch::builds {

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 namespace trtwatch::builds {
 

@@ -7,7 +7,7 @@
 
 #include "builds/build_manager.h"
 #include "builds/build_record.h"
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 namespace trtwatch::mcp {
 

@@ -24,12 +24,12 @@
 
 #include "service/assets.h"
 #include "sinks/trace_sink.h"
-#include "builds/artifact_store.h"
+#include "builds/artifacts/artifact_store.h"
 #include "builds/build_manager.h"
 #include "service/hosted_endpoint.h"
 #include "service/http_request.h"
 #include "builds/metrics.h"
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 #include "service/sse.h"
 #include "service/sse_hubs.h"
 #include "service/ui_routes.h"
@@ -376,7 +376,7 @@ class HttpApi::Impl {
 
   // PUT /models/{name}[/{file}]: the body, read in bounded pieces, goes to a temporary
   // file in the model's folder, renamed into place once complete and its digest checked
-  // (builds/artifact_store.h). Returns whether the connection stays open.
+  // (builds/artifacts/artifact_store.h). Returns whether the connection stays open.
   awaitable<bool> ReceiveUpload(beast::tcp_stream& stream, beast::flat_buffer& buffer,
                                 http::request_parser<http::string_body>& head_parser, const RequestHead& head) {
     const Request& req = head_parser.get();

@@ -26,7 +26,7 @@
 #include "service/http_api.h"
 #include "service/http_request.h"
 #include "builds/metrics.h"
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 #include "service/hosted_endpoint.h"
 #include "service/sse_hubs.h"
 

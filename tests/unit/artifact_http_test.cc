@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "builds/sha256.h"
+#include "builds/artifacts/sha256.h"
 #include "service/http_request.h"
 
 namespace trtwatch::service {

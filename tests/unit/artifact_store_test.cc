@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "builds/artifact_store.h"
-#include "builds/sha256.h"
+#include "builds/artifacts/artifact_store.h"
+#include "builds/artifacts/sha256.h"
 
 namespace trtwatch::builds {
 namespace {

@@ -13,9 +13,9 @@
 #include "protocol/event_json.h"
 #include "builds/build_manager.h"
 #include "builds/metrics.h"
-#include "builds/record_store.h"
-#include "builds/sqlite_store.h"
-#include "builds/local_executor.h"
+#include "builds/stores/record_store.h"
+#include "builds/stores/sqlite_store.h"
+#include "builds/executors/local_executor.h"
 #include "support/fake_worker_launcher.h"
 
 namespace trtwatch::builds {

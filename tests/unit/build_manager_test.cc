@@ -15,8 +15,8 @@
 
 #include "builds/build_manager.h"
 #include "builds/metrics.h"
-#include "builds/record_store.h"
-#include "builds/sqlite_store.h"
+#include "builds/stores/record_store.h"
+#include "builds/stores/sqlite_store.h"
 #include "protocol/utf8.h"
 #include "support/faulty_sqlite_vfs.h"
 

@@ -1,7 +1,7 @@
 // One behaviour suite for every record store (typed over SQLite and PostgreSQL: each
 // store's fixture says how to open it on a test's own location, break and heal its
 // writes, and read or set its schema version), then what only one store has.
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -13,11 +13,11 @@
 #include <fstream>
 
 #include "builds/build_record.h"
-#include "builds/open_record_store.h"
-#include "builds/postgres_store.h"
+#include "builds/stores/open_record_store.h"
+#include "builds/stores/postgres_store.h"
 #include "builds/retention.h"
-#include "builds/schema_migrations.h"
-#include "builds/sqlite_store.h"
+#include "builds/stores/schema_migrations.h"
+#include "builds/stores/sqlite_store.h"
 #include "support/faulty_sqlite_vfs.h"
 #include "support/postgres_server.h"
 

@@ -9,7 +9,7 @@
 #include "protocol/json_body.h"
 #include "service/http_request.h"
 #include "builds/model_paths.h"
-#include "builds/sqlite_store.h"
+#include "builds/stores/sqlite_store.h"
 #include "service/server.h"
 
 namespace trtwatch::service {

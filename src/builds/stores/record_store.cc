@@ -1,4 +1,4 @@
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 namespace trtwatch::builds {
 

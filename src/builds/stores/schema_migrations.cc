@@ -1,4 +1,4 @@
-#include "builds/schema_migrations.h"
+#include "builds/stores/schema_migrations.h"
 
 namespace trtwatch::builds {
 

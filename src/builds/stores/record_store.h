@@ -1,7 +1,7 @@
 // RecordStore: where the builds layer keeps build records and their event logs — the
-// interface every store implements (builds/sqlite_store.h: SQLite under --data-dir, the
-// embedded default for one host; builds/postgres_store.h: a PostgreSQL database named
-// by --store). builds/open_record_store.h picks one; builds/schema_migrations.h keeps
+// interface every store implements (builds/stores/sqlite_store.h: SQLite under --data-dir, the
+// embedded default for one host; builds/stores/postgres_store.h: a PostgreSQL database named
+// by --store). builds/stores/open_record_store.h picks one; builds/stores/schema_migrations.h keeps
 // both schemas versioned.
 //
 // A record is its JSON document plus the columns queries need (status, creation

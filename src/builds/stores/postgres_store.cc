@@ -1,4 +1,4 @@
-#include "builds/postgres_store.h"
+#include "builds/stores/postgres_store.h"
 
 #include <libpq-fe.h>
 
@@ -7,8 +7,8 @@
 #include <iterator>
 #include <map>
 
-#include "builds/schema_migrations.h"
-#include "builds/store_support.h"
+#include "builds/stores/schema_migrations.h"
+#include "builds/stores/store_support.h"
 #include "protocol/utf8.h"
 
 namespace trtwatch::builds {
@@ -66,7 +66,7 @@ std::string PgPlaceholders(size_t first, size_t n) {
 
 std::string SeqParam(uint64_t seq) { return std::to_string(std::min<uint64_t>(seq, INT64_MAX)); }
 
-// The schema, one step per version (builds/schema_migrations.h); a step is never
+// The schema, one step per version (builds/stores/schema_migrations.h); a step is never
 // edited once released. Plain CREATE: a database with tables of another program is
 // refused, not mixed into.
 constexpr const char* kPgSteps[] = {

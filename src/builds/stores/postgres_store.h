@@ -13,7 +13,7 @@
 // fails, if another service took the database meanwhile. The data dir still holds
 // engines and worker files, but its SQLite lock is not taken.
 //
-// The schema is versioned in the table trtwatch_schema (builds/schema_migrations.h);
+// The schema is versioned in the table trtwatch_schema (builds/stores/schema_migrations.h);
 // migrations run in one transaction under pg_advisory_xact_lock(kSchemaLockKey), so
 // two processes starting at once do not both migrate.
 //
@@ -21,7 +21,7 @@
 // fails (connection lost, server down) returns false with last_error() set; the next
 // call reconnects. Calls block for one round trip each (as SQLite's block on the disk).
 //
-// Threading: as RecordStore (builds/record_store.h): one thread.
+// Threading: as RecordStore (builds/stores/record_store.h): one thread.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 struct pg_conn;
 

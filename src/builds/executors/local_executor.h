@@ -3,14 +3,14 @@
 // The cooperative stop is SIGTERM, which `trtwatch build` turns into a cancel at the
 // next step; the forced one SIGKILL to the group.
 //
-// Threading: as Executor (builds/executor.h).
+// Threading: as Executor (builds/executors/executor.h).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "builds/executor.h"
+#include "builds/executors/executor.h"
 
 namespace trtwatch::builds {
 

@@ -10,13 +10,13 @@
 // (0700), the database and its -wal/-shm (0600) are this user's only: records hold
 // model paths and errors.
 //
-// Threading: as RecordStore (builds/record_store.h): one thread.
+// Threading: as RecordStore (builds/stores/record_store.h): one thread.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 struct sqlite3;
 

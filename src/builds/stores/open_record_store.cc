@@ -1,10 +1,10 @@
-#include "builds/open_record_store.h"
+#include "builds/stores/open_record_store.h"
 
 #include <utility>
 
-#include "builds/postgres_store.h"
-#include "builds/sqlite_store.h"
-#include "builds/store_support.h"
+#include "builds/stores/postgres_store.h"
+#include "builds/stores/sqlite_store.h"
+#include "builds/stores/store_support.h"
 #include "protocol/utf8.h"
 
 namespace trtwatch::builds {

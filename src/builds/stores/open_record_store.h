@@ -1,6 +1,6 @@
 // Which record store a service runs on: --store (or TRTWATCH_STORE) names it.
-//   empty                                  SQLite in DIR/trtwatch.db under --data-dir (builds/sqlite_store.h)
-//   postgresql://USER@HOST:PORT/DB         a PostgreSQL database (builds/postgres_store.h);
+//   empty                                  SQLite in DIR/trtwatch.db under --data-dir (builds/stores/sqlite_store.h)
+//   postgresql://USER@HOST:PORT/DB         a PostgreSQL database (builds/stores/postgres_store.h);
 //   postgres://…                           any libpq connection URI
 // With PostgreSQL the data dir is still made (engines, worker files), unlocked.
 //
@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 namespace trtwatch::builds {
 

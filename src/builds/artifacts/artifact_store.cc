@@ -1,4 +1,4 @@
-#include "builds/artifact_store.h"
+#include "builds/artifacts/artifact_store.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,9 +1,9 @@
 // Executor: where builds run, as the build manager sees it. Each build is one worker,
 // `trtwatch build … --progress json`, that an executor starts somewhere; the manager
 // reads its event stream and its diagnostics, asks it to stop (cooperatively first,
-// then by force) and polls for its end. One file pair per executor:
-// builds/local_executor.h runs workers as processes of this host (the default); an
-// executor for a cluster scheduler runs them as its jobs.
+// then by force) and polls for its end. One file pair per executor in this folder:
+// local_executor.h runs workers as processes of this host (the default); an executor
+// for a cluster scheduler runs them as its jobs.
 //
 // Threading: an executor and its executions are used on the one thread that runs the
 // event loop they were made for; read handlers are called on that thread.

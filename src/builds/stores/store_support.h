@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "builds/record_store.h"
+#include "builds/stores/record_store.h"
 
 namespace trtwatch::builds {
 

@@ -1,12 +1,12 @@
-#include "builds/sqlite_store.h"
+#include "builds/stores/sqlite_store.h"
 
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <iterator>
 
-#include "builds/schema_migrations.h"
-#include "builds/store_support.h"
+#include "builds/stores/schema_migrations.h"
+#include "builds/stores/store_support.h"
 #include "platform/file_access.h"
 #include "platform/file_lock.h"
 
@@ -80,7 +80,7 @@ std::string MakePrivateIfThere(const std::string& path) {
   return InspectPath(path).kind == PathKind::kMissing ? std::string() : MakePrivateOrSayWhy(path);
 }
 
-// The schema, one step per version (builds/schema_migrations.h); a step is never edited
+// The schema, one step per version (builds/stores/schema_migrations.h); a step is never edited
 // once released. Step 1 is the schema of the release before versions were kept, which
 // left user_version 0: its IF NOT EXISTS lets it run over such a database unchanged,
 // records kept, and the database is then marked version 1.

@@ -1,4 +1,4 @@
-#include "builds/local_executor.h"
+#include "builds/executors/local_executor.h"
 
 namespace trtwatch::builds {
 

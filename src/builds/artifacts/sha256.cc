@@ -1,4 +1,4 @@
-#include "builds/sha256.h"
+#include "builds/artifacts/sha256.h"
 
 #include <openssl/evp.h>
 

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "builds/sha256.h"
+#include "builds/artifacts/sha256.h"
 
 namespace trtwatch {
 class AtomicFile;

@@ -1,4 +1,4 @@
-#include "builds/store_support.h"
+#include "builds/stores/store_support.h"
 
 #include <algorithm>
 
