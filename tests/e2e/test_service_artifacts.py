@@ -383,6 +383,9 @@ def test_50_mib_upload_and_download_byte_for_byte_with_flat_rss(engine_server, m
     status, body, _ = http_request(s.port, "GET", record["engine"]["url"])
     download_peak = watch.stop()
     assert status == 200 and body == engine
-    # Bounded chunks: neither transfer brings the file into the service's memory.
-    assert upload_peak - before < 16 * 1024, (before, upload_peak)
-    assert download_peak - before < 16 * 1024, (before, download_peak)
+    # Bounded chunks: neither transfer brings the file into the service's memory. Under a
+    # sanitizer RSS says nothing about that: AddressSanitizer keeps freed chunks in its
+    # quarantine (256 MiB by default), so only the release build asserts it.
+    if not os.environ.get("TRTWATCH_SANITIZE"):
+        assert upload_peak - before < 16 * 1024, (before, upload_peak)
+        assert download_peak - before < 16 * 1024, (before, download_peak)
