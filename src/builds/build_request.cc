@@ -8,7 +8,7 @@
 #include "backends/simulated/builtin_profiles.h"
 #include "runner/duration.h"
 #include "protocol/json_body.h"
-#include "builds/artifacts/artifact_store.h"
+#include "builds/artifacts/model_names.h"
 #include "builds/model_paths.h"
 
 namespace trtwatch::builds {

@@ -18,11 +18,6 @@ namespace {
 
 constexpr size_t kHashChunk = 1 << 20;
 
-bool IsNameChar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '-';
-}
-
 std::string SidecarPath(const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash);
@@ -84,14 +79,6 @@ ModelInfo ReadModel(const fs::path& folder, std::string* error) {
 }
 
 }  // namespace
-
-std::string ArtifactNameError(std::string_view name, std::string_view what) {
-  const bool chars_ok = std::all_of(name.begin(), name.end(), IsNameChar);
-  if (!name.empty() && name.size() <= kMaxArtifactName && chars_ok && name.front() != '.') return {};
-  return "the " + std::string(what) + " must be 1 to " + std::to_string(kMaxArtifactName) +
-         " characters of A-Z a-z 0-9 . _ - and must not start with a dot (so not \".\" or \"..\"); rename it, "
-         "e.g. resnet50-v2";
-}
 
 bool FileDigest(const std::string& path, StoredFile* file, std::string* error) {
   std::error_code ec;
@@ -204,25 +191,6 @@ ArtifactStore::RemoveOutcome ArtifactStore::Remove(std::string_view name, std::s
   if (!ec) return RemoveOutcome::kRemoved;
   *error = "cannot remove model \"" + std::string(name) + "\": " + ec.message();
   return RemoveOutcome::kFailed;
-}
-
-bool ResolveUploadedModel(std::string_view name, const std::string& models_dir, std::string* resolved,
-                          std::string* error) {
-  if (std::string why = ArtifactNameError(name, "model name"); !why.empty()) {
-    *error = "\"models:" + std::string(name) + "\": " + why;
-    return false;
-  }
-  if (models_dir.empty()) {
-    *error = "\"models:NAME\" needs the service's artifact store; this server has none";
-    return false;
-  }
-  const std::string path = models_dir + "/" + std::string(name) + "/" + std::string(kModelFileName);
-  if (InspectPath(path).kind != PathKind::kFile) {
-    *error = "no uploaded model \"" + std::string(name) + "\" with a " + std::string(kModelFileName) +
-             "; upload it with PUT /models/" + std::string(name) + " (list them with GET /models)";
-    return false;
-  }
-  return ResolveModelPath(path, {models_dir}, resolved, error);
 }
 
 }  // namespace trtwatch::builds

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "builds/artifacts/model_names.h"
 #include "builds/artifacts/sha256.h"
 
 namespace trtwatch {
@@ -31,13 +32,6 @@ class AtomicFile;
 }
 
 namespace trtwatch::builds {
-
-inline constexpr std::string_view kModelFileName = "model.onnx";
-inline constexpr size_t kMaxArtifactName = 128;
-
-// Why `name` is not a valid model or file name, naming the rule; empty when it is.
-// `what` names it in the message ("model name", "file name").
-std::string ArtifactNameError(std::string_view name, std::string_view what);
 
 struct StoredFile {
   std::string name;
@@ -105,10 +99,5 @@ class ArtifactStore {
   explicit ArtifactStore(std::string dir) : dir_(std::move(dir)) {}
   const std::string dir_;
 };
-
-// "models:NAME" in a build request: the canonical path of NAME's model.onnx under
-// `models_dir`. False with the reason (a bad name, no such model, no model.onnx yet).
-bool ResolveUploadedModel(std::string_view name, const std::string& models_dir, std::string* resolved,
-                          std::string* error);
 
 }  // namespace trtwatch::builds
