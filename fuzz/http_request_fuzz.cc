@@ -28,6 +28,8 @@
 namespace http = boost::beast::http;
 using nlohmann::json;
 using namespace trtwatch::service;
+using namespace trtwatch::builds;  // the request rules the service applies
+using trtwatch::ValidUtf8;
 
 namespace {
 
