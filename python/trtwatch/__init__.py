@@ -28,6 +28,21 @@ from ._events import EventFeed, simulate_events
 from ._result import CancelLatency, PhaseTime, Result
 from ._watch import Watch, simulate, watch
 
+
+
+def __getattr__(name: str):
+    """``trtwatch.tensorrt`` after a plain ``import trtwatch`` (the README's usage).
+
+    Imported on first use, not with the package: it imports TensorRT's own module,
+    which ``simulate`` and the event helpers do not need.
+    """
+    if name == "tensorrt":
+        import importlib  # pylint: disable=import-outside-toplevel
+
+        return importlib.import_module(".tensorrt", __name__)
+    raise AttributeError(f"module 'trtwatch' has no attribute {name!r}")
+
+
 __all__ = [
     "CancelLatency",
     "EventFeed",

@@ -27,6 +27,11 @@ std::string FormatDuration(double seconds) {
   return buf;
 }
 
+std::string BuildTitle(const std::string& backend, const std::string& model) {
+  const std::string build = backend.empty() ? "build" : backend + " build";
+  return model.empty() ? build : build + " of " + model;
+}
+
 std::string StatusPhrase(BuildStatus status) {
   switch (status) {
     case BuildStatus::kSucceeded:

@@ -14,6 +14,11 @@ std::string FormatDuration(double seconds);
 // The value of a backend fact ("profile", "seed", ...); empty when absent.
 std::string Fact(const Facts& facts, const std::string& key);
 
+// What is being built, for a view's first line: "tensorrt build of model.onnx"; without
+// the model's name (a build watched through the library, whose network has no file)
+// "tensorrt build", and "build" without a backend either.
+std::string BuildTitle(const std::string& backend, const std::string& model);
+
 // "build succeeded", "build timed out", ...
 std::string StatusPhrase(BuildStatus status);
 

@@ -232,8 +232,7 @@ std::string DescribeBuild(const TreeSnapshot& tree) {
     if (!seed.empty()) text += " (seed " + seed + (speed.empty() ? "" : ", speed " + speed + "x") + ")";
     return Printable(text);
   }
-  const std::string backend = tree.backend.empty() ? "build" : tree.backend + " build";
-  return Printable(tree.model.empty() ? backend : backend + " of " + tree.model);
+  return Printable(BuildTitle(tree.backend, tree.model));
 }
 
 std::vector<std::string> RenderFrame(const TreeSnapshot& tree, double now, const FrameOptions& options) {

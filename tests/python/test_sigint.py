@@ -50,6 +50,9 @@ def test_ctrl_c_cancels_within_a_step_then_raises_keyboard_interrupt(tmp_path):
     assert "not reached" not in out
     assert "KeyboardInterrupt" in err, err
     assert code in (-signal.SIGINT, 130), code
+    # The plain view's first line names the build; a Python watch knows no model file,
+    # so it ends at "build", never at a dangling "build of".
+    assert err.splitlines()[0].split("] ", 1)[1] == "tensorrt build", err
     finish = stream[-1]
     assert finish["type"] == "build_finish" and finish["status"] == "cancelled"
     cancels = [e for e in stream if e["type"] == "cancel_requested"]

@@ -228,3 +228,25 @@ def test_without_tensorrt_the_monitor_still_imports_and_forwards():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "succeeded"
+
+
+def test_the_tensorrt_monitor_is_reached_from_a_plain_import():
+    import subprocess
+
+    from conftest import PACKAGE_DIR
+
+    # A fresh interpreter: this one has imported trtwatch.tensorrt by name already.
+    code = (
+        "import sys, trtwatch\n"
+        "assert 'trtwatch.tensorrt' not in sys.modules\n"  # not imported with the package
+        "m = trtwatch.tensorrt.ProgressMonitor(progress='quiet', handle_signals=False)\n"
+        "assert trtwatch.tensorrt is sys.modules['trtwatch.tensorrt']\n"
+        "try:\n"
+        "    trtwatch.no_such_thing\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "module 'trtwatch' has no attribute 'no_such_thing'"

@@ -15,6 +15,12 @@ TEST(FormatTest, Durations) {
   EXPECT_EQ(FormatDuration(-1), "0.0s");
 }
 
+TEST(FormatTest, BuildTitleNamesTheModelOnlyWhenKnown) {
+  EXPECT_EQ(BuildTitle("tensorrt", "resnet50.onnx"), "tensorrt build of resnet50.onnx");
+  EXPECT_EQ(BuildTitle("tensorrt", ""), "tensorrt build");  // never "tensorrt build of "
+  EXPECT_EQ(BuildTitle("", ""), "build");
+}
+
 TEST(FormatTest, SummaryNamesStatusLatencyAndTopPhases) {
   Event e;
   e.type = EventType::kBuildFinish;
