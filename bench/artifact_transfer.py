@@ -35,7 +35,8 @@ def curl(*args):
 
 
 def start_trtwatch(build, data, size):
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "fake_tensorrt", "10"),
+    libs = [os.path.join(build, "fake_tensorrt", "10"), os.environ.get("LD_LIBRARY_PATH", "")]
+    env = dict(os.environ, LD_LIBRARY_PATH=os.pathsep.join(filter(None, libs)),
                FAKE_TENSORRT_ENGINE_BYTES=str(size))
     log = open(os.path.join(data, "serve.log"), "w+")
     proc = subprocess.Popen([os.path.join(build, "tests", "trtwatch_on_tensorrt_double"), "serve", "--listen", "127.0.0.1:0",

@@ -17,7 +17,6 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
-#include <fstream>
 #include <vector>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -34,6 +33,7 @@
 #include "service/sse_hubs.h"
 #include "service/ui_routes.h"
 #include "service/ui_session.h"
+#include "platform/file_sender.h"
 #include "protocol/utf8.h"
 
 namespace trtwatch::service {
@@ -71,7 +71,7 @@ constexpr size_t kLingerBytes = 1024 * 1024;  // and how much of it
 constexpr double kUiSessionSeconds = 12 * 3600;  // a browser sign-in lasts a working day
 constexpr size_t kUiSessionLimit = 256;
 constexpr size_t kUploadChunk = 256 * 1024;     // an upload's bytes in memory at a time
-constexpr size_t kDownloadChunk = 512 * 1024;  // a download's bytes in memory at a time
+constexpr size_t kSendFileMax = 8u << 20;  // bytes one sendfile call may send (the socket takes less)
 
 Response JsonResponse(http::status status, std::string body) {
   Response res{status, 11};
@@ -534,33 +534,59 @@ class HttpApi::Impl {
     res.set(http::field::content_disposition,
             "attachment; filename=\"" + id + (engine ? ".engine" : ".timing-cache") + "\"");
     res.content_length(length);
-    std::ifstream in;
-    in.rdbuf()->pubsetbuf(nullptr, 0);  // reads go straight into the chunk
-    in.open(a.path, std::ios::binary);
-    if (!in || !in.seekg(static_cast<std::streamoff>(span.first))) {
+    FileSenderOpening file = FileSender::Open(a.path, span.first);
+    if (!file.sender) {
       co_return co_await Send(stream, Error(http::status::not_found, "build " + id + "'s file cannot be read now"),
                               keep_alive, head_only);
     }
     if (!co_await SendHeader(stream, std::move(res), keep_alive)) co_return false;
     if (head_only) co_return keep_alive;
-    co_return co_await SendFileRange(stream, in, length) && keep_alive;
+    co_return co_await SendFileRange(stream, *file.sender, length) && keep_alive;
   }
 
-  // `length` bytes of `in` from where it stands, one bounded chunk at a time.
-  awaitable<bool> SendFileRange(beast::tcp_stream& stream, std::ifstream& in, uint64_t length) {
-    std::vector<char> chunk(static_cast<size_t>(std::min<uint64_t>(kDownloadChunk, std::max<uint64_t>(length, 1))));
+  // `length` bytes of `file`, sent by the kernel (platform/file_sender.h), waiting for
+  // the socket whenever its buffer is full: a client that takes nothing for
+  // kWriteTimeout is gone.
+  awaitable<bool> SendFileRange(beast::tcp_stream& stream, FileSender& file, uint64_t length) {
+    tcp::socket& socket = stream.socket();
     boost::system::error_code ec;
-    while (length > 0) {
-      const size_t want = static_cast<size_t>(std::min<uint64_t>(length, chunk.size()));
-      in.read(chunk.data(), static_cast<std::streamsize>(want));
-      const size_t got = static_cast<size_t>(in.gcount());
-      if (got == 0) co_return false;  // the file shrank: the length sent cannot be kept; close
-      stream.expires_after(kWriteTimeout);
-      co_await asio::async_write(stream, asio::buffer(chunk.data(), got), asio::redirect_error(use_awaitable, ec));
-      if (ec) co_return false;
-      length -= got;
+    socket.native_non_blocking(true, ec);
+    while (length > 0 && !ec) {
+      const FileSender::Sent sent =
+          file.SendTo(socket.native_handle(), static_cast<size_t>(std::min<uint64_t>(length, kSendFileMax)));
+      switch (sent.outcome) {
+        case FileSender::Sent::Outcome::kSent:
+          length -= sent.bytes;
+          break;
+        case FileSender::Sent::Outcome::kWouldBlock:
+          ec = co_await WaitWritable(socket);
+          break;
+        case FileSender::Sent::Outcome::kEndOfFile:  // the file shrank: the length sent cannot be kept
+        case FileSender::Sent::Outcome::kFailed:     // the client went away
+          co_return false;
+      }
     }
-    co_return true;
+    co_return !ec;
+  }
+
+  // Waits until `socket` takes bytes again, or kWriteTimeout (then: timed_out).
+  static awaitable<boost::system::error_code> WaitWritable(tcp::socket& socket) {
+    struct Wait {
+      bool over = false;  // the socket's wait ended: the deadline may not touch it
+      bool expired = false;
+    };
+    auto wait = std::make_shared<Wait>();  // the deadline's handler may run after this frame is gone
+    asio::steady_timer deadline(socket.get_executor(), kWriteTimeout);
+    deadline.async_wait([&socket, wait](const boost::system::error_code& e) {
+      if (e || wait->over) return;
+      wait->expired = true;
+      socket.cancel();
+    });
+    boost::system::error_code ec;
+    co_await socket.async_wait(tcp::socket::wait_write, asio::redirect_error(use_awaitable, ec));
+    wait->over = true;
+    deadline.cancel();
+    co_return wait->expired ? boost::system::error_code(asio::error::timed_out) : ec;
   }
 
   // Writes a response that has no body here (a 304, or the head of a streamed file).

@@ -26,6 +26,24 @@ TEST(Sha256Test, NistVectors) {
   EXPECT_EQ(HexOf(million.Final()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+TEST(Sha256Test, HashedInTheBackgroundTheDigestIsTheSame) {
+  // More than BackgroundSha256::kMaxPendingBytes, in uneven pieces: Update waits for
+  // the hashing thread, and the pieces are hashed in order.
+  std::string bytes;
+  for (size_t i = 0; bytes.size() < 3 * BackgroundSha256::kMaxPendingBytes; ++i) {
+    bytes += std::string(1 + i % 70000, static_cast<char>('a' + i % 26));
+  }
+  BackgroundSha256 background;
+  for (size_t at = 0, piece = 1; at < bytes.size(); at += piece, piece = piece * 7 % 100003 + 1) {
+    background.Update(std::string_view(bytes).substr(at, piece));
+  }
+  EXPECT_EQ(HexOf(background.Final()), HexOf(Sha256Of(bytes)));
+  BackgroundSha256 nothing;
+  EXPECT_EQ(HexOf(nothing.Final()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  BackgroundSha256 abandoned;  // dropped without Final: its thread stops
+  abandoned.Update(bytes);
+}
+
 TEST(Sha256Test, HexRoundTripAndRefusals) {
   const Sha256Digest d = Sha256Of("abc");
   EXPECT_EQ(DigestFromHex(HexOf(d)), d);

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "builds/artifacts/background_sha256.h"
 #include "builds/artifacts/model_names.h"
 #include "builds/artifacts/sha256.h"
 
@@ -72,7 +73,7 @@ class Upload {
   Upload(std::unique_ptr<AtomicFile> file, std::string name);
   std::unique_ptr<AtomicFile> file_;
   std::string name_;
-  Sha256 sha_;
+  BackgroundSha256 sha_;  // hashed beside the receiving thread
   uint64_t size_ = 0;
 };
 
