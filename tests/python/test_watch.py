@@ -210,11 +210,19 @@ def test_leaving_simulate_events_early_cancels_the_build():
     assert time.monotonic() - start < 10
 
 
-def test_without_tensorrt_the_monitor_still_imports_and_forwards():
+def run_without_tensorrt(code):
+    """What `code` prints in a fresh interpreter that has the package but no TensorRT (not even the double)."""
     import subprocess
 
     from conftest import PACKAGE_DIR
 
+    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_without_tensorrt_the_monitor_still_imports_and_forwards():
     code = (
         "import trtwatch, trtwatch.tensorrt as t\n"
         "assert not t.tensorrt_available() and t.ProgressMonitor.__bases__ == (object,)\n"
@@ -224,17 +232,10 @@ def test_without_tensorrt_the_monitor_still_imports_and_forwards():
         "m.phase_finish('Building engine')\n"
         "print(m.result.status)\n"
     )
-    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "succeeded"
+    assert run_without_tensorrt(code) == "succeeded"
 
 
 def test_the_tensorrt_monitor_is_reached_from_a_plain_import():
-    import subprocess
-
-    from conftest import PACKAGE_DIR
-
     # A fresh interpreter: this one has imported trtwatch.tensorrt by name already.
     code = (
         "import sys, trtwatch\n"
@@ -246,7 +247,4 @@ def test_the_tensorrt_monitor_is_reached_from_a_plain_import():
         "except AttributeError as e:\n"
         "    print(e)\n"
     )
-    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "module 'trtwatch' has no attribute 'no_such_thing'"
+    assert run_without_tensorrt(code) == "module 'trtwatch' has no attribute 'no_such_thing'"
