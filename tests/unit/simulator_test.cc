@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -157,6 +158,37 @@ TEST(SimulatorTest, FailingProfileFailsInsideTheNamedPhase) {
   EXPECT_TRUE(named_phase_early);
 }
 
+// The sum of every phase's own step durations.
+int64_t StepTime(const PlanPhase& p) {
+  int64_t us = 0;
+  for (size_t step = 0; step < p.step_us.size(); ++step) {
+    us += p.step_us[step];
+    for (const PlanPhase& child : p.children[step]) us += StepTime(child);
+  }
+  return us;
+}
+
+TEST(SimulatorTest, VariationChangesDurationsFromSeedToSeedNeverTheTree) {
+  std::string error;
+  const std::optional<Profile> steady = ParseProfile(R"({"base": "small-cnn"})", &error);
+  const std::optional<Profile> varied =
+      ParseProfile(R"({"base": "small-cnn", "variation": {"build": 0.2, "phase": 0.1}})", &error);
+  ASSERT_TRUE(steady && varied) << error;
+  std::vector<double> ratios;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Plan base = MakePlan(*steady, seed), plan = MakePlan(*varied, seed);
+    EXPECT_EQ(plan.phase_count, base.phase_count) << "the same tree for the seed";
+    EXPECT_EQ(MakePlan(*varied, seed).total_us, plan.total_us) << "the same durations for the seed";
+    EXPECT_EQ(StepTime(plan.root), plan.total_us);
+    ratios.push_back(static_cast<double>(plan.total_us) / static_cast<double>(base.total_us));
+  }
+  const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+  // e^(±0.2) overall, e^(±0.1) per phase (averaged over ~200 phases): spread, within bounds.
+  EXPECT_GE(*low, 0.74);
+  EXPECT_LE(*high, 1.35);
+  EXPECT_GT(*high - *low, 0.2) << "builds of one profile vary from seed to seed";
+}
+
 TEST(SimulatorTest, ProfileErrorsNameTheField) {
   const std::pair<const char*, const char*> cases[] = {
       {"{", "not valid JSON"},
@@ -166,7 +198,10 @@ TEST(SimulatorTest, ProfileErrorsNameTheField) {
       {R"({"root": {"name": "a", "steps": 1, "colour": 1}})", "unknown field \"colour\""},
       {R"({"root": {"name": "a", "steps": 2, "workers": 2, "children": [{"name": "b", "steps": 1}]}})", "{step}"},
       {R"({"base": "nope"})", "not a built-in profile"},
-      {R"({"name": "x"})", "either \"root\""}};
+      {R"({"name": "x"})", "either \"root\""},
+      {R"({"base": "small-cnn", "variation": {"build": 2}})", "variation.build: expected a number from 0"},
+      {R"({"base": "small-cnn", "variation": {"phse": 0.1}})", "unknown field \"phse\""},
+      {R"({"base": "small-cnn", "variation": 0.1})", "variation: expected {"}};
   for (const auto& [text, expected] : cases) {
     std::string error;
     EXPECT_FALSE(ParseProfile(text, &error).has_value()) << text;

@@ -1,6 +1,7 @@
 #include "backends/simulated/plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 namespace trtwatch::sim {
@@ -9,7 +10,10 @@ namespace {
 
 class PlanMaker {
  public:
-  PlanMaker(const Profile& profile, uint64_t seed) : profile_(profile), rng_(seed) {}
+  PlanMaker(const Profile& profile, uint64_t seed)
+      : profile_(profile), rng_(seed), variation_rng_(seed ^ kVariationStream) {
+    build_factor_ = Factor(profile.variation.build);
+  }
 
   Plan Make() {
     Plan plan;
@@ -21,6 +25,17 @@ class PlanMaker {
   }
 
  private:
+  // The variation factors come from a stream of their own, so that a profile's tree
+  // and step counts for a seed stay the same whatever its variation.
+  static constexpr uint64_t kVariationStream = 0x9e3779b97f4a7c15;
+
+  // e^(x·u), u uniform in [-1, 1] (53 random bits, portable across standard libraries).
+  double Factor(double x) {
+    if (x <= 0) return 1;
+    const double u = static_cast<double>(variation_rng_() >> 11) / static_cast<double>(uint64_t{1} << 53);
+    return std::exp(x * (2 * u - 1));
+  }
+
   // Portable across standard libraries, unlike std::uniform_int_distribution.
   int64_t Draw(const Range& r) {
     if (r.high <= r.low) return r.low;
@@ -52,10 +67,12 @@ class PlanMaker {
     }
     phase.step_us.resize(phase.steps);
     phase.children.resize(phase.steps);
+    const double factor = build_factor_ * Factor(profile_.variation.phase);
     for (int32_t step = 0; step < phase.steps; ++step) {
       int64_t us = Draw(spec.step_ms) * 1000;
       auto silent = spec.silent_ms.find(step);
       if (silent != spec.silent_ms.end()) us += Draw(silent->second) * 1000;
+      us = std::llround(static_cast<double>(us) * factor);
       phase.step_us[step] = us;
       total_us_ += us;
       for (const PhaseSpec& child : spec.children) {
@@ -75,6 +92,8 @@ class PlanMaker {
 
   const Profile& profile_;
   std::mt19937_64 rng_;
+  std::mt19937_64 variation_rng_;
+  double build_factor_ = 1;
   int64_t phases_ = 0;
   int64_t total_us_ = 0;
   bool failure_placed_ = false;

@@ -53,6 +53,21 @@ void CheckKeys(const json& j, const std::string& where, std::initializer_list<co
   }
 }
 
+// {"build": X, "phase": Y}, each a number from 0 to 1 (either may be left out).
+Variation ParseVariation(const json& j) {
+  if (!j.is_object()) Fail("variation", "expected {\"build\": 0.2, \"phase\": 0.1} (numbers from 0 to 1)");
+  CheckKeys(j, "variation", {"build", "phase"});
+  auto part = [&](const char* key) {
+    if (!j.contains(key)) return 0.0;
+    const json& v = j[key];
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1) {
+      Fail(std::string("variation.") + key, "expected a number from 0 (none) to 1");
+    }
+    return v.get<double>();
+  };
+  return Variation{part("build"), part("phase")};
+}
+
 PhaseSpec ParsePhase(const json& j, const std::string& where, int depth) {
   if (!j.is_object()) Fail(where, "expected an object describing a phase");
   if (depth >= kMaxDepth) Fail(where, "phases nest deeper than " + std::to_string(kMaxDepth));
@@ -117,7 +132,7 @@ std::optional<Profile> ParseProfile(const std::string& json_text, std::string* e
   try {
     const json j = json::parse(json_text);
     if (!j.is_object()) Fail("profile", "expected a JSON object");
-    CheckKeys(j, "profile", {"name", "description", "base", "root", "failure"});
+    CheckKeys(j, "profile", {"name", "description", "base", "root", "failure", "variation"});
     Profile profile;
     profile.name = j.value("name", "custom");
     profile.description = j.value("description", "");
@@ -144,6 +159,7 @@ std::optional<Profile> ParseProfile(const std::string& json_text, std::string* e
       failure.message = f.value("message", "simulated failure in \"" + failure.phase + "\"");
       profile.failure = failure;
     }
+    if (j.contains("variation")) profile.variation = ParseVariation(j["variation"]);
     return profile;
   } catch (const json::exception& e) {
     *error = std::string("not valid JSON: ") + e.what();

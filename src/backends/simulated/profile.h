@@ -34,11 +34,21 @@ struct FailureSpec {
   std::string message;
 };
 
+// How much durations vary from seed to seed, as real builds of one model do (the
+// machine's load, clocks, which tactics win): each build's durations are multiplied by
+// one factor, each phase's own steps by another, drawn log-uniformly (e^(x·u), u
+// uniform in [-1, 1]). 0: every seed takes the same time for the same tree.
+struct Variation {
+  double build = 0;  // the whole build: 0.2 means ×0.82 to ×1.22
+  double phase = 0;  // each phase instance, on top
+};
+
 struct Profile {
   std::string name;
   std::string description;
   PhaseSpec root;
   std::optional<FailureSpec> failure;
+  Variation variation;
 };
 
 // Parses a profile from JSON text. On error returns nullopt with the reason, naming
