@@ -82,6 +82,12 @@ constexpr const char* kPgSteps[] = {
     "  json TEXT NOT NULL,"
     "  PRIMARY KEY (build_id, seq));"
     "CREATE TABLE health (k INTEGER PRIMARY KEY, checked TIMESTAMPTZ NOT NULL);",
+    // 2: replicas (builds/stores/build_queue.h): who runs a build, until when, and a
+    // cancel left for that owner. NULL owner: queued, or written before replicas.
+    "ALTER TABLE builds ADD COLUMN owner TEXT;"
+    "ALTER TABLE builds ADD COLUMN lease_until TIMESTAMPTZ;"
+    "ALTER TABLE builds ADD COLUMN cancel_request TEXT;"
+    "CREATE INDEX builds_owner ON builds(owner) WHERE owner IS NOT NULL;",
 };
 
 // PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the
@@ -172,14 +178,6 @@ StoreOpening PostgresStore::Open(const std::string& uri) {
                                                            ": start PostgreSQL there, or correct --store "
                                                            "(postgresql://USER@HOST:PORT/DB)");
   }
-  switch (store->TakeServiceLock()) {
-    case Lock::kTaken:
-      break;
-    case Lock::kHeldElsewhere:
-      return StoreOpening::Failed(Outcome::kInUse, store->last_error_);
-    case Lock::kError:
-      return StoreOpening::Failed(Outcome::kUnavailable, "cannot lock " + parts.name + ": " + store->last_error_);
-  }
   if (StoreOpening refused = store->MigrateSchema(); refused.outcome != Outcome::kOpened) return refused;
   return StoreOpening::Opened(std::move(store));
 }
@@ -198,25 +196,6 @@ bool PostgresStore::Connect() {
   PQfinish(conn_);
   conn_ = nullptr;
   return false;
-}
-
-PostgresStore::Lock PostgresStore::TakeServiceLock() {
-  PgReply r = Run("SELECT pg_try_advisory_lock($1)", {std::to_string(kServiceLockKey)});
-  if (!r.ok()) return Lock::kError;
-  if (r.Text(0, 0) == "t") return Lock::kTaken;
-  // Who holds it: the lock's key is split into classid (high half) and objid (low half).
-  PgReply holder = Run(
-      "SELECT a.pid, COALESCE(host(a.client_addr), 'a local socket') FROM pg_locks l "
-      "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
-      "AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid AND l.objsubid = 1",
-      {std::to_string(kServiceLockKey >> 32), std::to_string(kServiceLockKey & 0xffffffff)});
-  const std::string who = holder.ok() && holder.rows() > 0
-                              ? "its session from " + holder.Text(0, 1) + ", server PID " + holder.Text(0, 0)
-                              : "a session";
-  last_error_ = name_ + " is in use by another trtwatch service (" + who +
-                " holds its advisory lock); one service per database: stop that one, or give this one another "
-                "database in --store";
-  return Lock::kHeldElsewhere;
 }
 
 StoreOpening PostgresStore::MigrateSchema() {
@@ -242,12 +221,7 @@ bool PostgresStore::Ready() {
     const PGTransactionStatusType t = PQtransactionStatus(conn_);
     if (t != PQTRANS_UNKNOWN) return t == PQTRANS_IDLE || Command("ROLLBACK");
   }
-  // Lost (a server restart, the network): a new session, which must hold the lock again.
-  if (!Connect()) return false;
-  if (TakeServiceLock() == Lock::kTaken) return true;
-  PQfinish(conn_);
-  conn_ = nullptr;
-  return false;
+  return Connect();  // lost (a server restart, the network): a new session
 }
 
 PgReply PostgresStore::Run(const char* sql, const Params& params) {
@@ -390,6 +364,111 @@ bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const 
   if (ok && Command("COMMIT")) return true;
   removed->clear();
   return RollbackAfterFailure();
+}
+
+// ---- the queue (builds/stores/build_queue.h) ----
+
+namespace {
+
+std::string LeaseParam(double seconds) { return std::to_string(seconds); }
+
+constexpr const char* kLeaseFromNow = "now() + $2::float8 * interval '1 second'";
+
+}  // namespace
+
+template <typename Result>
+Result PostgresStore::Failed() {
+  return QueueFailed<Result>(last_error_);
+}
+
+ClaimResult PostgresStore::Claim(const char* sql, const Params& params) {
+  if (!Ready()) return Failed<ClaimResult>();
+  PgReply r = Run(sql, params);
+  if (!r.ok()) return Failed<ClaimResult>();
+  std::vector<std::pair<int64_t, ClaimedBuild>> rows;  // RETURNING has no order: by creation
+  for (int i = 0; i < r.rows(); ++i) {
+    rows.push_back({r.Int(i, 0), {r.Text(i, 1), PQnfields(r.result.get()) > 2 ? r.Text(i, 2) : ""}});
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto claimed = QueueDone<ClaimResult>();
+  for (auto& row : rows) claimed.builds.push_back(std::move(row.second));
+  return claimed;
+}
+
+ClaimResult PostgresStore::ClaimQueued(const std::string& replica, int count, double lease_seconds) {
+  if (count <= 0) return QueueDone<ClaimResult>();
+  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_until = ") + kLeaseFromNow +
+                          " WHERE ord IN (SELECT ord FROM builds WHERE status = 'queued' AND owner IS NULL "
+                          "ORDER BY ord LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ord, doc";
+  return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), std::to_string(count)});
+}
+
+ClaimResult PostgresStore::ClaimQueuedBuild(const std::string& id, const std::string& replica,
+                                            double lease_seconds) {
+  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_until = ") + kLeaseFromNow +
+                          " WHERE id = $3 AND status = 'queued' AND owner IS NULL RETURNING ord, doc";
+  return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), id});
+}
+
+CountResult PostgresStore::CountQueued() {
+  if (!Ready()) return Failed<CountResult>();
+  PgReply r = Run("SELECT count(*) FROM builds WHERE status = 'queued' AND owner IS NULL");
+  if (!r.ok()) return Failed<CountResult>();
+  auto counted = QueueDone<CountResult>();
+  counted.count = r.Int(0, 0);
+  return counted;
+}
+
+RenewResult PostgresStore::RenewLeases(const std::string& replica, double lease_seconds) {
+  if (!Ready()) return Failed<RenewResult>();
+  const std::string sql = std::string("UPDATE builds SET lease_until = ") + kLeaseFromNow +
+                          " WHERE owner = $1 AND status IN ('queued', 'running', 'cancelling') RETURNING id";
+  PgReply r = Run(sql.c_str(), {replica, LeaseParam(lease_seconds)});
+  if (!r.ok()) return Failed<RenewResult>();
+  auto renewed = QueueDone<RenewResult>();
+  for (int i = 0; i < r.rows(); ++i) renewed.ids.push_back(r.Text(i, 0));
+  return renewed;
+}
+
+ClaimResult PostgresStore::ClaimOrphans(const std::string& replica, double lease_seconds, bool at_start) {
+  if (!Ready()) return Failed<ClaimResult>();
+  const std::string mine = at_start ? "true" : "false";
+  // Claimed but never started (the owner died between its claim and its start): queued again.
+  if (!Command("UPDATE builds SET owner = NULL, lease_until = NULL WHERE status = 'queued' AND owner IS NOT NULL "
+               "AND (lease_until < now() OR ($2::boolean AND owner = $1))",
+               {replica, mine})) {
+    return Failed<ClaimResult>();
+  }
+  const std::string sql =
+      std::string("WITH o AS (SELECT ord, owner FROM builds WHERE status IN ('running', 'cancelling') "
+                  "AND (owner IS NULL OR lease_until < now() OR ($3::boolean AND owner = $1)) "
+                  "ORDER BY ord FOR UPDATE SKIP LOCKED) "
+                  "UPDATE builds b SET owner = $1, lease_until = ") +
+      kLeaseFromNow + " FROM o WHERE b.ord = o.ord RETURNING b.ord, b.doc, COALESCE(o.owner, '')";
+  return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), mine});
+}
+
+ConditionalResult PostgresStore::RequestCancel(const std::string& id, const std::string& request) {
+  if (!Ready()) return Failed<ConditionalResult>();
+  PgReply r = Run("UPDATE builds SET cancel_request = $2 WHERE id = $1 AND owner IS NOT NULL "
+                  "AND status IN ('queued', 'running', 'cancelling') RETURNING id",
+                  {id, request});
+  if (!r.ok()) return Failed<ConditionalResult>();
+  auto written = QueueDone<ConditionalResult>();
+  written.applied = r.rows() > 0;
+  return written;
+}
+
+CancelRequestsResult PostgresStore::TakeCancelRequests(const std::string& replica) {
+  if (!Ready()) return Failed<CancelRequestsResult>();
+  PgReply r = Run("WITH t AS (SELECT ord, cancel_request FROM builds WHERE owner = $1 AND cancel_request IS NOT NULL "
+                  "FOR UPDATE) UPDATE builds b SET cancel_request = NULL FROM t WHERE b.ord = t.ord "
+                  "RETURNING b.id, t.cancel_request",
+                  {replica});
+  if (!r.ok()) return Failed<CancelRequestsResult>();
+  auto taken = QueueDone<CancelRequestsResult>();
+  for (int i = 0; i < r.rows(); ++i) taken.requests.push_back({r.Text(i, 0), r.Text(i, 1)});
+  return taken;
 }
 
 }  // namespace trtwatch::builds

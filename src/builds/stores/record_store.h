@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "builds/stores/build_queue.h"
+
 namespace trtwatch::builds {
 
 struct StoredEvent {
@@ -72,6 +74,9 @@ class RecordStore {
 
   // What the last failed call met, for messages.
   virtual const std::string& last_error() const = 0;
+
+  // The queue of builds and their owners, kept in this store (builds/stores/build_queue.h).
+  virtual BuildQueue& queue() = 0;
 };
 
 // What opening a store came to: the store, or why not with the fix in `error`.
@@ -80,7 +85,7 @@ struct StoreOpening {
     kOpened,
     kInvalid,      // the location is malformed (a --store that is no connection URI)
     kUnavailable,  // cannot be reached or read (no server, no folder, no permission)
-    kInUse,        // another trtwatch service holds it (one service per store)
+    kInUse,        // another trtwatch service holds it (SQLite: one service per data dir)
     kNewerSchema,  // written by a newer trtwatch: refused, never downgraded
     kDamaged,      // not a trtwatch store, or damaged
   };
