@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/build_id.h"
 #include "core/phase_tree.h"
@@ -16,6 +17,7 @@
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
 #include "builds/build_request.h"
+#include "builds/change_watch.h"
 #include "builds/executors/local_executor.h"
 #include "builds/metrics.h"
 #include "builds/replica_name.h"
@@ -158,6 +160,12 @@ BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& me
   MakePrivateFolder(engine_dir(), &ignored);
   MakePrivateFolder(options_.data_dir + "/caches", &ignored);  // relative timing-cache paths land here
   if (queue().shared()) ScheduleTick();
+  if (ChangeFeed* feed = store_.changes()) {
+    watch_ = std::make_unique<ChangeWatch>(
+        io_, *feed, [this](const std::vector<StoreChange>& changes) { OnStoreChanges(changes); },
+        [this] { followers_.PullAll(); });  // what was sent while the feed was down
+    watch_->Start();
+  }
 }
 
 // Workers never outlive the service's event loop unnoticed: a WorkerProcess dropped
@@ -247,7 +255,8 @@ SubmitResult BuildManager::Submit(std::string_view body) {
     return Refusal(SubmitOutcome::kQueueFull, "the queue is full (" + std::to_string(options_.queue_limit) +
                                                   " builds waiting); retry later or raise --queue-limit");
   }
-  // Queued with no owner: whichever replica has a free slot first claims it.
+  // Queued with no owner, for whichever replica has a free slot first; or, with a slot
+  // free here and nothing waiting, claimed by this one as it is stored.
   BuildRecord r;
   r.id = NewBuildId();
   r.state = BuildState::kQueued;
@@ -256,13 +265,19 @@ SubmitResult BuildManager::Submit(std::string_view body) {
   r.model = request.resolved_model;
   r.created_at = NowUnix();
   const std::string doc = RecordToJson(r);
-  if (!store_.Put(r.id, "queued", doc)) {
+  const bool stored = slot_free ? queue().AddClaimed(r.id, doc, options_.replica, options_.lease_seconds).ok()
+                                : store_.Put(r.id, "queued", doc);
+  if (!stored) {
     storage_error_ = StorageError("a new record", store_.last_error());
     return Refusal(SubmitOutcome::kStorageFailed, storage_error_);
   }
   Announce(doc);
   const std::string id = r.id;
-  MaybeStart();
+  if (slot_free) {
+    StartClaimed(doc);
+  } else {
+    MaybeStart();
+  }
   return {SubmitOutcome::kCreated, Get(id).record, "", id};  // it may have ended already (no worker)
 }
 
@@ -533,14 +548,32 @@ void BuildManager::ScheduleTick() {
 
 void BuildManager::ReplicaTick() {
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_lease_work_ >= std::chrono::duration<double>(options_.lease_seconds / 3)) {
+  const bool lease_work = now - last_lease_work_ >= std::chrono::duration<double>(options_.lease_seconds / 3);
+  if (lease_work) {
     last_lease_work_ = now;
     RenewLeases();
     ConcludeOrphans(/*at_start=*/false);
   }
   ApplyCancelRequests();
   MaybeStart();
-  followers_.PullAll();
+  // The change feed wakes the readers of remote builds; without one, or as a safety
+  // net for a notification lost, they read the logs here.
+  if (!watch_ || lease_work) followers_.PullAll();
+}
+
+void BuildManager::OnStoreChanges(const std::vector<StoreChange>& changes) {
+  std::set<std::string> announced;  // one record per build and drain: the store has its latest
+  bool records = false;
+  for (const StoreChange& change : changes) {
+    if (change.kind == StoreChange::Kind::kEvents) {
+      followers_.Pull(change.id);
+      continue;
+    }
+    records = true;
+    if (record_watchers_.empty() || active_.count(change.id) || !announced.insert(change.id).second) continue;
+    if (const std::optional<std::string> doc = store_.Get(change.id)) Announce(*doc);
+  }
+  if (records) MaybeStart();  // a build may have been queued
 }
 
 void BuildManager::RenewLeases() {

@@ -11,8 +11,9 @@
 // (max_concurrent each), renew the leases of those they run and conclude the builds
 // of a replica that stopped renewing (interrupted). A build running on another
 // replica is read from the store, followed from its stored log
-// (builds/remote_followers.h), and cancelled by a request its owner takes (a tick
-// every 250 ms on a shared store). Cancel asks the worker to stop (cooperatively: it
+// (builds/remote_followers.h) as the store's change feed announces its events
+// (builds/change_watch.h), and cancelled by a request its owner takes (a tick every
+// 250 ms on a shared store). Cancel asks the worker to stop (cooperatively: it
 // cancels at the next step), then stops it by force after a grace period. A worker that
 // dies without finishing ends its build as failed, with the signal or exit code in the
 // error; the service serves on.
@@ -41,6 +42,7 @@
 #include "builds/build_record.h"
 #include "builds/artifacts/artifact_store.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
+#include "builds/stores/change_feed.h"
 #include "builds/framed_event.h"
 #include "builds/remote_cancel.h"
 #include "builds/remote_followers.h"
@@ -52,6 +54,7 @@ class io_context;
 
 namespace trtwatch::builds {
 
+class ChangeWatch;
 class Metrics;
 class RecordStore;
 
@@ -220,6 +223,9 @@ class BuildManager {
   void ReplicaTick();
   void RenewLeases();
   void ApplyCancelRequests();
+  // Other replicas' writes: new events of builds followed here, records for the
+  // watchers, and a queue that may have grown.
+  void OnStoreChanges(const std::vector<StoreChange>& changes);
   // A queue operation that failed: the store is unhealthy until a write succeeds.
   void QueueTrouble(const std::string& what, const std::string& error);
   CancelResult CancelBuild(const std::string& id, const CancelAsk& ask);
@@ -257,6 +263,7 @@ class BuildManager {
   RemoteFollowers followers_;  // readers of builds not running here (queued, or on another replica)
   std::unique_ptr<boost::asio::steady_timer> tick_;  // the replica tick (shared stores only)
   std::chrono::steady_clock::time_point last_lease_work_;
+  std::unique_ptr<ChangeWatch> watch_;  // the store's change feed, where it has one; before followers_ goes
   int64_t running_ = 0;
   bool shutting_down_ = false;
   std::function<void()> on_idle_;  // Shutdown's `done`

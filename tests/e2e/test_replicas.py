@@ -45,6 +45,7 @@ def test_a_build_followed_on_two_replicas_and_cancelled_through_a_third_has_one_
     uri = pg.create_database("drill_cancel")
     a, b, c = start_all([replica(tmp_path, uri, n) for n in ("a", "b", "c")])
     try:
+        changes = SseReader(b.port, "/builds/changes")  # b hears a's record writes
         doc = a.submit({"simulate": "large-transformer", "seed": 7})  # minutes long: it runs on a
         followers = [SseReader(s.port, doc["events_url"]) for s in (b, c)]
         for f in followers:
@@ -73,6 +74,9 @@ def test_a_build_followed_on_two_replicas_and_cancelled_through_a_third_has_one_
         for rest in streams:
             tail = [e for e in stored if e["seq"] >= rest[0]["id"]]
             assert [e["data"] for e in rest if e["event"] != "step"] == [e for e in tail if e["type"] != "step"]
+        heard = read_until(changes, lambda e: e["data"]["id"] == doc["id"] and e["data"]["status"] == "cancelled")
+        statuses = [e["data"]["status"] for e in heard if e["data"]["id"] == doc["id"]]
+        assert statuses[0] in ("queued", "running") and statuses[-1] == "cancelled", statuses
     finally:
         stop_all([a, b, c])
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -369,6 +370,13 @@ TYPED_TEST(StoreBehaviourTest, QueuedBuildsAreClaimedOldestFirstAndEachOnce) {
   EXPECT_EQ(queue.ClaimQueuedBuild("q4", "b", 15).builds.size(), 1u);
   EXPECT_TRUE(queue.ClaimQueuedBuild("q4", "a", 15).builds.empty());
   EXPECT_EQ(queue.CountQueued().count, 0);
+  // A build its replica starts at once is stored claimed: nobody else can take it.
+  const QueueResult added = queue.AddClaimed("q5", "{}", "a", 15);
+  ASSERT_TRUE(added.ok()) << added.error;
+  EXPECT_EQ(store->Get("q5"), "{}");
+  EXPECT_EQ(queue.CountQueued().count, 0);
+  EXPECT_TRUE(queue.ClaimQueued("b", 5, 15).builds.empty());
+  EXPECT_TRUE(queue.ClaimQueuedBuild("q5", "b", 15).builds.empty());
 }
 
 // A replica that stops renewing (a lease of -1 s: lapsed at once) leaves orphans: its running
@@ -749,6 +757,59 @@ TEST_F(PostgresStoreTest, ConcurrentClaimsNeverShareABuild) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(all.size(), static_cast<size_t>(kBuilds));
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a build claimed twice";
+}
+
+// Another replica's writes reach a listening store at once (LISTEN/NOTIFY, the insert
+// and its notification committed together); its own writes do not come back to it,
+// and a payload that is not a change (NOTIFY from anyone) is dropped.
+TEST_F(PostgresStoreTest, AnotherReplicasWritesArriveOnTheChangeFeed) {
+  StoreOpening writer = pg_.Open();
+  StoreOpening listener = pg_.Open();
+  ASSERT_TRUE(writer.store && listener.store);
+  ChangeFeed* feed = listener.store->changes();
+  ASSERT_NE(feed, nullptr);
+  std::string error;
+  const int fd = feed->Listen(&error);
+  ASSERT_GE(fd, 0) << error;
+  const std::string id = "b_0123456789abcdef0123456789abcdef";
+  ASSERT_TRUE(listener.store->Put("b_ffffffffffffffffffffffffffffffff", "queued", "{}"));  // its own: not heard
+  ASSERT_EQ(pg_.server().Exec(pg_.db(), "NOTIFY trtwatch_events, 'b_x 1'; NOTIFY trtwatch_records, 'drop; table'"), "");
+  ASSERT_TRUE(writer.store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
+  ASSERT_TRUE(writer.store->Put(id, "running", "{}"));
+  std::vector<StoreChange> heard;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (heard.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 100);
+    std::vector<StoreChange> more;
+    ASSERT_TRUE(feed->Drain(&more));
+    heard.insert(heard.end(), more.begin(), more.end());
+  }
+  ASSERT_EQ(heard.size(), 2u);
+  EXPECT_EQ(heard[0].kind, StoreChange::Kind::kEvents);
+  EXPECT_EQ(heard[0].id, id);
+  EXPECT_EQ(heard[0].last_seq, 2u);
+  EXPECT_EQ(heard[1].kind, StoreChange::Kind::kRecord);
+  EXPECT_EQ(heard[1].id, id);
+  feed->Close();
+  std::vector<StoreChange> none;
+  EXPECT_FALSE(feed->Drain(&none)) << "closed: listen again";
+}
+
+TEST(StoreChangeTest, OnlyWellFormedPayloadsAreChanges) {
+  StoreChange c;
+  const std::string id = "b_0123456789abcdef0123456789abcdef";
+  EXPECT_TRUE(ParseStoreChange(StoreChange::Kind::kEvents, id + " 42", &c));
+  EXPECT_EQ(c.id, id);
+  EXPECT_EQ(c.last_seq, 42u);
+  EXPECT_TRUE(ParseStoreChange(StoreChange::Kind::kRecord, id, &c));
+  for (const std::string& bad : std::vector<std::string>{"", id, id + " ", id + " -1", id + " 1x",
+                                                         id + " 99999999999999999999999",
+                                                         "b_0123456789ABCDEF0123456789abcdef 1", "b_x 1", id + " 1 2"}) {
+    EXPECT_FALSE(ParseStoreChange(StoreChange::Kind::kEvents, bad, &c)) << bad;
+  }
+  EXPECT_FALSE(ParseStoreChange(StoreChange::Kind::kRecord, id + " 1", &c));
+  EXPECT_FALSE(ParseStoreChange(StoreChange::Kind::kRecord, "'; DROP TABLE builds", &c));
 }
 
 }  // namespace

@@ -91,6 +91,10 @@ class BuildQueue {
   // lapsed ones watched, and cancel requests polled.
   virtual bool shared() const = 0;
 
+  // Stores a new build already claimed by `replica`, which starts it at once (it had a
+  // free slot and nothing waited): no other replica can claim it first.
+  virtual QueueResult AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                                 double lease_seconds) = 0;
   // Claims up to `count` queued, unowned builds, oldest first, for `replica`.
   virtual ClaimResult ClaimQueued(const std::string& replica, int count, double lease_seconds) = 0;
   // Claims build `id` if it is still queued and unowned (to cancel it).

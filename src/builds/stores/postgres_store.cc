@@ -163,7 +163,10 @@ void IgnoreNotice(void*, const char*) {}  // "relation … already exists, skipp
 
 PostgresStore::PostgresStore(std::string uri, std::string name) : uri_(std::move(uri)), name_(std::move(name)) {}
 
-PostgresStore::~PostgresStore() { PQfinish(conn_); }
+PostgresStore::~PostgresStore() {
+  PQfinish(listen_);
+  PQfinish(conn_);
+}
 
 StoreOpening PostgresStore::Open(const std::string& uri) {
   using Outcome = StoreOpening::Outcome;
@@ -184,18 +187,22 @@ StoreOpening PostgresStore::Open(const std::string& uri) {
 
 bool PostgresStore::Connect() {
   PQfinish(conn_);
+  conn_ = NewSession();
+  return conn_ != nullptr;
+}
+
+PGconn* PostgresStore::NewSession() {
   // Before dbname: the URI may set its own; after: ours always.
   const char* keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", nullptr};
   const char* values[] = {"10", "trtwatch", uri_.c_str(), "UTF8", nullptr};
-  conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
-  if (conn_ && PQstatus(conn_) == CONNECTION_OK) {
-    PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
-    return true;
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (conn && PQstatus(conn) == CONNECTION_OK) {
+    PQsetNoticeProcessor(conn, &IgnoreNotice, nullptr);
+    return conn;
   }
-  last_error_ = "cannot connect to " + name_ + ": " + LibpqText(conn_ ? PQerrorMessage(conn_) : "out of memory");
-  PQfinish(conn_);
-  conn_ = nullptr;
-  return false;
+  last_error_ = "cannot connect to " + name_ + ": " + LibpqText(conn ? PQerrorMessage(conn) : "out of memory");
+  PQfinish(conn);
+  return nullptr;
 }
 
 StoreOpening PostgresStore::MigrateSchema() {
@@ -240,8 +247,9 @@ bool PostgresStore::RollbackAfterFailure() {
 }
 
 bool PostgresStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
-  return Ready() && Command("INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
-                            "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc",
+  return Ready() && Command("WITH stored AS (INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
+                            "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc RETURNING 1) "
+                            "SELECT pg_notify('trtwatch_records', $1)",
                             {id, status, doc});
 }
 
@@ -287,12 +295,15 @@ bool PostgresStore::AppendEvents(const std::string& id, const std::vector<Stored
   const bool one_statement = events.size() <= kEventsPerInsert;  // atomic without BEGIN
   if (!one_statement && !Command("BEGIN")) return false;
   for (size_t i = 0; i < events.size(); i += kEventsPerInsert) {
-    if (!AppendChunk(id, &events[i], std::min(kEventsPerInsert, events.size() - i))) return RollbackAfterFailure();
+    const size_t count = std::min(kEventsPerInsert, events.size() - i);
+    const uint64_t notify_seq = i + count == events.size() ? events.back().seq : 0;  // once, with the last chunk
+    if (!AppendChunk(id, &events[i], count, notify_seq)) return RollbackAfterFailure();
   }
   return one_statement || Command("COMMIT") || RollbackAfterFailure();
 }
 
-bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first, size_t count) {
+bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first, size_t count,
+                                uint64_t notify_seq) {
   std::string sql = "INSERT INTO events(build_id, seq, json) VALUES ";
   Params params{id};
   for (size_t i = 0; i < count; ++i) {
@@ -301,6 +312,11 @@ bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first,
     params.push_back(first[i].json);
   }
   sql += " ON CONFLICT DO NOTHING";  // a seq stored already keeps its event, as in SQLite
+  if (notify_seq > 0) {
+    params.push_back(SeqParam(notify_seq));
+    sql = "WITH stored AS (" + sql + ") SELECT pg_notify('trtwatch_events', $1 || ' ' || $" +
+          std::to_string(params.size()) + "::text)";
+  }
   return Command(sql.c_str(), params);
 }
 
@@ -366,6 +382,45 @@ bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const 
   return RollbackAfterFailure();
 }
 
+// ---- the change feed (builds/stores/change_feed.h) ----
+
+int PostgresStore::Listen(std::string* error) {
+  Close();
+  listen_ = NewSession();
+  if (!listen_) return *error = last_error_, -1;
+  std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(listen_, "LISTEN trtwatch_events; LISTEN trtwatch_records"),
+                                                  &PQclear);
+  if (PQresultStatus(r.get()) != PGRES_COMMAND_OK || PQsetnonblocking(listen_, 1) != 0) {
+    *error = "cannot listen on " + name_ + ": " + LibpqText(PQerrorMessage(listen_));
+    Close();
+    return -1;
+  }
+  return PQsocket(listen_);
+}
+
+bool PostgresStore::Drain(std::vector<StoreChange>* changes) {
+  changes->clear();
+  if (!listen_ || PQconsumeInput(listen_) == 0 || PQstatus(listen_) != CONNECTION_OK) return false;
+  const int own = conn_ ? PQbackendPID(conn_) : 0;  // this store's writes: the manager knows them
+  while (PGnotify* note = PQnotifies(listen_)) {
+    const std::unique_ptr<PGnotify, decltype(&PQfreemem)> owned(note, &PQfreemem);
+    const std::string channel = note->relname ? note->relname : "";
+    StoreChange change;
+    const bool events = channel == "trtwatch_events";
+    if (note->be_pid == own || (!events && channel != "trtwatch_records")) continue;
+    if (ParseStoreChange(events ? StoreChange::Kind::kEvents : StoreChange::Kind::kRecord,
+                         note->extra ? note->extra : "", &change)) {
+      changes->push_back(std::move(change));
+    }
+  }
+  return true;
+}
+
+void PostgresStore::Close() {
+  PQfinish(listen_);
+  listen_ = nullptr;
+}
+
 // ---- the queue (builds/stores/build_queue.h) ----
 
 namespace {
@@ -393,6 +448,16 @@ ClaimResult PostgresStore::Claim(const char* sql, const Params& params) {
   auto claimed = QueueDone<ClaimResult>();
   for (auto& row : rows) claimed.builds.push_back(std::move(row.second));
   return claimed;
+}
+
+QueueResult PostgresStore::AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                                      double lease_seconds) {
+  if (!Ready()) return Failed<QueueResult>();
+  const std::string sql = std::string("WITH stored AS (INSERT INTO builds(id, status, doc, owner, lease_until) "
+                                      "VALUES($3, 'queued', $4, $1, ") +
+                          kLeaseFromNow + ") RETURNING 1) SELECT pg_notify('trtwatch_records', $3)";
+  if (!Command(sql.c_str(), {replica, LeaseParam(lease_seconds), id, doc})) return Failed<QueueResult>();
+  return QueueDone<QueueResult>();
 }
 
 ClaimResult PostgresStore::ClaimQueued(const std::string& replica, int count, double lease_seconds) {

@@ -14,6 +14,10 @@
 // migrations run in one transaction under pg_advisory_xact_lock(kSchemaLockKey), so
 // two processes starting at once do not both migrate.
 //
+// Writes notify the other replicas (builds/stores/change_feed.h): an event batch's
+// insert and pg_notify('trtwatch_events', 'ID LAST_SEQ') are one statement, as a record
+// write and pg_notify('trtwatch_records', 'ID'); a second session LISTENs to both.
+//
 // Values travel only as parameters (PQexecParams), never inside SQL text. A call that
 // fails (connection lost, server down) returns false with last_error() set; the next
 // call reconnects. Calls block for one round trip each (as SQLite's block on the disk).
@@ -34,7 +38,7 @@ namespace trtwatch::builds {
 
 struct PgReply;  // postgres_store.cc: a result or libpq's error
 
-class PostgresStore final : public RecordStore, public BuildQueue {
+class PostgresStore final : public RecordStore, public BuildQueue, public ChangeFeed {
  public:
   // The transaction lock migrations take ('trtwatch' in ASCII, plus one: the key the
   // service-wide lock of the releases before replicas had, plus one).
@@ -60,8 +64,11 @@ class PostgresStore final : public RecordStore, public BuildQueue {
              std::vector<std::string>* removed) override;
   const std::string& last_error() const override { return last_error_; }
   BuildQueue& queue() override { return *this; }
+  ChangeFeed* changes() override { return this; }
 
   bool shared() const override { return true; }
+  QueueResult AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                         double lease_seconds) override;
   ClaimResult ClaimQueued(const std::string& replica, int count, double lease_seconds) override;
   ClaimResult ClaimQueuedBuild(const std::string& id, const std::string& replica, double lease_seconds) override;
   CountResult CountQueued() override;
@@ -69,6 +76,10 @@ class PostgresStore final : public RecordStore, public BuildQueue {
   ClaimResult ClaimOrphans(const std::string& replica, double lease_seconds, bool at_start) override;
   ConditionalResult RequestCancel(const std::string& id, const std::string& request) override;
   CancelRequestsResult TakeCancelRequests(const std::string& replica) override;
+
+  int Listen(std::string* error) override;
+  bool Drain(std::vector<StoreChange>* changes) override;
+  void Close() override;
 
   // `the database "DB" on HOST:PORT`, for messages: never the password.
   const std::string& name() const { return name_; }
@@ -80,6 +91,8 @@ class PostgresStore final : public RecordStore, public BuildQueue {
   // Connected, outside any transaction; else false with last_error_.
   bool Ready();
   bool Connect();
+  // A new session on uri_, or null with last_error_.
+  pg_conn* NewSession();
   StoreOpening MigrateSchema();
   // `sql` (an UPDATE … RETURNING doc[, previous owner]) as a claim.
   ClaimResult Claim(const char* sql, const Params& params);
@@ -89,11 +102,13 @@ class PostgresStore final : public RecordStore, public BuildQueue {
   PgReply Run(const char* sql, const Params& params = {});
   bool Command(const char* sql, const Params& params = {});
   bool RollbackAfterFailure();
-  bool AppendChunk(const std::string& id, const StoredEvent* first, size_t count);
+  // Inserts `count` events; `notify_seq` > 0: and notifies the batch's end, in the same statement.
+  bool AppendChunk(const std::string& id, const StoredEvent* first, size_t count, uint64_t notify_seq);
 
   const std::string uri_;
   const std::string name_;
   pg_conn* conn_ = nullptr;
+  pg_conn* listen_ = nullptr;  // the change feed's session (LISTEN), non-blocking
   std::string last_error_;
 };
 

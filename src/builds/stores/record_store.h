@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "builds/stores/build_queue.h"
+#include "builds/stores/change_feed.h"
 
 namespace trtwatch::builds {
 
@@ -77,6 +78,9 @@ class RecordStore {
 
   // The queue of builds and their owners, kept in this store (builds/stores/build_queue.h).
   virtual BuildQueue& queue() = 0;
+  // What other replicas write, as they write it (builds/stores/change_feed.h); null for
+  // a store no other process writes (SQLite).
+  virtual ChangeFeed* changes() { return nullptr; }
 };
 
 // What opening a store came to: the store, or why not with the fix in `error`.

@@ -421,6 +421,20 @@ Result SqliteStore::QueueError() {
   return QueueFailed<Result>(last_error_);
 }
 
+QueueResult SqliteStore::AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                                    double lease_seconds) {
+  const std::string sql = std::string("INSERT INTO builds(id, status, doc, owner, lease_until) VALUES(?3, 'queued', ?4, "
+                                      "?1, ") + kSqliteLeaseFromNow + ")";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return QueueError<QueueResult>();
+  s.Text(1, replica);
+  sqlite3_bind_double(s.get(), 2, lease_seconds);
+  s.Text(3, id);
+  s.Text(4, doc);
+  if (s.Step() != SQLITE_DONE) return QueueError<QueueResult>();
+  return QueueDone<QueueResult>();
+}
+
 ClaimResult SqliteStore::ClaimQueued(const std::string& replica, int count, double lease_seconds) {
   if (count <= 0) return QueueDone<ClaimResult>();
   const std::string sql = std::string("UPDATE builds SET owner = ?1, lease_until = ") + kSqliteLeaseFromNow +

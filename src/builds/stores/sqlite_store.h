@@ -57,6 +57,8 @@ class SqliteStore final : public RecordStore, public BuildQueue {
   BuildQueue& queue() override { return *this; }
 
   bool shared() const override { return false; }
+  QueueResult AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                         double lease_seconds) override;
   ClaimResult ClaimQueued(const std::string& replica, int count, double lease_seconds) override;
   ClaimResult ClaimQueuedBuild(const std::string& id, const std::string& replica, double lease_seconds) override;
   CountResult CountQueued() override;
