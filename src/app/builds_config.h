@@ -18,6 +18,10 @@ struct BuildsConfig {
   std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts
   int max_concurrent = 2;
   int queue_limit = 100;
+  // This process among the replicas of its store (builds/replica_name.h); empty:
+  // HOSTNAME-PID. Its claims last lease_seconds unless renewed.
+  std::string replica;
+  double lease_seconds = 15;
   double cancel_grace_seconds = 10;
   double max_build_seconds = 0;            // MCP's server-wide budget; 0 = none
   std::function<nlohmann::json()> doctor;  // what MCP's doctor tool reports

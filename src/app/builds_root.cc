@@ -2,7 +2,10 @@
 
 #include "app/builds_root.h"
 
+#include <unistd.h>
+
 #include "builds/model_paths.h"
+#include "builds/replica_name.h"
 #include "builds/stores/open_record_store.h"
 
 namespace trtwatch::app {
@@ -13,7 +16,17 @@ namespace {
 std::string LimitsError(const BuildsConfig& config) {
   if (config.max_concurrent < 1) return "--max-concurrent must be at least 1";
   if (config.queue_limit < 0) return "--queue-limit must be 0 or more";
-  return "";
+  if (!(config.lease_seconds >= 3 && config.lease_seconds <= 300)) {
+    return "--lease-seconds must be from 3 to 300 (how long a replica's claim on a build lasts unless renewed)";
+  }
+  return config.replica.empty() ? "" : builds::ReplicaNameError(config.replica);
+}
+
+std::string ThisReplica(const BuildsConfig& config) {
+  if (!config.replica.empty()) return config.replica;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return builds::DefaultReplicaName(host, static_cast<long>(::getpid()));
 }
 
 }  // namespace
@@ -41,6 +54,8 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   manager_options.max_concurrent = config.max_concurrent;
   manager_options.queue_limit = config.queue_limit;
   manager_options.cancel_grace_seconds = config.cancel_grace_seconds;
+  manager_options.replica = ThisReplica(config);
+  manager_options.lease_seconds = config.lease_seconds;
   root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options);
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
   mcp::ToolOptions tools;

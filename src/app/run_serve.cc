@@ -27,6 +27,8 @@ BuildsConfig ConfigOf(const service::ServerOptions& options) {
   config.max_concurrent = options.max_concurrent;
   config.queue_limit = options.queue_limit;
   config.cancel_grace_seconds = options.cancel_grace_seconds;
+  config.replica = options.replica;
+  config.lease_seconds = options.lease_seconds;
   config.max_build_seconds = options.mcp_max_build_seconds;
   if (options.doctor_json) config.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
   return config;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/build_id.h"
 #include "core/phase_tree.h"
@@ -16,8 +17,10 @@
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
 #include "builds/build_request.h"
+#include "builds/change_watch.h"
 #include "builds/executors/local_executor.h"
 #include "builds/metrics.h"
+#include "builds/replica_name.h"
 #include "builds/stores/record_store.h"
 #include "protocol/utf8.h"
 #include "runner/duration.h"
@@ -39,6 +42,10 @@ ManagerResult<Outcome> Refusal(Outcome outcome, const std::string& error, const 
 }
 
 constexpr int kStorageRetrySeconds = 1;  // unsaved records are written again this often
+// How often a replica on a shared store looks for cancels asked through other replicas,
+// queued builds to claim, and new events of the remote builds it has readers for: a
+// cancel reaches the worker within about this long.
+constexpr std::chrono::milliseconds kReplicaTick{250};
 
 std::string StorageError(const std::string& what, const std::string& why) {
   return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
@@ -112,17 +119,6 @@ BuildStatus StatusFromState(BuildState state) {
   }
 }
 
-// The "type" of a stored event line, read without parsing the whole line (every line
-// was written by EventToJson or checked by EventFromJson before it was stored).
-std::string_view EventTypeOf(std::string_view line) {
-  constexpr std::string_view kKey = "\"type\":\"";
-  const size_t start = line.find(kKey);
-  if (start == std::string_view::npos) return {};
-  const size_t end = line.find('"', start + kKey.size());
-  if (end == std::string_view::npos) return {};
-  return line.substr(start + kKey.size(), end - start - kKey.size());
-}
-
 }  // namespace
 
 struct BuildManager::Active {
@@ -156,56 +152,84 @@ BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& me
       metrics_(metrics),
       options_(std::move(options)),
       executor_(executor ? std::move(executor)
-                         : std::make_unique<LocalExecutor>(NewWorkerLauncher(io), options_.worker_exe)) {
+                         : std::make_unique<LocalExecutor>(NewWorkerLauncher(io), options_.worker_exe)),
+      followers_(store),
+      last_lease_work_(std::chrono::steady_clock::now()) {
   // A folder that cannot be made fails the builds that need it, with the reason.
   std::string ignored;
   MakePrivateFolder(engine_dir(), &ignored);
   MakePrivateFolder(options_.data_dir + "/caches", &ignored);  // relative timing-cache paths land here
+  if (queue().shared()) ScheduleTick();
+  if (ChangeFeed* feed = store_.changes()) {
+    watch_ = std::make_unique<ChangeWatch>(
+        io_, *feed, [this](const std::vector<StoreChange>& changes) { OnStoreChanges(changes); },
+        [this] { followers_.PullAll(); });  // what was sent while the feed was down
+    watch_->Start();
+  }
 }
 
 // Workers never outlive the service's event loop unnoticed: a WorkerProcess dropped
 // with active_ kills and reaps what still runs.
 BuildManager::~BuildManager() = default;
 
+BuildQueue& BuildManager::queue() { return store_.queue(); }
+
 void BuildManager::Recover() {
-  for (const std::string& doc : store_.WithStatus({"running", "cancelling"})) {
-    BuildRecord r;
-    if (!RecordFromJson(doc, &r)) continue;
-    auto build = std::make_unique<Active>();
-    build->record = r;
-    executor_->StopLeftover({r.worker_pid});
-    build->record.worker_pid = 0;
-    build->record.last_seq = std::max(r.last_seq, store_.LastSeq(r.id));
-    // The tree as the log left it: open phases are closed and `t` continues from there.
-    store_.ForEachEvent(r.id, 0, [&](const StoredEvent& stored) {
-      Event event;
-      std::string ignored;
-      if (EventFromJson(stored.json, &event, &ignored)) build->tree.Apply(event);
-    });
-    build->started = std::chrono::steady_clock::now();
-    AppendSynthesisedFinish(*build, BuildState::kInterrupted,
-                            "interrupted: the service stopped while this build ran; submit it again");
-    build->record.state = BuildState::kInterrupted;
-    build->record.error = "interrupted: the service stopped while this build ran; submit it again";
-    build->record.finished_at = NowUnix();
-    Persist(*build);
-    metrics_.BuildFinished("interrupted", 0);
-  }
-  for (const std::string& doc : store_.WithStatus({"queued"})) {
-    auto build = std::make_unique<Active>();
-    if (!RecordFromJson(doc, &build->record)) continue;
-    std::string error;
-    Active& b = *build;
-    const std::string id = b.record.id;
-    active_[id] = std::move(build);
-    if (!ParseBuildRequest(b.record.request_json, Paths(), &b.request,
-                           &error)) {
-      EndWithoutWorker(b, BuildState::kFailed, "cannot run after restart: " + error);
-      continue;
-    }
-    queue_.push_back(id);
-  }
+  ConcludeOrphans(/*at_start=*/true);
   MaybeStart();
+}
+
+void BuildManager::ConcludeOrphans(bool at_start) {
+  const ClaimResult orphans = queue().ClaimOrphans(options_.replica, options_.lease_seconds, at_start);
+  if (!orphans.ok()) return QueueTrouble("claim the builds of replicas that stopped", orphans.error);
+  for (const ClaimedBuild& orphan : orphans.builds) ConcludeOrphan(orphan);
+}
+
+void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
+  Active* adopted = Adopt(orphan.doc);
+  if (!adopted) return;
+  Active& b = *adopted;
+  // A worker pid means something on this host only: the build of an earlier process of
+  // this replica (or of the one process a data dir has, or of a service before replicas).
+  const bool ours =
+      !queue().shared() || orphan.previous_owner.empty() || orphan.previous_owner == options_.replica;
+  if (ours) executor_->StopLeftover({b.record.worker_pid});
+  b.record.worker_pid = 0;
+  b.record.last_seq = std::max(b.record.last_seq, store_.LastSeq(b.record.id));
+  // The tree as the log left it: open phases are closed and `t` continues from there.
+  store_.ForEachEvent(b.record.id, 0, [&](const StoredEvent& stored) {
+    Event event;
+    std::string ignored;
+    if (EventFromJson(stored.json, &event, &ignored)) b.tree.Apply(event);
+  });
+  const std::string owner = ReplicaNameError(orphan.previous_owner).empty() ? orphan.previous_owner : "?";
+  EndWithoutWorker(b, BuildState::kInterrupted,
+                   ours ? "interrupted: the service stopped while this build ran; submit it again"
+                        : "interrupted: replica \"" + owner +
+                              "\" stopped renewing its lease while this build ran (it was killed, or lost the "
+                              "database); submit it again");
+}
+
+BuildManager::Active* BuildManager::Adopt(const std::string& doc) {
+  auto build = std::make_unique<Active>();
+  if (!RecordFromJson(doc, &build->record) || active_.count(build->record.id)) return nullptr;
+  Active& b = *build;
+  const std::string id = b.record.id;
+  active_[id] = std::move(build);
+  b.subscribers = followers_.Take(id);  // they have had the log up to its end
+  return &b;
+}
+
+void BuildManager::StartClaimed(const std::string& doc) {
+  Active* adopted = Adopt(doc);
+  if (!adopted) return;
+  Active& b = *adopted;
+  std::string error;
+  if (!ParseBuildRequest(b.record.request_json, Paths(), &b.request, &error)) {
+    EndWithoutWorker(b, BuildState::kFailed, "cannot run on replica \"" + options_.replica + "\": " + error);
+    return;
+  }
+  Start(b);
 }
 
 SubmitResult BuildManager::Submit(std::string_view body) {
@@ -220,31 +244,40 @@ SubmitResult BuildManager::Submit(std::string_view body) {
   if (!RetryUnsaved()) {
     return Refusal(SubmitOutcome::kStorageFailed, "the service cannot store builds now: " + storage_error_);
   }
+  const CountResult waiting = queue().CountQueued();  // across every replica
+  if (!waiting.ok()) {
+    storage_error_ = StorageError("a new record", waiting.error);
+    return Refusal(SubmitOutcome::kStorageFailed, storage_error_);
+  }
   // A build that can start at once never waits, so --queue-limit 0 means "no waiting".
-  const bool slot_free = running_ < options_.max_concurrent && queue_.empty();
-  if (!slot_free && static_cast<int>(queue_.size()) >= options_.queue_limit) {
+  const bool slot_free = running_ < options_.max_concurrent && waiting.count == 0;
+  if (!slot_free && waiting.count >= options_.queue_limit) {
     return Refusal(SubmitOutcome::kQueueFull, "the queue is full (" + std::to_string(options_.queue_limit) +
                                                   " builds waiting); retry later or raise --queue-limit");
   }
-  auto build = std::make_unique<Active>();
-  Active& b = *build;
-  b.request = std::move(request);
-  b.record.id = NewBuildId();
-  b.record.state = BuildState::kQueued;
-  b.record.backend = b.request.simulate.empty() ? "tensorrt" : "simulated";
-  b.record.request_json = b.request.json;
-  b.record.model = b.request.resolved_model;
-  b.record.created_at = NowUnix();
-  const std::string doc = RecordToJson(b.record);
-  if (!store_.Put(b.record.id, "queued", doc)) {
+  // Queued with no owner, for whichever replica has a free slot first; or, with a slot
+  // free here and nothing waiting, claimed by this one as it is stored.
+  BuildRecord r;
+  r.id = NewBuildId();
+  r.state = BuildState::kQueued;
+  r.backend = request.simulate.empty() ? "tensorrt" : "simulated";
+  r.request_json = request.json;
+  r.model = request.resolved_model;
+  r.created_at = NowUnix();
+  const std::string doc = RecordToJson(r);
+  const bool stored = slot_free ? queue().AddClaimed(r.id, doc, options_.replica, options_.lease_seconds).ok()
+                                : store_.Put(r.id, "queued", doc);
+  if (!stored) {
     storage_error_ = StorageError("a new record", store_.last_error());
     return Refusal(SubmitOutcome::kStorageFailed, storage_error_);
   }
   Announce(doc);
-  const std::string id = b.record.id;
-  active_[id] = std::move(build);
-  queue_.push_back(id);
-  MaybeStart();
+  const std::string id = r.id;
+  if (slot_free) {
+    StartClaimed(doc);
+  } else {
+    MaybeStart();
+  }
   return {SubmitOutcome::kCreated, Get(id).record, "", id};  // it may have ended already (no worker)
 }
 
@@ -259,56 +292,115 @@ GetResult BuildManager::Get(const std::string& id) {
 }
 
 CancelResult BuildManager::Cancel(const std::string& id, std::string_view body) {
-  std::optional<double> grace;
+  CancelAsk ask;
   std::string body_error;
-  if (!ParseCancelBody(body, &grace, &body_error)) return Refusal(CancelOutcome::kInvalid, body_error, id);
-  auto it = active_.find(id);
-  if (it == active_.end()) {
+  if (!ParseCancelBody(body, &ask.grace, &body_error)) return Refusal(CancelOutcome::kInvalid, body_error, id);
+  return CancelBuild(id, ask);
+}
+
+CancelResult BuildManager::CancelBuild(const std::string& id, const CancelAsk& ask) {
+  // The build may move between two reads (claimed, finished): decide again, a few times.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (auto it = active_.find(id); it != active_.end()) return CancelActive(*it->second, ask);
     GetResult stored = Get(id);
     if (stored.outcome == GetOutcome::kNotFound) return Refusal(CancelOutcome::kNotFound, stored.error, id);
     BuildRecord r;
     RecordFromJson(stored.record, &r);
-    CancelResult finished = Refusal(CancelOutcome::kAlreadyFinished,
-                                    "build " + id + " already finished (" + std::string(BuildStateName(r.state)) +
-                                        "); there is nothing to cancel",
-                                    id);
-    finished.record = std::move(stored.record);
-    return finished;
-  }
-  Active& b = *it->second;
-  switch (b.record.state) {
-    case BuildState::kQueued: {
-      queue_.erase(std::find(queue_.begin(), queue_.end(), id));
-      if (b.record.cancel_reason.empty()) {
-        b.record.cancel_reason = "api";
-        b.record.cancel_message = "cancelled by POST /builds/" + id + "/cancel";
-        b.record.cancel_requested_at = NowUnix();
-      }
-      EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
-      return {CancelOutcome::kCancelled, Get(id).record, "", id};
+    if (IsFinal(r.state)) {
+      CancelResult finished = Refusal(CancelOutcome::kAlreadyFinished,
+                                      "build " + id + " already finished (" + std::string(BuildStateName(r.state)) +
+                                          "); there is nothing to cancel",
+                                      id);
+      finished.record = std::move(stored.record);
+      return finished;
     }
-    case BuildState::kRunning:
-      b.record.state = BuildState::kCancelling;
-      if (b.record.cancel_reason.empty()) {
-        // The same reason goes into the record and, rewritten, into the stream's
-        // cancel_requested event: "signal" when the service itself was signalled.
-        b.record.cancel_reason = shutting_down_ ? "signal" : "api";
-        b.record.cancel_message = shutting_down_ ? "the service is shutting down"
-                                                 : "cancelled by POST /builds/" + id + "/cancel";
-        b.record.cancel_requested_at = NowUnix();
-      }
-      b.record.cancel_grace = grace.value_or(options_.cancel_grace_seconds);
-      b.worker->RequestStop();
-      StartGraceTimer(b, b.record.cancel_grace);
-      Persist(b);
-      return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
-    default:  // cancelling: asked already; cancel is idempotent (a new grace shortens or extends it)
-      if (grace) {
-        b.record.cancel_grace = *grace;
-        StartGraceTimer(b, *grace);
-      }
-      return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
+    if (r.state == BuildState::kQueued) {
+      // Only if it is still queued and nobody claimed it: then it is this replica's to end.
+      const ClaimResult won = queue().ClaimQueuedBuild(id, options_.replica, options_.lease_seconds);
+      if (!won.ok()) break;
+      if (!won.builds.empty()) return CancelQueued(won.builds.front().doc, ask);
+    }
+    CancelResult elsewhere = CancelElsewhere(r, ask);
+    if (elsewhere.outcome != CancelOutcome::kNotFound) return elsewhere;
   }
+  return Refusal(CancelOutcome::kUnavailable,
+                 "the service cannot reach its store to cancel build " + id + " now (" + store_.last_error() +
+                     "); retry later",
+                 id);
+}
+
+CancelAsk BuildManager::WithDefaults(const CancelAsk& ask, const std::string& id) const {
+  CancelAsk full = ask;
+  if (full.reason.empty()) {
+    full.reason = "api";
+    full.message = "cancelled by POST /builds/" + id + "/cancel";
+  }
+  return full;
+}
+
+CancelResult BuildManager::CancelQueued(const std::string& doc, const CancelAsk& ask) {
+  Active* adopted = Adopt(doc);
+  if (!adopted) return Refusal(CancelOutcome::kUnavailable, "the stored record is not one; retry later");
+  Active& b = *adopted;
+  const std::string id = b.record.id;
+  if (b.record.cancel_reason.empty()) {
+    const CancelAsk full = WithDefaults(ask, id);
+    b.record.cancel_reason = full.reason;
+    b.record.cancel_message = full.message;
+    b.record.cancel_requested_at = NowUnix();
+  }
+  EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
+  return {CancelOutcome::kCancelled, Get(id).record, "", id};
+}
+
+// A build another replica runs (or has just claimed): the request is left in its row
+// for its owner, which applies it within a replica tick. kNotFound: it was not left
+// (the build moved); kUnavailable: the store could not be reached.
+CancelResult BuildManager::CancelElsewhere(const BuildRecord& r, const CancelAsk& ask) {
+  const CancelAsk full = WithDefaults(ask, r.id);
+  const ConditionalResult asked = queue().RequestCancel(r.id, CancelAskToJson(full));
+  if (!asked.ok()) return Refusal(CancelOutcome::kUnavailable, asked.error, r.id);
+  if (!asked.applied) return Refusal(CancelOutcome::kNotFound, "", r.id);
+  BuildRecord shown = r;  // what the owner is about to write
+  shown.state = BuildState::kCancelling;
+  if (shown.cancel_reason.empty()) {
+    shown.cancel_reason = full.reason;
+    shown.cancel_message = full.message;
+    shown.cancel_requested_at = NowUnix();
+  }
+  if (full.grace) shown.cancel_grace = *full.grace;
+  return {CancelOutcome::kCancelling, RecordToJson(shown), "", r.id};
+}
+
+CancelResult BuildManager::CancelActive(Active& b, const CancelAsk& ask) {
+  const std::string id = b.record.id;
+  if (b.record.cancel_reason.empty() && !ask.reason.empty()) {
+    b.record.cancel_reason = ask.reason;
+    b.record.cancel_message = ask.message;
+    b.record.cancel_requested_at = NowUnix();
+  }
+  if (b.record.state == BuildState::kRunning && b.worker) {
+    b.record.state = BuildState::kCancelling;
+    if (b.record.cancel_reason.empty()) {
+      // The same reason goes into the record and, rewritten, into the stream's
+      // cancel_requested event: "signal" when the service itself was signalled.
+      b.record.cancel_reason = shutting_down_ ? "signal" : "api";
+      b.record.cancel_message = shutting_down_ ? "the service is shutting down"
+                                               : "cancelled by POST /builds/" + id + "/cancel";
+      b.record.cancel_requested_at = NowUnix();
+    }
+    b.record.cancel_grace = ask.grace.value_or(options_.cancel_grace_seconds);
+    b.worker->RequestStop();
+    StartGraceTimer(b, b.record.cancel_grace);
+    Persist(b);
+    return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
+  }
+  // Cancelling: asked already; cancel is idempotent (a new grace shortens or extends it).
+  if (ask.grace && b.worker) {
+    b.record.cancel_grace = *ask.grace;
+    StartGraceTimer(b, *ask.grace);
+  }
+  return {CancelOutcome::kCancelling, ActiveRecordJson(b), "", id};
 }
 
 void BuildManager::StartGraceTimer(Active& b, double seconds) {
@@ -348,13 +440,8 @@ bool BuildManager::RetryUnsaved() {
 }
 
 CancelResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message) {
-  auto it = active_.find(id);
-  if (it != active_.end() && it->second->record.cancel_reason.empty()) {
-    it->second->record.cancel_reason = reason;
-    it->second->record.cancel_message = ValidBoundedText(message, kMaxClientText);  // it quotes the client's reason
-    it->second->record.cancel_requested_at = NowUnix();
-  }
-  return Cancel(id);
+  // The message quotes the client's reason.
+  return CancelBuild(id, CancelAsk{std::nullopt, reason, ValidBoundedText(message, kMaxClientText)});
 }
 
 BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventSubscriber* subscriber) {
@@ -367,8 +454,16 @@ BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventS
     it->second->subscribers.push_back(subscriber);
     return s;
   }
-  if (!unsaved_.count(id) && !store_.Get(id)) return s;
+  const GetResult stored = Get(id);
+  if (stored.outcome == GetOutcome::kNotFound) return s;
   s.found = true;
+  BuildRecord r;
+  if (!shutting_down_ && RecordFromJson(stored.record, &r) && !IsFinal(r.state)) {
+    // Queued, or running on another replica: followed from its stored log.
+    s.live = true;
+    s.last_seq = followers_.Add(id, subscriber);
+    return s;
+  }
   s.last_seq = store_.LastSeq(id);
   return s;
 }
@@ -384,20 +479,18 @@ bool BuildManager::ReplayPage(const std::string& id, uint64_t after, uint64_t up
   }
   *last_read = page.empty() ? up_to : page.back().seq;
   for (const StoredEvent& e : page) {
-    const std::string_view type = EventTypeOf(e.json);
-    if (type.empty()) continue;  // not an event line: never stored by this service
     FramedEvent item;
-    item.seq = e.seq;
-    item.step = type == "step";
-    item.frame = std::make_shared<const std::string>(SseFrame(e.seq, type, e.json));
-    items->push_back(std::move(item));
+    if (FrameStoredEvent(e.seq, e.json, &item)) items->push_back(std::move(item));
   }
   return true;
 }
 
 void BuildManager::Unsubscribe(const std::string& id, EventSubscriber* subscriber) {
   auto it = active_.find(id);
-  if (it == active_.end()) return;
+  if (it == active_.end()) {
+    followers_.Remove(id, subscriber);
+    return;
+  }
   auto& subs = it->second->subscribers;
   subs.erase(std::remove(subs.begin(), subs.end(), subscriber), subs.end());
 }
@@ -407,15 +500,12 @@ void BuildManager::Shutdown(bool cancel_running, std::function<void()> done) {
   on_idle_ = std::move(done);
   std::vector<std::string> ids;
   for (auto& [id, build] : active_) ids.push_back(id);
+  // Queued builds stay queued in the store, and builds of other replicas run on: their
+  // live readers here are told the stream is over for now.
+  followers_.EndAll();
   for (const std::string& id : ids) {
-    Active& b = *active_[id];
-    if (b.record.state == BuildState::kQueued) {
-      // Stays queued in the store; its live readers are told the stream is over for now.
-      auto subs = std::move(b.subscribers);
-      for (EventSubscriber* s : subs) s->OnEnd();
-    } else if (cancel_running && b.record.state == BuildState::kRunning) {
-      Cancel(id);
-    }
+    auto it = active_.find(id);
+    if (cancel_running && it != active_.end() && it->second->record.state == BuildState::kRunning) Cancel(id);
   }
   if (running_ == 0 && on_idle_) std::exchange(on_idle_, nullptr)();
 }
@@ -430,12 +520,84 @@ void BuildManager::KillAll() {
 }
 
 void BuildManager::MaybeStart() {
-  while (!shutting_down_ && running_ < options_.max_concurrent && !queue_.empty()) {
-    const std::string id = queue_.front();
-    queue_.pop_front();
-    auto it = active_.find(id);
-    if (it != active_.end()) Start(*it->second);
+  // A claimed build that cannot start ends at once and frees its slot: claim again.
+  while (!shutting_down_ && running_ < options_.max_concurrent) {
+    const ClaimResult claimed =
+        queue().ClaimQueued(options_.replica, options_.max_concurrent - static_cast<int>(running_),
+                            options_.lease_seconds);
+    if (!claimed.ok()) return QueueTrouble("claim queued builds", claimed.error);
+    if (claimed.builds.empty()) return;
+    for (const ClaimedBuild& c : claimed.builds) StartClaimed(c.doc);
   }
+}
+
+int64_t BuildManager::queued() {
+  const CountResult waiting = queue().CountQueued();
+  return waiting.ok() ? waiting.count : 0;
+}
+
+void BuildManager::ScheduleTick() {
+  if (!tick_) tick_ = std::make_unique<asio::steady_timer>(io_);
+  tick_->expires_after(kReplicaTick);
+  tick_->async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    ReplicaTick();
+    ScheduleTick();
+  });
+}
+
+void BuildManager::ReplicaTick() {
+  const auto now = std::chrono::steady_clock::now();
+  const bool lease_work = now - last_lease_work_ >= std::chrono::duration<double>(options_.lease_seconds / 3);
+  if (lease_work) {
+    last_lease_work_ = now;
+    RenewLeases();
+    ConcludeOrphans(/*at_start=*/false);
+  }
+  ApplyCancelRequests();
+  MaybeStart();
+  // The change feed wakes the readers of remote builds; without one, or as a safety
+  // net for a notification lost, they read the logs here.
+  if (!watch_ || lease_work) followers_.PullAll();
+}
+
+void BuildManager::OnStoreChanges(const std::vector<StoreChange>& changes) {
+  std::set<std::string> announced;  // one record per build and drain: the store has its latest
+  bool records = false;
+  for (const StoreChange& change : changes) {
+    if (change.kind == StoreChange::Kind::kEvents) {
+      followers_.Pull(change.id);
+      continue;
+    }
+    records = true;
+    if (record_watchers_.empty() || active_.count(change.id) || !announced.insert(change.id).second) continue;
+    if (const std::optional<std::string> doc = store_.Get(change.id)) Announce(*doc);
+  }
+  if (records) MaybeStart();  // a build may have been queued
+}
+
+void BuildManager::RenewLeases() {
+  if (active_.empty()) return;
+  const RenewResult renewed = queue().RenewLeases(options_.replica, options_.lease_seconds);
+  if (!renewed.ok()) QueueTrouble("renew the leases of its builds", renewed.error);
+}
+
+void BuildManager::ApplyCancelRequests() {
+  if (active_.empty()) return;
+  const CancelRequestsResult taken = queue().TakeCancelRequests(options_.replica);
+  if (!taken.ok()) return QueueTrouble("read the cancels asked through other replicas", taken.error);
+  for (const CancelRequest& request : taken.requests) {
+    auto it = active_.find(request.id);
+    const std::optional<CancelAsk> ask = CancelAskFromJson(request.request);
+    if (it != active_.end() && ask) CancelActive(*it->second, *ask);  // else it ended meanwhile, or no ask
+  }
+}
+
+void BuildManager::QueueTrouble(const std::string& what, const std::string& error) {
+  const bool first = storage_error_.empty();
+  storage_error_ = "the service could not " + what + " (" + error + "); check the store";
+  if (first) std::fprintf(stderr, "trtwatch serve: %s\n", storage_error_.c_str());
+  ScheduleStorageRetry();
 }
 
 void BuildManager::Start(Active& b) {

@@ -5,8 +5,15 @@
 // builds/executors/local_executor.h, over a fake launcher in tests); the manager reads
 // the worker's event stream on the event loop, keeps the record's phase snapshot,
 // appends the events to the stored log and fans them out to live subscribers (SSE
-// streams). Builds beyond
-// max_concurrent wait in a queue. Cancel asks the worker to stop (cooperatively: it
+// streams). Builds wait in the store's queue (builds/stores/build_queue.h) and run
+// only once claimed: any number of managers — replicas, one per process, on one
+// PostgreSQL database — claim the oldest queued builds as they have free slots
+// (max_concurrent each), renew the leases of those they run and conclude the builds
+// of a replica that stopped renewing (interrupted). A build running on another
+// replica is read from the store, followed from its stored log
+// (builds/remote_followers.h) as the store's change feed announces its events
+// (builds/change_watch.h), and cancelled by a request its owner takes (a tick every
+// 250 ms on a shared store). Cancel asks the worker to stop (cooperatively: it
 // cancels at the next step), then stops it by force after a grace period. A worker that
 // dies without finishing ends its build as failed, with the signal or exit code in the
 // error; the service serves on.
@@ -16,11 +23,12 @@
 // MCP tool results (mcp/manager_builds.cc).
 //
 // Threading: everything runs on the one thread that runs the io_context passed in;
-// no method may be called from any other thread. Subscribers are called on it too.
+// no method may be called from any other thread, so no member needs a lock.
+// Subscribers are called on it too.
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,7 +42,11 @@
 #include "builds/build_record.h"
 #include "builds/artifacts/artifact_store.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
+#include "builds/stores/change_feed.h"
 #include "builds/framed_event.h"
+#include "builds/remote_cancel.h"
+#include "builds/remote_followers.h"
+#include "builds/stores/build_queue.h"
 
 namespace boost::asio {
 class io_context;
@@ -42,6 +54,7 @@ class io_context;
 
 namespace trtwatch::builds {
 
+class ChangeWatch;
 class Metrics;
 class RecordStore;
 
@@ -53,6 +66,8 @@ struct ManagerOptions {
   int queue_limit = 100;
   double cancel_grace_seconds = 10;  // SIGTERM -> SIGKILL; a cancel request may set its own
   std::string worker_exe = "/proc/self/exe";  // the default executor's workers run this
+  std::string replica = "replica";  // this manager's name among its store's replicas (builds/replica_name.h)
+  double lease_seconds = 15;        // a claim lasts this long unless renewed (every third of it)
 };
 
 // A live reader of one build's events (an SSE stream).
@@ -90,6 +105,7 @@ enum class CancelOutcome {
   kInvalid,          // the cancel body is invalid
   kNotFound,         // no such build
   kAlreadyFinished,  // nothing to cancel; `record` is its final record
+  kUnavailable,      // the store could not be reached to find or ask the build's replica: retry later
 };
 
 // What an operation came to: `record` is the build's record (JSON) where there is
@@ -129,7 +145,8 @@ class BuildManager {
   BuildManager(const BuildManager&) = delete;
   BuildManager& operator=(const BuildManager&) = delete;
 
-  // Restart recovery: builds that were running become interrupted; queued ones run.
+  // Restart recovery: builds that were running here (on SQLite: any) or under a lapsed
+  // lease become interrupted; queued ones run.
   void Recover();
 
   SubmitResult Submit(std::string_view body);
@@ -183,12 +200,39 @@ class BuildManager {
   int64_t running() const { return running_; }
   // Where finished engines and timing-cache copies are kept (DATA_DIR/engines).
   std::string engine_dir() const { return options_.data_dir + "/engines"; }
-  int64_t queued() const { return static_cast<int64_t>(queue_.size()); }
+  // Builds waiting in the store's queue, for every replica (0 when it cannot be read).
+  int64_t queued();
 
  private:
   struct Active;
 
+  BuildQueue& queue();
+  // Claims queued builds while this replica has free slots, and starts them.
   void MaybeStart();
+  // A build this manager claimed (its document), now one it runs: its readers taken
+  // over from the log followers. Null when the document is not a record.
+  Active* Adopt(const std::string& doc);
+  void StartClaimed(const std::string& doc);
+  // Builds nobody runs any more (their replica died, or this one restarted) concluded
+  // as interrupted, as a worker's death is.
+  void ConcludeOrphans(bool at_start);
+  void ConcludeOrphan(const ClaimedBuild& orphan);
+  // On a shared store, every kReplicaTick: cancels asked through other replicas, claims,
+  // readers of remote builds; every third of the lease: renewals and orphans.
+  void ScheduleTick();
+  void ReplicaTick();
+  void RenewLeases();
+  void ApplyCancelRequests();
+  // Other replicas' writes: new events of builds followed here, records for the
+  // watchers, and a queue that may have grown.
+  void OnStoreChanges(const std::vector<StoreChange>& changes);
+  // A queue operation that failed: the store is unhealthy until a write succeeds.
+  void QueueTrouble(const std::string& what, const std::string& error);
+  CancelResult CancelBuild(const std::string& id, const CancelAsk& ask);
+  CancelResult CancelActive(Active& build, const CancelAsk& ask);
+  CancelResult CancelQueued(const std::string& doc, const CancelAsk& ask);
+  CancelResult CancelElsewhere(const BuildRecord& record, const CancelAsk& ask);
+  CancelAsk WithDefaults(const CancelAsk& ask, const std::string& id) const;
   void Start(Active& build);
   void ReadOutput(const std::string& id);
   void ReadErrors(const std::string& id);
@@ -215,8 +259,11 @@ class BuildManager {
   Metrics& metrics_;
   const ManagerOptions options_;
   const std::unique_ptr<Executor> executor_;
-  std::map<std::string, std::unique_ptr<Active>> active_;  // queued, running, cancelling
-  std::deque<std::string> queue_;                          // ids waiting, oldest first
+  std::map<std::string, std::unique_ptr<Active>> active_;  // claimed here: running, cancelling
+  RemoteFollowers followers_;  // readers of builds not running here (queued, or on another replica)
+  std::unique_ptr<boost::asio::steady_timer> tick_;  // the replica tick (shared stores only)
+  std::chrono::steady_clock::time_point last_lease_work_;
+  std::unique_ptr<ChangeWatch> watch_;  // the store's change feed, where it has one; before followers_ goes
   int64_t running_ = 0;
   bool shutting_down_ = false;
   std::function<void()> on_idle_;  // Shutdown's `done`

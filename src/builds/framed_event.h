@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace trtwatch::builds {
 
@@ -15,5 +16,14 @@ struct FramedEvent {
   int64_t phase_id = 0;  // the step's phase
   std::shared_ptr<const std::string> frame;
 };
+
+// The "type" of a stored event line, read without parsing the whole line (every line
+// was written by EventToJson or checked by EventFromJson before it was stored); empty
+// when the line has none.
+std::string_view StoredEventType(std::string_view line);
+
+// A stored event line framed as its live readers get it; false when it is no event
+// line (never stored by this service).
+bool FrameStoredEvent(uint64_t seq, std::string_view line, FramedEvent* item);
 
 }  // namespace trtwatch::builds

@@ -33,8 +33,8 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
                   "(default: $XDG_STATE_HOME/trtwatch or ~/.local/state/trtwatch)");
   cmd->add_option("--store", options->store,
                   "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
-                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (one service per database; "
-                  "the schema is migrated at start)")
+                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (any number of replicas may "
+                  "share it; the schema is migrated at start)")
       ->envname("TRTWATCH_STORE");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
   cmd->add_option("--artifact-dir", options->artifact_dir,
@@ -42,6 +42,14 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait")->default_val(100);
+  cmd->add_option("--replica", options->replica,
+                  "This process's name among the replicas sharing a --store database (1 to 64 of A-Z a-z 0-9 . _ -; "
+                  "default HOSTNAME-PID)")
+      ->envname("TRTWATCH_REPLICA");
+  cmd->add_option("--lease-seconds", options->lease_seconds,
+                  "How long a replica's claim on a build lasts unless renewed (every third of it); another replica "
+                  "concludes the builds of one that stopped renewing (3 to 300)")
+      ->default_val(15);
   cmd->add_option("--max-build-time", options->max_build_time,
                   "Budget of every build (90s, 30m, 2h): a build running longer is cancelled with reason budget");
   return cmd;
@@ -59,6 +67,8 @@ int RunMcpCommand(const McpCommandOptions& options) {
   o.model_roots = options.model_roots;
   o.max_concurrent = options.max_concurrent;
   o.queue_limit = options.queue_limit;
+  o.replica = options.replica;
+  o.lease_seconds = options.lease_seconds;
   if (!options.max_build_time.empty()) {
     std::string error;
     if (!ParseDuration(options.max_build_time, &o.max_build_seconds, &error)) {

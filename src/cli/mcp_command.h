@@ -14,6 +14,8 @@ struct McpCommandOptions {
   std::vector<std::string> model_roots;
   int max_concurrent = 2;
   int queue_limit = 100;
+  std::string replica;  // --replica / TRTWATCH_REPLICA; empty: HOSTNAME-PID
+  double lease_seconds = 15;
   std::string max_build_time;  // a duration; empty = none
 };
 

@@ -26,8 +26,8 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val("trtwatch-data");
   cmd->add_option("--store", options->store,
                   "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
-                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (one service per database; "
-                  "the schema is migrated at start)")
+                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (any number of replicas may "
+                  "share it; the schema is migrated at start)")
       ->envname("TRTWATCH_STORE");
   cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
   cmd->add_option("--artifact-dir", options->artifact_dir,
@@ -42,6 +42,14 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
+  cmd->add_option("--replica", options->replica,
+                  "This process's name among the replicas sharing a --store database (1 to 64 of A-Z a-z 0-9 . _ -; "
+                  "default HOSTNAME-PID)")
+      ->envname("TRTWATCH_REPLICA");
+  cmd->add_option("--lease-seconds", options->lease_seconds,
+                  "How long a replica's claim on a build lasts unless renewed (every third of it); another replica "
+                  "concludes the builds of one that stopped renewing (3 to 300)")
+      ->default_val(15);
   cmd->add_option("--max-connections", options->max_connections,
                   "Open connections at most (0: what the descriptor limit allows); more get 503")
       ->default_val(0);

@@ -46,6 +46,8 @@ Outcome ToOutcome(builds::CancelOutcome outcome) {
       return Outcome::kBadRequest;
     case builds::CancelOutcome::kNotFound:
       return Outcome::kNotFound;
+    case builds::CancelOutcome::kUnavailable:
+      return Outcome::kStorageError;
     case builds::CancelOutcome::kAlreadyFinished:
       break;
   }

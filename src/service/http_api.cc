@@ -130,6 +130,8 @@ HttpOutcome ToHttp(CancelOutcome outcome) {
       return {http::status::not_found};
     case CancelOutcome::kAlreadyFinished:
       return {http::status::conflict};
+    case CancelOutcome::kUnavailable:
+      return {http::status::service_unavailable, 5};
   }
   return {http::status::internal_server_error};
 }

@@ -40,6 +40,10 @@ struct ServerOptions {
   std::string token_file;  // bearer token; required for a non-loopback bind
   int max_concurrent = 2;
   int queue_limit = 100;
+  // Among the replicas sharing a PostgreSQL store (builds/replica_name.h): this one's
+  // name (empty: HOSTNAME-PID) and how long its claims last unless renewed.
+  std::string replica;
+  double lease_seconds = 15;
   size_t body_limit = 64 * 1024;  // JSON bodies
   // Uploaded models (PUT /models/...): where they are kept (empty: DATA_DIR/artifacts)
   // and the largest file accepted (--max-upload-size).

@@ -1,6 +1,6 @@
 """`trtwatch serve --store postgresql://…` end to end against a throwaway PostgreSQL
 server (pg_server.py): builds, their events and records live in the database across
-restarts; one service per database; a newer schema and bad URIs are refused at start."""
+restarts; replicas share a database; a newer schema and bad URIs are refused at start."""
 import os
 
 from conftest import run
@@ -27,7 +27,7 @@ def test_builds_events_and_records_survive_a_restart_in_postgresql(tmp_path, pg)
         assert s.stop() == 0
     stored = pg.psql("restart", f"SELECT count(*), max(seq) FROM events WHERE build_id = '{doc['id']}'")
     assert stored == f"{len(events)}|{events[-1]['id']}"
-    assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "1"
+    assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "2"
     data = tmp_path / "data"
     assert not (data / "trtwatch.db").exists() and not (data / "trtwatch.lock").exists(), os.listdir(data)
 
@@ -42,23 +42,24 @@ def test_builds_events_and_records_survive_a_restart_in_postgresql(tmp_path, pg)
         again.stop()
 
 
-def test_a_second_service_on_the_same_database_is_refused(tmp_path, pg):
-    uri = pg.create_database("one_service")
-    s = Server(tmp_path, "--store", uri).start()
+def test_a_second_service_on_the_same_database_is_a_replica(tmp_path, pg):
+    uri = pg.create_database("replicas")
+    s = Server(tmp_path, "--store", uri, "--replica", "first").start()
+    other = Server(tmp_path, "--store", uri, data_dir=tmp_path / "other", name="other")
     try:
-        code, err = serve_refused(tmp_path, "--store", uri)
-        assert code == 2, err
-        assert f'the database "one_service" on 127.0.0.1:{pg.port} is in use by another trtwatch service' in err
-        assert "give this one another database in --store" in err
-        # TRTWATCH_STORE names it as well, and `trtwatch mcp` is refused alike.
-        code, err = serve_refused(tmp_path, env={"TRTWATCH_STORE": uri})
-        assert code == 2 and "is in use by another trtwatch service" in err, err
-        r = run("mcp", "--data-dir", str(tmp_path / "mcp"), "--store", uri, input="", timeout=60)
-        assert r.returncode == 2 and "is in use by another trtwatch service" in r.stderr, r.stderr
-        assert s.request("GET", "/healthz")[0] == 200  # the first one serves on
+        code, err = serve_refused(tmp_path, "--store", uri, "--replica", "no spaces")
+        assert code == 2 and "is no replica name" in err and "1 to 64 letters" in err, err
+        code, err = serve_refused(tmp_path, "--store", uri, env={"TRTWATCH_REPLICA": "a/b"})
+        assert code == 2 and '--replica "a/b" is no replica name' in err, err
+        code, err = serve_refused(tmp_path, "--store", uri, "--lease-seconds", "1")
+        assert code == 2 and "--lease-seconds must be from 3 to 300" in err, err
+        other.start()
+        doc = other.submit({"simulate": "small-cnn", "speed": 4, "seed": 1})
+        assert s.wait_status(doc["id"], ["succeeded"])["id"] == doc["id"]  # the first sees it
+        assert s.request("GET", "/healthz")[0] == 200 and other.request("GET", "/healthz")[0] == 200
     finally:
+        other.stop()
         s.stop()
-    Server(tmp_path, "--store", uri, name="after").start().stop()  # free once the first has gone
 
 
 def test_a_database_of_a_newer_schema_is_refused(tmp_path, pg):
@@ -67,7 +68,7 @@ def test_a_database_of_a_newer_schema_is_refused(tmp_path, pg):
     pg.psql("newer", "UPDATE trtwatch_schema SET version = 99")
     code, err = serve_refused(tmp_path, "--store", uri)
     assert code == 2
-    assert ("was written by a newer trtwatch (schema 99, this binary knows up to 1): upgrade trtwatch or point "
+    assert ("was written by a newer trtwatch (schema 99, this binary knows up to 2): upgrade trtwatch or point "
             "--store elsewhere") in err
 
 

@@ -5,12 +5,15 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "builds/build_record.h"
 #include "builds/stores/open_record_store.h"
@@ -25,6 +28,7 @@ namespace trtwatch::builds {
 namespace {
 
 using Outcome = StoreOpening::Outcome;
+constexpr int kCurrentSchema = 2;  // 1: the first release; 2: replicas (the queue's columns)
 
 // SQLite in the test's folder, through a VFS that can fail every write (a full disk).
 class SqliteFixture {
@@ -91,10 +95,11 @@ class PostgresFixture {
     ASSERT_TRUE(server_->Restart(&why)) << why;
   }
   int SchemaVersion() {
-    // Exec returns errors only: a version that is not 1 makes the check fail.
-    return server_->Exec(db_, "DO $$ BEGIN IF (SELECT version FROM trtwatch_schema) <> 1 THEN RAISE 'v'; END IF; END $$")
+    // Exec returns errors only: a version that is not the current one makes the check fail.
+    return server_->Exec(db_, "DO $$ BEGIN IF (SELECT version FROM trtwatch_schema) <> " +
+                                  std::to_string(kCurrentSchema) + " THEN RAISE 'v'; END IF; END $$")
                    .empty()
-               ? 1
+               ? kCurrentSchema
                : -1;
   }
   void SetSchemaVersion(int v) {
@@ -310,10 +315,10 @@ TYPED_TEST(StoreBehaviourTest, WriteFailuresAreReportedAndTheStoreRecovers) {
 
 TYPED_TEST(StoreBehaviourTest, TheSchemaIsVersionedAndReopensAtItsVersion) {
   ASSERT_TRUE(this->Open());
-  EXPECT_EQ(this->store_.SchemaVersion(), 1);
+  EXPECT_EQ(this->store_.SchemaVersion(), kCurrentSchema);
   auto again = this->Open();  // current: nothing to migrate
   ASSERT_TRUE(again);
-  EXPECT_EQ(this->store_.SchemaVersion(), 1);
+  EXPECT_EQ(this->store_.SchemaVersion(), kCurrentSchema);
 }
 
 TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
@@ -326,27 +331,100 @@ TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
   StoreOpening opened = this->store_.Open();
   EXPECT_EQ(opened.outcome, Outcome::kNewerSchema);
   EXPECT_FALSE(opened.store);
-  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 1): upgrade trtwatch"),
+  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 2): upgrade trtwatch"),
             std::string::npos)
       << opened.error;
-  this->store_.SetSchemaVersion(1);
+  this->store_.SetSchemaVersion(kCurrentSchema);
   auto store = this->Open();
   ASSERT_TRUE(store) << "refused, not changed";
   EXPECT_EQ(store->Get("a"), "{}");
 }
 
-// Issue 22: a second service on one store once recovered (SIGKILLed) the first one's
-// workers. Each store admits one service: a second Open is refused naming the store,
-// and it is free again once the first is gone.
-TYPED_TEST(StoreBehaviourTest, OneServicePerStoreTheSecondIsRefused) {
-  auto first = this->Open();
-  ASSERT_TRUE(first);
-  StoreOpening second = this->store_.Open();
-  EXPECT_EQ(second.outcome, Outcome::kInUse);
-  EXPECT_NE(second.error.find(this->store_.Location()), std::string::npos) << second.error;
-  EXPECT_NE(second.error.find("is in use by another trtwatch service"), std::string::npos) << second.error;
-  first.reset();
-  EXPECT_TRUE(this->Open());
+// ---- the queue (builds/stores/build_queue.h), the same on both stores ----
+
+// A queued record as the manager writes it.
+bool PutQueued(RecordStore& store, const std::string& id) { return store.Put(id, "queued", "{\"id\":\"" + id + "\"}"); }
+
+std::vector<std::string> DocsOf(const ClaimResult& claimed) {
+  std::vector<std::string> docs;
+  for (const ClaimedBuild& b : claimed.builds) docs.push_back(b.doc);
+  return docs;
+}
+
+TYPED_TEST(StoreBehaviourTest, QueuedBuildsAreClaimedOldestFirstAndEachOnce) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  BuildQueue& queue = store->queue();
+  for (const char* id : {"q1", "q2", "q3"}) ASSERT_TRUE(PutQueued(*store, id));
+  EXPECT_EQ(queue.CountQueued().count, 3);
+  const ClaimResult first = queue.ClaimQueued("a", 2, 15);
+  ASSERT_TRUE(first.ok()) << first.error;
+  EXPECT_EQ(DocsOf(first), (std::vector<std::string>{"{\"id\":\"q1\"}", "{\"id\":\"q2\"}"}));
+  EXPECT_EQ(queue.CountQueued().count, 1) << "claimed builds no longer wait";
+  EXPECT_EQ(DocsOf(queue.ClaimQueued("b", 5, 15)), (std::vector<std::string>{"{\"id\":\"q3\"}"}));
+  EXPECT_TRUE(queue.ClaimQueued("b", 5, 15).builds.empty());
+  EXPECT_TRUE(queue.ClaimQueued("a", 0, 15).builds.empty());
+  // A cancel's claim of one build: only while it is queued and nobody's.
+  ASSERT_TRUE(PutQueued(*store, "q4"));
+  EXPECT_TRUE(queue.ClaimQueuedBuild("q1", "b", 15).builds.empty()) << "a's already";
+  EXPECT_EQ(queue.ClaimQueuedBuild("q4", "b", 15).builds.size(), 1u);
+  EXPECT_TRUE(queue.ClaimQueuedBuild("q4", "a", 15).builds.empty());
+  EXPECT_EQ(queue.CountQueued().count, 0);
+  // A build its replica starts at once is stored claimed: nobody else can take it.
+  const QueueResult added = queue.AddClaimed("q5", "{}", "a", 15);
+  ASSERT_TRUE(added.ok()) << added.error;
+  EXPECT_EQ(store->Get("q5"), "{}");
+  EXPECT_EQ(queue.CountQueued().count, 0);
+  EXPECT_TRUE(queue.ClaimQueued("b", 5, 15).builds.empty());
+  EXPECT_TRUE(queue.ClaimQueuedBuild("q5", "b", 15).builds.empty());
+}
+
+// A replica that stops renewing (a lease of -1 s: lapsed at once) leaves orphans: its running
+// builds are claimed by another, which learns whose they were; a claimed build it never
+// started goes back to the queue. Renewed leases do not lapse.
+TYPED_TEST(StoreBehaviourTest, LapsedLeasesMakeOrphansAndRenewedOnesDoNot) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  BuildQueue& queue = store->queue();
+  for (const char* id : {"dead_running", "dead_claimed", "alive"}) ASSERT_TRUE(PutQueued(*store, id));
+  ASSERT_EQ(queue.ClaimQueued("dead", 2, -1).builds.size(), 2u);
+  ASSERT_TRUE(store->Put("dead_running", "running", "{\"id\":\"dead_running\"}"));
+  ASSERT_EQ(queue.ClaimQueued("alive", 1, 300).builds.size(), 1u);
+  ASSERT_TRUE(store->Put("alive", "running", "{\"id\":\"alive\"}"));
+  const RenewResult renewed = queue.RenewLeases("alive", 300);
+  ASSERT_TRUE(renewed.ok()) << renewed.error;
+  EXPECT_EQ(renewed.ids, std::vector<std::string>{"alive"});
+
+  const ClaimResult orphans = queue.ClaimOrphans("heir", 300, /*at_start=*/false);
+  ASSERT_TRUE(orphans.ok()) << orphans.error;
+  ASSERT_EQ(orphans.builds.size(), 1u);
+  EXPECT_EQ(orphans.builds[0].doc, "{\"id\":\"dead_running\"}");
+  EXPECT_EQ(orphans.builds[0].previous_owner, "dead");
+  EXPECT_TRUE(queue.ClaimOrphans("other", 300, false).builds.empty()) << "the heir holds it now";
+  EXPECT_EQ(queue.CountQueued().count, 1) << "the claimed, never started build waits again";
+  EXPECT_EQ(DocsOf(queue.ClaimQueued("heir", 5, 300)), std::vector<std::string>{"{\"id\":\"dead_claimed\"}"});
+}
+
+TYPED_TEST(StoreBehaviourTest, ACancelLeftForTheOwnerIsTakenByItOnce) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  BuildQueue& queue = store->queue();
+  ASSERT_TRUE(PutQueued(*store, "b"));
+  EXPECT_FALSE(queue.RequestCancel("b", "{}").applied) << "queued and nobody's: nobody to ask";
+  ASSERT_EQ(queue.ClaimQueued("owner", 1, 300).builds.size(), 1u);
+  ASSERT_TRUE(store->Put("b", "running", "{}"));
+  const ConditionalResult asked = queue.RequestCancel("b", "{\"reason\":\"api\"}");
+  ASSERT_TRUE(asked.ok()) << asked.error;
+  EXPECT_TRUE(asked.applied);
+  EXPECT_TRUE(queue.TakeCancelRequests("someone else").requests.empty());
+  const CancelRequestsResult taken = queue.TakeCancelRequests("owner");
+  ASSERT_TRUE(taken.ok()) << taken.error;
+  ASSERT_EQ(taken.requests.size(), 1u);
+  EXPECT_EQ(taken.requests[0].id, "b");
+  EXPECT_EQ(taken.requests[0].request, "{\"reason\":\"api\"}");
+  EXPECT_TRUE(queue.TakeCancelRequests("owner").requests.empty()) << "taken once";
+  ASSERT_TRUE(store->Put("b", "cancelled", "{}"));
+  EXPECT_FALSE(queue.RequestCancel("b", "{}").applied) << "finished";
 }
 
 // The migration runner, over a recording stand-in for a store's schema access.
@@ -440,6 +518,23 @@ TEST_F(RecordStoreTest, CreatesAPrivateDataDirOrSaysWhyNot) {
 }
 
 // The embedded store's refusal names the holder's PID too.
+// One process serves a data dir: at its start every running build is an orphan,
+// whoever owned it, and its queue is not shared.
+TEST_F(RecordStoreTest, AtStartEveryRunningBuildOfTheDataDirIsAnOrphan) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  EXPECT_FALSE(store->queue().shared());
+  ASSERT_TRUE(store->Put("old", "running", "{}"));  // before replicas: nobody's
+  ASSERT_TRUE(store->Put("mine", "queued", "{}"));
+  ASSERT_EQ(store->queue().ClaimQueued("earlier-process", 1, 300).builds.size(), 1u);
+  ASSERT_TRUE(store->Put("mine", "running", "{}"));
+  const ClaimResult orphans = store->queue().ClaimOrphans("now", 300, /*at_start=*/true);
+  ASSERT_TRUE(orphans.ok()) << orphans.error;
+  ASSERT_EQ(orphans.builds.size(), 2u);
+  EXPECT_EQ(orphans.builds[0].previous_owner, "");
+  EXPECT_EQ(orphans.builds[1].previous_owner, "earlier-process");
+}
+
 TEST_F(RecordStoreTest, TheSecondOpenOfADataDirNamesTheHoldersPid) {
   auto first = Open();
   ASSERT_TRUE(first);
@@ -466,7 +561,7 @@ TEST_F(RecordStoreTest, TheDataDirAndTheDatabaseFilesAreThisUsersOnly) {
 }
 
 // A database of the release before schema versions (user_version 0, its tables and
-// records there) is version 1: kept as it is, records and logs readable, then marked 1.
+// records there) is version 1: kept as it is, records and logs readable, then migrated.
 TEST_F(RecordStoreTest, ADatabaseOfTheReleaseBeforeVersionsIsVersion1AndKeepsItsRecords) {
   {
     sqlite3* db = nullptr;
@@ -496,7 +591,7 @@ TEST_F(RecordStoreTest, ADatabaseOfTheReleaseBeforeVersionsIsVersion1AndKeepsIts
   sqlite3_stmt* s = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(s, 0), 1);
+  EXPECT_EQ(sqlite3_column_int(s, 0), kCurrentSchema) << "then migrated on";
   sqlite3_finalize(s);
   sqlite3_close(db);
 }
@@ -620,25 +715,101 @@ TEST_F(PostgresStoreTest, ADatabaseWithAnotherProgramsTablesIsRefused) {
   EXPECT_NE(opened.error.find("is it a trtwatch database?"), std::string::npos) << opened.error;
 }
 
-// The service lock lives as long as the session: after a server restart the store
-// reconnects and takes it again — unless another service took the database meanwhile,
-// and then every call fails with the reason instead of writing beside it.
-TEST_F(PostgresStoreTest, AfterARestartTheStoreReconnectsUnlessAnotherServiceTookTheDatabase) {
+// Replicas share a database: a second store opens beside the first (no lock on the
+// database as a whole), and each sees the other's records. After a server restart a
+// store reconnects at its next call.
+TEST_F(PostgresStoreTest, ReplicasShareTheDatabaseAndReconnectAfterARestart) {
   StoreOpening first = pg_.Open();
   ASSERT_TRUE(first.store) << first.error;
-  pg_.BreakWrites();
-  pg_.HealWrites();
-  EXPECT_FALSE(first.store->Put("a", "queued", "{}")) << "the old session is gone";
-  EXPECT_TRUE(first.store->Put("a", "queued", "{}")) << first.store->last_error();
-  pg_.BreakWrites();
-  pg_.HealWrites();
   StoreOpening second = pg_.Open();
-  ASSERT_TRUE(second.store) << "the lock went with the first one's session: " << second.error;
-  EXPECT_FALSE(first.store->Put("a", "running", "{}"));
-  EXPECT_FALSE(first.store->Put("a", "running", "{}"));
-  EXPECT_NE(first.store->last_error().find("is in use by another trtwatch service"), std::string::npos)
-      << first.store->last_error();
+  ASSERT_TRUE(second.store) << "a second replica is accepted: " << second.error;
+  EXPECT_TRUE(second.store->queue().shared());
+  ASSERT_TRUE(first.store->Put("a", "queued", "{}"));
   EXPECT_EQ(second.store->Get("a"), "{}");
+  pg_.BreakWrites();
+  pg_.HealWrites();
+  EXPECT_FALSE(first.store->Put("a", "running", "{}")) << "the old session is gone";
+  EXPECT_TRUE(first.store->Put("a", "running", "{}")) << first.store->last_error();
+}
+
+// Two replicas claiming at once from two threads (each its own store and connection):
+// FOR UPDATE SKIP LOCKED gives every queued build to exactly one of them.
+TEST_F(PostgresStoreTest, ConcurrentClaimsNeverShareABuild) {
+  StoreOpening a = pg_.Open();
+  StoreOpening b = pg_.Open();
+  ASSERT_TRUE(a.store && b.store);
+  constexpr int kBuilds = 60;
+  for (int i = 0; i < kBuilds; ++i) ASSERT_TRUE(PutQueued(*a.store, "b" + std::to_string(i)));
+  auto drain = [](RecordStore* store, const std::string& replica, std::vector<std::string>* got) {
+    for (;;) {
+      const ClaimResult claimed = store->queue().ClaimQueued(replica, 2, 60);
+      if (!claimed.ok() || claimed.builds.empty()) return;
+      for (const ClaimedBuild& c : claimed.builds) got->push_back(c.doc);
+    }
+  };
+  std::vector<std::string> got_a, got_b;
+  std::thread ta(drain, a.store.get(), "a", &got_a);
+  std::thread tb(drain, b.store.get(), "b", &got_b);
+  ta.join();
+  tb.join();
+  std::vector<std::string> all = got_a;
+  all.insert(all.end(), got_b.begin(), got_b.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all.size(), static_cast<size_t>(kBuilds));
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a build claimed twice";
+}
+
+// Another replica's writes reach a listening store at once (LISTEN/NOTIFY, the insert
+// and its notification committed together); its own writes do not come back to it,
+// and a payload that is not a change (NOTIFY from anyone) is dropped.
+TEST_F(PostgresStoreTest, AnotherReplicasWritesArriveOnTheChangeFeed) {
+  StoreOpening writer = pg_.Open();
+  StoreOpening listener = pg_.Open();
+  ASSERT_TRUE(writer.store && listener.store);
+  ChangeFeed* feed = listener.store->changes();
+  ASSERT_NE(feed, nullptr);
+  std::string error;
+  const int fd = feed->Listen(&error);
+  ASSERT_GE(fd, 0) << error;
+  const std::string id = "b_0123456789abcdef0123456789abcdef";
+  ASSERT_TRUE(listener.store->Put("b_ffffffffffffffffffffffffffffffff", "queued", "{}"));  // its own: not heard
+  ASSERT_EQ(pg_.server().Exec(pg_.db(), "NOTIFY trtwatch_events, 'b_x 1'; NOTIFY trtwatch_records, 'drop; table'"), "");
+  ASSERT_TRUE(writer.store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
+  ASSERT_TRUE(writer.store->Put(id, "running", "{}"));
+  std::vector<StoreChange> heard;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (heard.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    ::poll(&p, 1, 100);
+    std::vector<StoreChange> more;
+    ASSERT_TRUE(feed->Drain(&more));
+    heard.insert(heard.end(), more.begin(), more.end());
+  }
+  ASSERT_EQ(heard.size(), 2u);
+  EXPECT_EQ(heard[0].kind, StoreChange::Kind::kEvents);
+  EXPECT_EQ(heard[0].id, id);
+  EXPECT_EQ(heard[0].last_seq, 2u);
+  EXPECT_EQ(heard[1].kind, StoreChange::Kind::kRecord);
+  EXPECT_EQ(heard[1].id, id);
+  feed->Close();
+  std::vector<StoreChange> none;
+  EXPECT_FALSE(feed->Drain(&none)) << "closed: listen again";
+}
+
+TEST(StoreChangeTest, OnlyWellFormedPayloadsAreChanges) {
+  StoreChange c;
+  const std::string id = "b_0123456789abcdef0123456789abcdef";
+  EXPECT_TRUE(ParseStoreChange(StoreChange::Kind::kEvents, id + " 42", &c));
+  EXPECT_EQ(c.id, id);
+  EXPECT_EQ(c.last_seq, 42u);
+  EXPECT_TRUE(ParseStoreChange(StoreChange::Kind::kRecord, id, &c));
+  for (const std::string& bad : std::vector<std::string>{"", id, id + " ", id + " -1", id + " 1x",
+                                                         id + " 99999999999999999999999",
+                                                         "b_0123456789ABCDEF0123456789abcdef 1", "b_x 1", id + " 1 2"}) {
+    EXPECT_FALSE(ParseStoreChange(StoreChange::Kind::kEvents, bad, &c)) << bad;
+  }
+  EXPECT_FALSE(ParseStoreChange(StoreChange::Kind::kRecord, id + " 1", &c));
+  EXPECT_FALSE(ParseStoreChange(StoreChange::Kind::kRecord, "'; DROP TABLE builds", &c));
 }
 
 }  // namespace

@@ -82,6 +82,12 @@ constexpr const char* kPgSteps[] = {
     "  json TEXT NOT NULL,"
     "  PRIMARY KEY (build_id, seq));"
     "CREATE TABLE health (k INTEGER PRIMARY KEY, checked TIMESTAMPTZ NOT NULL);",
+    // 2: replicas (builds/stores/build_queue.h): who runs a build, until when, and a
+    // cancel left for that owner. NULL owner: queued, or written before replicas.
+    "ALTER TABLE builds ADD COLUMN owner TEXT;"
+    "ALTER TABLE builds ADD COLUMN lease_until TIMESTAMPTZ;"
+    "ALTER TABLE builds ADD COLUMN cancel_request TEXT;"
+    "CREATE INDEX builds_owner ON builds(owner) WHERE owner IS NOT NULL;",
 };
 
 // PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the
@@ -157,7 +163,10 @@ void IgnoreNotice(void*, const char*) {}  // "relation … already exists, skipp
 
 PostgresStore::PostgresStore(std::string uri, std::string name) : uri_(std::move(uri)), name_(std::move(name)) {}
 
-PostgresStore::~PostgresStore() { PQfinish(conn_); }
+PostgresStore::~PostgresStore() {
+  PQfinish(listen_);
+  PQfinish(conn_);
+}
 
 StoreOpening PostgresStore::Open(const std::string& uri) {
   using Outcome = StoreOpening::Outcome;
@@ -172,51 +181,28 @@ StoreOpening PostgresStore::Open(const std::string& uri) {
                                                            ": start PostgreSQL there, or correct --store "
                                                            "(postgresql://USER@HOST:PORT/DB)");
   }
-  switch (store->TakeServiceLock()) {
-    case Lock::kTaken:
-      break;
-    case Lock::kHeldElsewhere:
-      return StoreOpening::Failed(Outcome::kInUse, store->last_error_);
-    case Lock::kError:
-      return StoreOpening::Failed(Outcome::kUnavailable, "cannot lock " + parts.name + ": " + store->last_error_);
-  }
   if (StoreOpening refused = store->MigrateSchema(); refused.outcome != Outcome::kOpened) return refused;
   return StoreOpening::Opened(std::move(store));
 }
 
 bool PostgresStore::Connect() {
   PQfinish(conn_);
+  conn_ = NewSession();
+  return conn_ != nullptr;
+}
+
+PGconn* PostgresStore::NewSession() {
   // Before dbname: the URI may set its own; after: ours always.
   const char* keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", nullptr};
   const char* values[] = {"10", "trtwatch", uri_.c_str(), "UTF8", nullptr};
-  conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
-  if (conn_ && PQstatus(conn_) == CONNECTION_OK) {
-    PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
-    return true;
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (conn && PQstatus(conn) == CONNECTION_OK) {
+    PQsetNoticeProcessor(conn, &IgnoreNotice, nullptr);
+    return conn;
   }
-  last_error_ = "cannot connect to " + name_ + ": " + LibpqText(conn_ ? PQerrorMessage(conn_) : "out of memory");
-  PQfinish(conn_);
-  conn_ = nullptr;
-  return false;
-}
-
-PostgresStore::Lock PostgresStore::TakeServiceLock() {
-  PgReply r = Run("SELECT pg_try_advisory_lock($1)", {std::to_string(kServiceLockKey)});
-  if (!r.ok()) return Lock::kError;
-  if (r.Text(0, 0) == "t") return Lock::kTaken;
-  // Who holds it: the lock's key is split into classid (high half) and objid (low half).
-  PgReply holder = Run(
-      "SELECT a.pid, COALESCE(host(a.client_addr), 'a local socket') FROM pg_locks l "
-      "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
-      "AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid AND l.objsubid = 1",
-      {std::to_string(kServiceLockKey >> 32), std::to_string(kServiceLockKey & 0xffffffff)});
-  const std::string who = holder.ok() && holder.rows() > 0
-                              ? "its session from " + holder.Text(0, 1) + ", server PID " + holder.Text(0, 0)
-                              : "a session";
-  last_error_ = name_ + " is in use by another trtwatch service (" + who +
-                " holds its advisory lock); one service per database: stop that one, or give this one another "
-                "database in --store";
-  return Lock::kHeldElsewhere;
+  last_error_ = "cannot connect to " + name_ + ": " + LibpqText(conn ? PQerrorMessage(conn) : "out of memory");
+  PQfinish(conn);
+  return nullptr;
 }
 
 StoreOpening PostgresStore::MigrateSchema() {
@@ -242,12 +228,7 @@ bool PostgresStore::Ready() {
     const PGTransactionStatusType t = PQtransactionStatus(conn_);
     if (t != PQTRANS_UNKNOWN) return t == PQTRANS_IDLE || Command("ROLLBACK");
   }
-  // Lost (a server restart, the network): a new session, which must hold the lock again.
-  if (!Connect()) return false;
-  if (TakeServiceLock() == Lock::kTaken) return true;
-  PQfinish(conn_);
-  conn_ = nullptr;
-  return false;
+  return Connect();  // lost (a server restart, the network): a new session
 }
 
 PgReply PostgresStore::Run(const char* sql, const Params& params) {
@@ -266,8 +247,9 @@ bool PostgresStore::RollbackAfterFailure() {
 }
 
 bool PostgresStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
-  return Ready() && Command("INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
-                            "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc",
+  return Ready() && Command("WITH stored AS (INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
+                            "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc RETURNING 1) "
+                            "SELECT pg_notify('trtwatch_records', $1)",
                             {id, status, doc});
 }
 
@@ -313,12 +295,15 @@ bool PostgresStore::AppendEvents(const std::string& id, const std::vector<Stored
   const bool one_statement = events.size() <= kEventsPerInsert;  // atomic without BEGIN
   if (!one_statement && !Command("BEGIN")) return false;
   for (size_t i = 0; i < events.size(); i += kEventsPerInsert) {
-    if (!AppendChunk(id, &events[i], std::min(kEventsPerInsert, events.size() - i))) return RollbackAfterFailure();
+    const size_t count = std::min(kEventsPerInsert, events.size() - i);
+    const uint64_t notify_seq = i + count == events.size() ? events.back().seq : 0;  // once, with the last chunk
+    if (!AppendChunk(id, &events[i], count, notify_seq)) return RollbackAfterFailure();
   }
   return one_statement || Command("COMMIT") || RollbackAfterFailure();
 }
 
-bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first, size_t count) {
+bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first, size_t count,
+                                uint64_t notify_seq) {
   std::string sql = "INSERT INTO events(build_id, seq, json) VALUES ";
   Params params{id};
   for (size_t i = 0; i < count; ++i) {
@@ -327,6 +312,11 @@ bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first,
     params.push_back(first[i].json);
   }
   sql += " ON CONFLICT DO NOTHING";  // a seq stored already keeps its event, as in SQLite
+  if (notify_seq > 0) {
+    params.push_back(SeqParam(notify_seq));
+    sql = "WITH stored AS (" + sql + ") SELECT pg_notify('trtwatch_events', $1 || ' ' || $" +
+          std::to_string(params.size()) + "::text)";
+  }
   return Command(sql.c_str(), params);
 }
 
@@ -390,6 +380,160 @@ bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const 
   if (ok && Command("COMMIT")) return true;
   removed->clear();
   return RollbackAfterFailure();
+}
+
+// ---- the change feed (builds/stores/change_feed.h) ----
+
+int PostgresStore::Listen(std::string* error) {
+  Close();
+  listen_ = NewSession();
+  if (!listen_) return *error = last_error_, -1;
+  std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(listen_, "LISTEN trtwatch_events; LISTEN trtwatch_records"),
+                                                  &PQclear);
+  if (PQresultStatus(r.get()) != PGRES_COMMAND_OK || PQsetnonblocking(listen_, 1) != 0) {
+    *error = "cannot listen on " + name_ + ": " + LibpqText(PQerrorMessage(listen_));
+    Close();
+    return -1;
+  }
+  return PQsocket(listen_);
+}
+
+bool PostgresStore::Drain(std::vector<StoreChange>* changes) {
+  changes->clear();
+  if (!listen_ || PQconsumeInput(listen_) == 0 || PQstatus(listen_) != CONNECTION_OK) return false;
+  const int own = conn_ ? PQbackendPID(conn_) : 0;  // this store's writes: the manager knows them
+  while (PGnotify* note = PQnotifies(listen_)) {
+    const std::unique_ptr<PGnotify, decltype(&PQfreemem)> owned(note, &PQfreemem);
+    const std::string channel = note->relname ? note->relname : "";
+    StoreChange change;
+    const bool events = channel == "trtwatch_events";
+    if (note->be_pid == own || (!events && channel != "trtwatch_records")) continue;
+    if (ParseStoreChange(events ? StoreChange::Kind::kEvents : StoreChange::Kind::kRecord,
+                         note->extra ? note->extra : "", &change)) {
+      changes->push_back(std::move(change));
+    }
+  }
+  return true;
+}
+
+void PostgresStore::Close() {
+  PQfinish(listen_);
+  listen_ = nullptr;
+}
+
+// ---- the queue (builds/stores/build_queue.h) ----
+
+namespace {
+
+std::string LeaseParam(double seconds) { return std::to_string(seconds); }
+
+constexpr const char* kLeaseFromNow = "now() + $2::float8 * interval '1 second'";
+
+}  // namespace
+
+template <typename Result>
+Result PostgresStore::Failed() {
+  return QueueFailed<Result>(last_error_);
+}
+
+ClaimResult PostgresStore::Claim(const char* sql, const Params& params) {
+  if (!Ready()) return Failed<ClaimResult>();
+  PgReply r = Run(sql, params);
+  if (!r.ok()) return Failed<ClaimResult>();
+  std::vector<std::pair<int64_t, ClaimedBuild>> rows;  // RETURNING has no order: by creation
+  for (int i = 0; i < r.rows(); ++i) {
+    rows.push_back({r.Int(i, 0), {r.Text(i, 1), PQnfields(r.result.get()) > 2 ? r.Text(i, 2) : ""}});
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto claimed = QueueDone<ClaimResult>();
+  for (auto& row : rows) claimed.builds.push_back(std::move(row.second));
+  return claimed;
+}
+
+QueueResult PostgresStore::AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                                      double lease_seconds) {
+  if (!Ready()) return Failed<QueueResult>();
+  const std::string sql = std::string("WITH stored AS (INSERT INTO builds(id, status, doc, owner, lease_until) "
+                                      "VALUES($3, 'queued', $4, $1, ") +
+                          kLeaseFromNow + ") RETURNING 1) SELECT pg_notify('trtwatch_records', $3)";
+  if (!Command(sql.c_str(), {replica, LeaseParam(lease_seconds), id, doc})) return Failed<QueueResult>();
+  return QueueDone<QueueResult>();
+}
+
+ClaimResult PostgresStore::ClaimQueued(const std::string& replica, int count, double lease_seconds) {
+  if (count <= 0) return QueueDone<ClaimResult>();
+  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_until = ") + kLeaseFromNow +
+                          " WHERE ord IN (SELECT ord FROM builds WHERE status = 'queued' AND owner IS NULL "
+                          "ORDER BY ord LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ord, doc";
+  return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), std::to_string(count)});
+}
+
+ClaimResult PostgresStore::ClaimQueuedBuild(const std::string& id, const std::string& replica,
+                                            double lease_seconds) {
+  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_until = ") + kLeaseFromNow +
+                          " WHERE id = $3 AND status = 'queued' AND owner IS NULL RETURNING ord, doc";
+  return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), id});
+}
+
+CountResult PostgresStore::CountQueued() {
+  if (!Ready()) return Failed<CountResult>();
+  PgReply r = Run("SELECT count(*) FROM builds WHERE status = 'queued' AND owner IS NULL");
+  if (!r.ok()) return Failed<CountResult>();
+  auto counted = QueueDone<CountResult>();
+  counted.count = r.Int(0, 0);
+  return counted;
+}
+
+RenewResult PostgresStore::RenewLeases(const std::string& replica, double lease_seconds) {
+  if (!Ready()) return Failed<RenewResult>();
+  const std::string sql = std::string("UPDATE builds SET lease_until = ") + kLeaseFromNow +
+                          " WHERE owner = $1 AND status IN ('queued', 'running', 'cancelling') RETURNING id";
+  PgReply r = Run(sql.c_str(), {replica, LeaseParam(lease_seconds)});
+  if (!r.ok()) return Failed<RenewResult>();
+  auto renewed = QueueDone<RenewResult>();
+  for (int i = 0; i < r.rows(); ++i) renewed.ids.push_back(r.Text(i, 0));
+  return renewed;
+}
+
+ClaimResult PostgresStore::ClaimOrphans(const std::string& replica, double lease_seconds, bool at_start) {
+  if (!Ready()) return Failed<ClaimResult>();
+  const std::string mine = at_start ? "true" : "false";
+  // Claimed but never started (the owner died between its claim and its start): queued again.
+  if (!Command("UPDATE builds SET owner = NULL, lease_until = NULL WHERE status = 'queued' AND owner IS NOT NULL "
+               "AND (lease_until < now() OR ($2::boolean AND owner = $1))",
+               {replica, mine})) {
+    return Failed<ClaimResult>();
+  }
+  const std::string sql =
+      std::string("WITH o AS (SELECT ord, owner FROM builds WHERE status IN ('running', 'cancelling') "
+                  "AND (owner IS NULL OR lease_until < now() OR ($3::boolean AND owner = $1)) "
+                  "ORDER BY ord FOR UPDATE SKIP LOCKED) "
+                  "UPDATE builds b SET owner = $1, lease_until = ") +
+      kLeaseFromNow + " FROM o WHERE b.ord = o.ord RETURNING b.ord, b.doc, COALESCE(o.owner, '')";
+  return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), mine});
+}
+
+ConditionalResult PostgresStore::RequestCancel(const std::string& id, const std::string& request) {
+  if (!Ready()) return Failed<ConditionalResult>();
+  PgReply r = Run("UPDATE builds SET cancel_request = $2 WHERE id = $1 AND owner IS NOT NULL "
+                  "AND status IN ('queued', 'running', 'cancelling') RETURNING id",
+                  {id, request});
+  if (!r.ok()) return Failed<ConditionalResult>();
+  auto written = QueueDone<ConditionalResult>();
+  written.applied = r.rows() > 0;
+  return written;
+}
+
+CancelRequestsResult PostgresStore::TakeCancelRequests(const std::string& replica) {
+  if (!Ready()) return Failed<CancelRequestsResult>();
+  PgReply r = Run("WITH t AS (SELECT ord, cancel_request FROM builds WHERE owner = $1 AND cancel_request IS NOT NULL "
+                  "FOR UPDATE) UPDATE builds b SET cancel_request = NULL FROM t WHERE b.ord = t.ord "
+                  "RETURNING b.id, t.cancel_request",
+                  {replica});
+  if (!r.ok()) return Failed<CancelRequestsResult>();
+  auto taken = QueueDone<CancelRequestsResult>();
+  for (int i = 0; i < r.rows(); ++i) taken.requests.push_back({r.Text(i, 0), r.Text(i, 1)});
+  return taken;
 }
 
 }  // namespace trtwatch::builds

@@ -5,17 +5,18 @@
 // socket (PQsocket) that can be made non-blocking and watched by the service's Asio
 // loop, which LISTEN/NOTIFY will need; libpqxx would only wrap the same calls.
 //
-// One service per database, until replicas exist: Open takes a session-level advisory
-// lock (pg_try_advisory_lock(kServiceLockKey)) and holds it for the connection's life,
-// so that a second `trtwatch serve`/`mcp` on the same database is refused before it
-// recovers the first one's builds. The lock goes with the connection: when the server
-// ends it (restart, network), the next call reconnects and takes the lock again — or
-// fails, if another service took the database meanwhile. The data dir still holds
+// Any number of services share one database as replicas (builds/stores/build_queue.h):
+// the queue is claimed with FOR UPDATE SKIP LOCKED and running builds are held by
+// leases, so no lock is taken on the database as a whole. The data dir still holds
 // engines and worker files, but its SQLite lock is not taken.
 //
 // The schema is versioned in the table trtwatch_schema (builds/stores/schema_migrations.h);
 // migrations run in one transaction under pg_advisory_xact_lock(kSchemaLockKey), so
 // two processes starting at once do not both migrate.
+//
+// Writes notify the other replicas (builds/stores/change_feed.h): an event batch's
+// insert and pg_notify('trtwatch_events', 'ID LAST_SEQ') are one statement, as a record
+// write and pg_notify('trtwatch_records', 'ID'); a second session LISTENs to both.
 //
 // Values travel only as parameters (PQexecParams), never inside SQL text. A call that
 // fails (connection lost, server down) returns false with last_error() set; the next
@@ -37,14 +38,13 @@ namespace trtwatch::builds {
 
 struct PgReply;  // postgres_store.cc: a result or libpq's error
 
-class PostgresStore final : public RecordStore {
+class PostgresStore final : public RecordStore, public BuildQueue, public ChangeFeed {
  public:
-  // 'trtwatch' in ASCII: the session lock one service holds on its database.
-  static constexpr int64_t kServiceLockKey = 0x7472747761746368;
-  // The transaction lock migrations take.
-  static constexpr int64_t kSchemaLockKey = kServiceLockKey + 1;
+  // The transaction lock migrations take ('trtwatch' in ASCII, plus one: the key the
+  // service-wide lock of the releases before replicas had, plus one).
+  static constexpr int64_t kSchemaLockKey = 0x7472747761746369;
 
-  // Connects to `uri`, takes the service lock and brings the schema up to date.
+  // Connects to `uri` and brings the schema up to date.
   static StoreOpening Open(const std::string& uri);
   ~PostgresStore() override;
   PostgresStore(const PostgresStore&) = delete;
@@ -63,6 +63,23 @@ class PostgresStore final : public RecordStore {
   bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
              std::vector<std::string>* removed) override;
   const std::string& last_error() const override { return last_error_; }
+  BuildQueue& queue() override { return *this; }
+  ChangeFeed* changes() override { return this; }
+
+  bool shared() const override { return true; }
+  QueueResult AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                         double lease_seconds) override;
+  ClaimResult ClaimQueued(const std::string& replica, int count, double lease_seconds) override;
+  ClaimResult ClaimQueuedBuild(const std::string& id, const std::string& replica, double lease_seconds) override;
+  CountResult CountQueued() override;
+  RenewResult RenewLeases(const std::string& replica, double lease_seconds) override;
+  ClaimResult ClaimOrphans(const std::string& replica, double lease_seconds, bool at_start) override;
+  ConditionalResult RequestCancel(const std::string& id, const std::string& request) override;
+  CancelRequestsResult TakeCancelRequests(const std::string& replica) override;
+
+  int Listen(std::string* error) override;
+  bool Drain(std::vector<StoreChange>* changes) override;
+  void Close() override;
 
   // `the database "DB" on HOST:PORT`, for messages: never the password.
   const std::string& name() const { return name_; }
@@ -71,21 +88,27 @@ class PostgresStore final : public RecordStore {
   using Params = std::vector<std::string>;
 
   PostgresStore(std::string uri, std::string name);
-  // Connected, holding the service lock, outside any transaction; else false with last_error_.
+  // Connected, outside any transaction; else false with last_error_.
   bool Ready();
   bool Connect();
-  enum class Lock { kTaken, kHeldElsewhere, kError };
-  Lock TakeServiceLock();
+  // A new session on uri_, or null with last_error_.
+  pg_conn* NewSession();
   StoreOpening MigrateSchema();
+  // `sql` (an UPDATE … RETURNING doc[, previous owner]) as a claim.
+  ClaimResult Claim(const char* sql, const Params& params);
+  template <typename Result>
+  Result Failed();
   // Runs `sql` with `params` as text; the reply, whose error is also last_error_.
   PgReply Run(const char* sql, const Params& params = {});
   bool Command(const char* sql, const Params& params = {});
   bool RollbackAfterFailure();
-  bool AppendChunk(const std::string& id, const StoredEvent* first, size_t count);
+  // Inserts `count` events; `notify_seq` > 0: and notifies the batch's end, in the same statement.
+  bool AppendChunk(const std::string& id, const StoredEvent* first, size_t count, uint64_t notify_seq);
 
   const std::string uri_;
   const std::string name_;
   pg_conn* conn_ = nullptr;
+  pg_conn* listen_ = nullptr;  // the change feed's session (LISTEN), non-blocking
   std::string last_error_;
 };
 

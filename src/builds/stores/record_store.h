@@ -21,6 +21,9 @@
 #include <utility>
 #include <vector>
 
+#include "builds/stores/build_queue.h"
+#include "builds/stores/change_feed.h"
+
 namespace trtwatch::builds {
 
 struct StoredEvent {
@@ -72,6 +75,12 @@ class RecordStore {
 
   // What the last failed call met, for messages.
   virtual const std::string& last_error() const = 0;
+
+  // The queue of builds and their owners, kept in this store (builds/stores/build_queue.h).
+  virtual BuildQueue& queue() = 0;
+  // What other replicas write, as they write it (builds/stores/change_feed.h); null for
+  // a store no other process writes (SQLite).
+  virtual ChangeFeed* changes() { return nullptr; }
 };
 
 // What opening a store came to: the store, or why not with the fix in `error`.
@@ -80,7 +89,7 @@ struct StoreOpening {
     kOpened,
     kInvalid,      // the location is malformed (a --store that is no connection URI)
     kUnavailable,  // cannot be reached or read (no server, no folder, no permission)
-    kInUse,        // another trtwatch service holds it (one service per store)
+    kInUse,        // another trtwatch service holds it (SQLite: one service per data dir)
     kNewerSchema,  // written by a newer trtwatch: refused, never downgraded
     kDamaged,      // not a trtwatch store, or damaged
   };

@@ -5,8 +5,10 @@
 // OS lock on DIR/trtwatch.lock (the holder's PID written in it) before it touches the
 // database, and holds it for the store's lifetime, so that a second `trtwatch serve`
 // or `trtwatch mcp` on the same dir is refused before it recovers (kills) the first
-// one's workers or runs its queued builds. The lock belongs to this embedded store: a
-// store on a database server coordinates through the database instead. The data dir
+// one's workers or runs its queued builds. So its queue (builds/stores/build_queue.h) has
+// one replica: shared() is false, and at start every running build is an orphan. The
+// lock belongs to this embedded store: a store on a database server coordinates
+// through the database instead. The data dir
 // (0700), the database and its -wal/-shm (0600) are this user's only: records hold
 // model paths and errors.
 //
@@ -26,7 +28,7 @@ class FileLock;
 
 namespace trtwatch::builds {
 
-class SqliteStore final : public RecordStore {
+class SqliteStore final : public RecordStore, public BuildQueue {
  public:
   // Opens (creating if needed) DIR/trtwatch.db, brings its schema up to date (the
   // version is PRAGMA user_version; a database of the release before versions is
@@ -52,10 +54,25 @@ class SqliteStore final : public RecordStore {
   bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
              std::vector<std::string>* removed) override;
   const std::string& last_error() const override { return last_error_; }
+  BuildQueue& queue() override { return *this; }
+
+  bool shared() const override { return false; }
+  QueueResult AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
+                         double lease_seconds) override;
+  ClaimResult ClaimQueued(const std::string& replica, int count, double lease_seconds) override;
+  ClaimResult ClaimQueuedBuild(const std::string& id, const std::string& replica, double lease_seconds) override;
+  CountResult CountQueued() override;
+  RenewResult RenewLeases(const std::string& replica, double lease_seconds) override;
+  ClaimResult ClaimOrphans(const std::string& replica, double lease_seconds, bool at_start) override;
+  ConditionalResult RequestCancel(const std::string& id, const std::string& request) override;
+  CancelRequestsResult TakeCancelRequests(const std::string& replica) override;
 
  private:
   SqliteStore(std::unique_ptr<FileLock> lock, sqlite3* db);
   bool Exec(const char* sql);
+  // The error of the last statement, as a failed queue result (a transaction open is rolled back).
+  template <typename Result>
+  Result QueueError();
   // Connection settings and the schema's migrations; kOpened (without a store) or the refusal.
   StoreOpening SetUp(const std::string& path);
   const std::unique_ptr<FileLock> lock_;  // this process's claim on the data dir; outlives db_
