@@ -150,8 +150,8 @@ TEST(DoctorTest, JsonIsOneObjectWithStableFields) {
 TEST(DoctorTest, DoubleBuiltBinaryIsNeverReady) {
   DoctorReport r = ReadyMachine();
   r.compiled.test_double = true;
-  const auto json = nlohmann::json::parse(FormatDoctorJson(r));
-  EXPECT_EQ(json["backends"][1]["ready"], false);
+  const auto report = nlohmann::json::parse(FormatDoctorJson(r));
+  EXPECT_EQ(report["backends"][1]["ready"], false);
 }
 
 }  // namespace
