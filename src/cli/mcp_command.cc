@@ -7,6 +7,7 @@
 
 #include <trtwatch/result.h>
 #include "cli/doctor_command.h"
+#include "cli/replica_flags.h"
 #include "app/run_mcp.h"
 #include "runner/duration.h"
 
@@ -42,14 +43,7 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait")->default_val(100);
-  cmd->add_option("--replica", options->replica,
-                  "This process's name among the replicas sharing a --store database (1 to 64 of A-Z a-z 0-9 . _ -; "
-                  "default HOSTNAME-PID)")
-      ->envname("TRTWATCH_REPLICA");
-  cmd->add_option("--lease-seconds", options->lease_seconds,
-                  "How long a replica's claim on a build lasts unless renewed (every third of it); another replica "
-                  "concludes the builds of one that stopped renewing (3 to 300)")
-      ->default_val(15);
+  AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
   cmd->add_option("--max-build-time", options->max_build_time,
                   "Budget of every build (90s, 30m, 2h): a build running longer is cancelled with reason budget");
   return cmd;

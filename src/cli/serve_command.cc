@@ -6,6 +6,7 @@
 #include <trtwatch/result.h>
 
 #include "cli/doctor_command.h"
+#include "cli/replica_flags.h"
 #include "runner/duration.h"
 #include "app/run_serve.h"
 #include "backends/tensorrt/build_options.h"  // ParseMemorySize
@@ -42,14 +43,7 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
-  cmd->add_option("--replica", options->replica,
-                  "This process's name among the replicas sharing a --store database (1 to 64 of A-Z a-z 0-9 . _ -; "
-                  "default HOSTNAME-PID)")
-      ->envname("TRTWATCH_REPLICA");
-  cmd->add_option("--lease-seconds", options->lease_seconds,
-                  "How long a replica's claim on a build lasts unless renewed (every third of it); another replica "
-                  "concludes the builds of one that stopped renewing (3 to 300)")
-      ->default_val(15);
+  AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
   cmd->add_option("--max-connections", options->max_connections,
                   "Open connections at most (0: what the descriptor limit allows); more get 503")
       ->default_val(0);
