@@ -2,11 +2,10 @@
 
 #include "app/builds_root.h"
 
-#include <unistd.h>
-
 #include "builds/model_paths.h"
 #include "builds/replica_name.h"
 #include "builds/stores/open_record_store.h"
+#include "platform/process_identity.h"
 
 namespace trtwatch::app {
 
@@ -24,9 +23,8 @@ std::string LimitsError(const BuildsConfig& config) {
 
 std::string ThisReplica(const BuildsConfig& config) {
   if (!config.replica.empty()) return config.replica;
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return builds::DefaultReplicaName(host, static_cast<long>(::getpid()));
+  const ProcessIdentity self = ThisProcess();
+  return builds::DefaultReplicaName(self.host_name, self.pid);
 }
 
 }  // namespace

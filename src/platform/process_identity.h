@@ -1,0 +1,17 @@
+// The name of this host and the id of this process: what names a replica by default
+// (builds/replica_name.h). Implementation: platform/posix/process_identity.cc (POSIX
+// only, as the service is).
+#pragma once
+
+#include <string>
+
+namespace trtwatch {
+
+struct ProcessIdentity {
+  std::string host_name;  // empty when the system does not say
+  long pid = 0;
+};
+
+ProcessIdentity ThisProcess();
+
+}  // namespace trtwatch
