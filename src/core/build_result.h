@@ -18,6 +18,7 @@ struct BuildInfo {
   std::string backend;  // "tensorrt" | "simulated" | "replay"
   std::string model;
   Facts facts;
+  CacheUse cache;  // the build key and the cache's answer, when the caller has them
 };
 
 // What the backend's build call returned. A cancelled TensorRT build looks like a

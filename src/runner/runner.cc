@@ -56,6 +56,7 @@ struct Runner::Parts {
   TraceSink* trace = nullptr;
   std::unique_ptr<BuildSession> session;
   std::unique_ptr<ProcessControl> control;  // while the build runs
+  std::optional<keys::BuildKey> key;
   bool holds_signals = false;
 
   ~Parts() {
@@ -135,10 +136,21 @@ Runner::~Runner() {
 
 Monitor& Runner::monitor() { return parts_->session->monitor(); }
 
+const keys::BuildKey* Runner::key() const { return parts_->key ? &*parts_->key : nullptr; }
+
 void Runner::Start(BuildInfo info) {
   started_ = true;
   if (info.build_id.empty()) info.build_id = NewBuildId();
   const RunOptions& options = parts_->options;
+  std::string key_error;
+  if (options.key_recipe && options.key_recipe->recipe) {
+    keys::KeyOutcome computed = keys::ComputeBuildKey(*options.key_recipe->recipe);
+    parts_->key = std::move(computed.key);
+    key_error = std::move(computed.error);
+    if (parts_->key) info.cache.key = parts_->key->digest;
+  } else if (options.key_recipe) {
+    key_error = options.key_recipe->error;
+  }
   if (options.handle_signals || options.kill_after) {
     ProcessControlOptions control;
     control.watch_signals = options.handle_signals;
@@ -147,6 +159,7 @@ void Runner::Start(BuildInfo info) {
     parts_->control = std::make_unique<ProcessControl>(monitor(), parts_->view, control);
   }
   parts_->session->Start(info);
+  if (!key_error.empty()) monitor().Log(Severity::kWarning, "no build key: " + key_error);
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {

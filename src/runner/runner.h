@@ -23,6 +23,7 @@
 #include "core/clock.h"
 #include "core/monitor.h"
 #include "core/sink.h"
+#include "keys/build_key.h"
 #include "runner/output_mode.h"
 
 namespace trtwatch {
@@ -42,6 +43,10 @@ struct RunOptions {
   // How messages name the program and options: "trtwatch build" with flag names, or
   // a library's own wording.
   std::string program = "trtwatch build";
+  // What the build depends on (keys/tensorrt_key.h, keys/simulated_key.h): the runner
+  // computes the build key from it before the build, build_start and the result carry
+  // it. A recipe's error, or a key that cannot be computed, is a warning, not a failure.
+  std::optional<keys::RecipeOutcome> key_recipe;
 
   // The outside world, replaceable in tests.
   const Clock* clock = nullptr;  // default: SteadyClock
@@ -62,8 +67,9 @@ class Runner {
   // Thread-safe: the callbacks, Log, RequestCancel.
   Monitor& monitor();
 
-  // Emits build_start (a build id is drawn when `info` has none), starts the watchdog
-  // and, when asked for, signal handling.
+  // Computes the build key (when the options have a recipe), emits build_start (a build
+  // id is drawn when `info` has none), starts the watchdog and, when asked for, signal
+  // handling.
   void Start(BuildInfo info);
   // The build call returned: concludes the result, delivers build_finish to every sink,
   // prints the summary, and maps the result to an exit code.
@@ -72,6 +78,8 @@ class Runner {
   BuildResult Run(BuildInfo info, const BuildFunction& build);
 
   bool started() const { return started_; }
+  // The build key, once Start computed it (null without a recipe or on error).
+  const keys::BuildKey* key() const;
   bool finished() const { return finished_; }
 
  private:

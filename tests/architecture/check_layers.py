@@ -12,7 +12,7 @@ import pathlib
 import re
 import sys
 
-BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends"}
+BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "keys"}
 # folder -> the folders (besides itself) it may include from
 ALLOWED = {
     "core": set(),
@@ -20,6 +20,8 @@ ALLOWED = {
     "protocol": {"core"},
     "sinks": {"core", "platform", "protocol"},
     "backends": {"core", "platform", "protocol"},
+    # the build key: what a backend's engine depends on, over the backends' options
+    "keys": {"core", "platform", "protocol", "backends"},
     "runner": BELOW_RUNNER,
     "api": BELOW_RUNNER | {"runner"},
     "builds": BELOW_RUNNER | {"runner"},
