@@ -1,6 +1,7 @@
 #include "cli/build_command.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -65,6 +66,39 @@ std::unique_ptr<Backend> MakeBackend(const BuildCommandOptions& options, keys::R
 
 }  // namespace
 
+EngineCacheFlags ResolveEngineCacheFlags(const std::string& folder_flag, const std::string& max_size,
+                                         const std::string& max_entries, bool disabled) {
+  EngineCacheFlags flags;
+  if (disabled) return flags;
+  flags.folder = folder_flag;
+  if (flags.folder.empty()) {
+    const char* variable = std::getenv(cache::kEngineCacheVariable);
+    if (variable != nullptr) flags.folder = variable;
+  }
+  if (!max_size.empty() &&
+      !trt::ParseMemorySize(max_size, "--engine-cache-max-size", &flags.limits.max_bytes, &flags.error)) {
+    return flags;
+  }
+  if (!max_entries.empty()) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(max_entries.c_str(), &end, 10);
+    if (end == max_entries.c_str() || *end != '\0' || n == 0 || max_entries[0] == '-') {
+      flags.error = "--engine-cache-max-entries must be a whole number of at least 1 (got \"" + max_entries + "\")";
+      return flags;
+    }
+    flags.limits.max_entries = n;
+  }
+  return flags;
+}
+
+keys::KeyOutcome BuildKeyFor(const BuildCommandOptions& options) {
+  keys::RecipeOutcome recipe;
+  std::string error;
+  if (!MakeBackend(options, &recipe, &error)) return {std::nullopt, error};
+  if (!recipe.recipe) return {std::nullopt, recipe.error};
+  return keys::ComputeBuildKey(*recipe.recipe);
+}
+
 int RunBuildCommand(const BuildCommandOptions& options) {
   // Everything the user gave is checked before anything starts.
   std::string error;
@@ -86,6 +120,19 @@ int RunBuildCommand(const BuildCommandOptions& options) {
   }
   run.cancel_on_stall = options.stall_action == "cancel";
   run.key_recipe = std::move(key_recipe);
+  const EngineCacheFlags cache_flags = ResolveEngineCacheFlags(options.engine_cache, options.engine_cache_max_size,
+                                                               options.engine_cache_max_entries, options.no_engine_cache);
+  if (!cache_flags.error.empty()) return UsageError(cache_flags.error);
+  if (!cache_flags.folder.empty()) {
+    if (!options.simulate.empty()) {
+      // Only an explicit flag is an error: the variable applies to the builds that can use it.
+      if (!options.engine_cache.empty()) return UsageError("--engine-cache: a simulated build writes no engine to keep");
+    } else if (options.output.empty()) {
+      if (!options.engine_cache.empty()) return UsageError("--engine-cache needs -o ENGINE: where to put the engine");
+    } else {
+      run.engine_cache = RunOptions::EngineCacheUse{cache_flags.folder, options.output, options.model, cache_flags.limits};
+    }
+  }
 
   std::unique_ptr<Runner> runner = Runner::Create(std::move(run), &error);
   if (!runner) return UsageError(error);

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "backends/tensorrt/build_options.h"
+#include "cache/engine_cache.h"
+#include "keys/build_key.h"
 
 namespace trtwatch {
 
@@ -23,7 +25,25 @@ struct BuildCommandOptions {
   std::string stall_timeout;
   std::string stall_action = "warn";  // warn|cancel
   trt::RawBuildFlags tensorrt;  // trtexec-style options (cli/tensorrt_flags.cc)
+  std::string engine_cache;             // --engine-cache DIR (default: TRTWATCH_ENGINE_CACHE)
+  bool no_engine_cache = false;         // --no-engine-cache: neither
+  std::string engine_cache_max_size;    // e.g. 50G
+  std::string engine_cache_max_entries;
 };
+
+// The engine cache's folder and bounds as the flags and the environment give them;
+// nullopt folder when there is none. An error names the flag and the fix.
+struct EngineCacheFlags {
+  std::string folder;
+  cache::CacheLimits limits;
+  std::string error;
+};
+EngineCacheFlags ResolveEngineCacheFlags(const std::string& folder_flag, const std::string& max_size,
+                                         const std::string& max_entries, bool disabled);
+
+// The build key of the build the options describe (`trtwatch cache key`): the same
+// backend and recipe `trtwatch build` uses, without building.
+keys::KeyOutcome BuildKeyFor(const BuildCommandOptions& options);
 
 // Turns the flags into a backend and RunOptions, runs them through the shared runner
 // (runner/runner.h) and returns the process exit code (trtwatch::exit_code).

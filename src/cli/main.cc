@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/build_command.h"
+#include "cli/cache_command.h"
 #include "cli/doctor_command.h"
 #include "cli/mcp_command.h"
 #include <trtwatch/result.h>
@@ -45,7 +46,19 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--stall-action", build.stall_action, "warn|cancel: what a stall does (cancel: exit 124)")
       ->default_val("warn");
 
+  build_cmd->add_option("--engine-cache", build.engine_cache,
+                        "Reuse engines built before with the same key, and keep this one, in DIR (default: "
+                        "TRTWATCH_ENGINE_CACHE; docs/cache.md)");
+  build_cmd->add_flag("--no-engine-cache", build.no_engine_cache, "Use no engine cache, whatever TRTWATCH_ENGINE_CACHE says");
+  build_cmd->add_option("--engine-cache-max-size", build.engine_cache_max_size,
+                        "Least recently used engines go past this size (e.g. 50G; default 100G)");
+  build_cmd->add_option("--engine-cache-max-entries", build.engine_cache_max_entries,
+                        "... or past this many engines (default 1000)");
+
   trtwatch::AddTensorRtFlags(build_cmd, &build);
+
+  trtwatch::CacheCommandOptions cache;
+  CLI::App* cache_cmd = trtwatch::AddCacheCommand(app, &cache);
 
   trtwatch::DoctorOptions doctor;
   CLI::App* doctor_cmd =
@@ -79,6 +92,7 @@ int main(int argc, char** argv) {
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
+  if (cache_cmd->parsed()) return trtwatch::RunCacheCommand(cache);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
   return trtwatch::exit_code::kUsage;
 }

@@ -33,6 +33,17 @@ class AtomicFile {
 
   // Appends `size` bytes. After a failure the file is unusable; the destructor cleans up.
   bool Write(const void* data, size_t size, std::string* error);
+  // Makes the (still empty) file share `source`'s blocks: a reflink (copy on write),
+  // where the file system has them (Linux FICLONE: Btrfs, XFS, bcachefs). False, with
+  // nothing written, where it cannot.
+  bool ShareFrom(const std::string& source);
+  // Makes the (still empty) file a hard link to `source` instead, where the file
+  // system allows (the same one, links supported). False, with the file unchanged and
+  // still usable, where it cannot. Commit then puts the link at the target.
+  bool LinkFrom(const std::string& source);
+  // Appends `source`'s bytes, copied by the kernel where it can (copy_file_range).
+  // After a failure the file is unusable.
+  bool CopyFrom(const std::string& source, std::string* error);
   // fsync, close, rename over the target, fsync the folder. Once only.
   bool Commit(std::string* error);
 
@@ -48,6 +59,7 @@ class AtomicFile {
   const std::string temp_path_;
   int fd_;
   bool committed_ = false;
+  bool linked_ = false;             // the temporary name is a hard link (LinkFrom)
   uint64_t written_ = 0;           // bytes written so far
   uint64_t writeback_started_ = 0;  // bytes handed to the disk by StartWriteback
 };

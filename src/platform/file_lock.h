@@ -9,8 +9,9 @@
 // next holder). Released by the destructor, or by the system if the process dies.
 //
 // Threading: each FileLock is used by one thread; locks taken through separate
-// FileLock objects exclude each other, also within one process. Implementation:
-// platform/posix/file_lock.cc (POSIX only: the timing cache and the service are).
+// FileLock objects exclude each other, also within one process. Implementations:
+// platform/posix/file_lock.cc (flock), platform/win32/file_lock.cc (LockFileEx: the
+// engine cache's key locks; a refused TryAcquire there cannot name the holder).
 #pragma once
 
 #include <memory>

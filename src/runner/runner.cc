@@ -1,6 +1,8 @@
 #include "runner/runner.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 
@@ -57,6 +59,9 @@ struct Runner::Parts {
   std::unique_ptr<BuildSession> session;
   std::unique_ptr<ProcessControl> control;  // while the build runs
   std::optional<keys::BuildKey> key;
+  std::unique_ptr<cache::EngineCache> engine_cache;  // a miss's, until the build is stored
+  std::unique_ptr<FileLock> key_lock;               // held from the lookup until stored
+  bool reused = false;
   bool holds_signals = false;
 
   ~Parts() {
@@ -138,6 +143,59 @@ Monitor& Runner::monitor() { return parts_->session->monitor(); }
 
 const keys::BuildKey* Runner::key() const { return parts_->key ? &*parts_->key : nullptr; }
 
+bool Runner::reused() const { return parts_->reused; }
+
+std::vector<std::string> Runner::UseEngineCache(BuildInfo* info) {
+  const RunOptions::EngineCacheUse& use = *parts_->options.engine_cache;
+  if (!parts_->key) return {"the engine cache is not used: this build has no key"};
+  const keys::BuildKey& key = *parts_->key;
+  cache::OpenOutcome opened = cache::EngineCache::Open(use.folder, use.limits);
+  if (!opened.cache) return {opened.error};
+  std::string error;
+  const std::string& program = parts_->options.program;
+  parts_->key_lock = opened.cache->LockKey(
+      key.digest,
+      [&](long pid) {
+        std::fprintf(stderr, "%s: an identical build (key %s, process %ld) is running: waiting to reuse its engine\n",
+                     program.c_str(), key.digest.substr(0, 12).c_str(), pid);
+      },
+      &error);
+  if (!parts_->key_lock) return {"the engine cache is not used: " + error};
+  std::vector<std::string> warnings;
+  const cache::Lookup lookup = opened.cache->Find(key);
+  if (!lookup.warning.empty()) warnings.push_back(lookup.warning);
+  if (lookup.outcome == cache::Lookup::Outcome::kHit) {
+    const cache::PlaceOutcome placed = opened.cache->Place(*lookup.entry, use.engine);
+    if (placed.method) {
+      const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      info->cache = {key.digest, "hit", std::max(0.0, now - lookup.entry->built_unix), lookup.entry->build_seconds};
+      parts_->reused = true;
+      parts_->key_lock.reset();
+      return warnings;
+    }
+    warnings.push_back("the cached engine could not be placed at \"" + use.engine + "\" (" + placed.error +
+                       "): building it");
+  }
+  info->cache.state = "miss";
+  parts_->engine_cache = std::move(opened.cache);
+  return warnings;
+}
+
+void Runner::StoreInEngineCache(const BuildResult& result) {
+  const RunOptions::EngineCacheUse& use = *parts_->options.engine_cache;
+  if (result.succeeded()) {
+    const cache::StoreOutcome stored = parts_->engine_cache->Store(*parts_->key, use.model, use.engine, result.elapsed);
+    if (!stored.stored) {
+      std::fprintf(stderr, "%s: warning: the engine was not kept in the engine cache: %s\n",
+                   parts_->options.program.c_str(), stored.error.c_str());
+    }
+  } else {
+    parts_->engine_cache->CountMiss();  // a failed or cancelled build stores nothing
+  }
+  parts_->engine_cache.reset();
+  parts_->key_lock.reset();
+}
+
 void Runner::Start(BuildInfo info) {
   started_ = true;
   if (info.build_id.empty()) info.build_id = NewBuildId();
@@ -151,6 +209,11 @@ void Runner::Start(BuildInfo info) {
   } else if (options.key_recipe) {
     key_error = options.key_recipe->error;
   }
+  std::vector<std::string> warnings;
+  if (!key_error.empty()) warnings.push_back("no build key: " + key_error);
+  if (options.engine_cache) {
+    for (std::string& warning : UseEngineCache(&info)) warnings.push_back(std::move(warning));
+  }
   if (options.handle_signals || options.kill_after) {
     ProcessControlOptions control;
     control.watch_signals = options.handle_signals;
@@ -159,13 +222,14 @@ void Runner::Start(BuildInfo info) {
     parts_->control = std::make_unique<ProcessControl>(monitor(), parts_->view, control);
   }
   parts_->session->Start(info);
-  if (!key_error.empty()) monitor().Log(Severity::kWarning, "no build key: " + key_error);
+  for (const std::string& warning : warnings) monitor().Log(Severity::kWarning, warning);
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {
   finished_ = true;
   if (parts_->control) parts_->control->BuildReturned();
   BuildResult result = parts_->session->Finish(outcome);
+  if (parts_->engine_cache) StoreInEngineCache(result);
   bool terminated = false;
   if (parts_->control) {
     const std::optional<ProcessSignal> signal = parts_->control->first_signal();
@@ -188,6 +252,7 @@ BuildResult Runner::Finish(const BuildOutcome& outcome) {
 
 BuildResult Runner::Run(BuildInfo info, const BuildFunction& build) {
   Start(std::move(info));
+  if (parts_->reused) return Finish(BuildOutcome{true, ""});  // the cache's engine is in place: no builder
   return Finish(CallBuild([&] { return build(monitor()); }));
 }
 

@@ -23,6 +23,7 @@
 #include "core/clock.h"
 #include "core/monitor.h"
 #include "core/sink.h"
+#include "cache/engine_cache.h"
 #include "keys/build_key.h"
 #include "runner/output_mode.h"
 
@@ -47,6 +48,17 @@ struct RunOptions {
   // computes the build key from it before the build, build_start and the result carry
   // it. A recipe's error, or a key that cannot be computed, is a warning, not a failure.
   std::optional<keys::RecipeOutcome> key_recipe;
+  // The engine cache (docs/cache.md), used when the build has a key: a stored engine
+  // of that key is placed at `engine` and the build never runs; else the build runs
+  // and a succeeded engine is stored. An identical build running elsewhere is waited
+  // for, then reused.
+  struct EngineCacheUse {
+    std::string folder;
+    std::string engine;  // where the build writes its engine (-o)
+    std::string model;   // what `trtwatch cache ls` names the entry by
+    cache::CacheLimits limits;
+  };
+  std::optional<EngineCacheUse> engine_cache;
 
   // The outside world, replaceable in tests.
   const Clock* clock = nullptr;  // default: SteadyClock
@@ -80,11 +92,19 @@ class Runner {
   bool started() const { return started_; }
   // The build key, once Start computed it (null without a recipe or on error).
   const keys::BuildKey* key() const;
+  // Start found the engine in the cache and placed it: skip the build, Finish with an
+  // engine built (Run does).
+  bool reused() const;
   bool finished() const { return finished_; }
 
  private:
   struct Parts;
   explicit Runner(std::unique_ptr<Parts> parts);
+  // Looks the key up in the engine cache, placing a hit's engine; says how in
+  // `info->cache` and returns the warnings for the stream.
+  std::vector<std::string> UseEngineCache(BuildInfo* info);
+  // After a miss: keeps a succeeded engine, counts the miss, lets the next waiter in.
+  void StoreInEngineCache(const BuildResult& result);
 
   std::unique_ptr<Parts> parts_;
   bool started_ = false;

@@ -1,5 +1,6 @@
 #include "sinks/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -25,6 +26,28 @@ std::string FormatDuration(double seconds) {
     std::snprintf(buf, sizeof buf, "%ldh%02ldm", m / 60, m % 60);
   }
   return buf;
+}
+
+std::string FormatAge(double seconds) {
+  static constexpr struct {
+    double seconds;
+    const char* name;
+  } kUnits[] = {{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}};
+  for (const auto& unit : kUnits) {
+    const long count = static_cast<long>(std::max(seconds, 0.0) / unit.seconds);
+    if (count >= 1 || unit.seconds == 1) {
+      return std::to_string(count) + " " + unit.name + (count == 1 ? "" : "s");
+    }
+  }
+  return "0 seconds";
+}
+
+std::string FormatReuse(const CacheUse& cache) {
+  if (cache.state != "hit") return "";
+  std::string text = "reused the engine built";
+  if (cache.age_seconds) text += " " + FormatAge(*cache.age_seconds) + " ago";
+  if (cache.built_seconds) text += " in " + FormatDuration(*cache.built_seconds);
+  return text + " (engine cache, key " + cache.key.substr(0, 12) + ")";
 }
 
 std::string BuildTitle(const std::string& backend, const std::string& model) {

@@ -11,6 +11,13 @@ namespace trtwatch {
 // "0.4s", "12.3s", "3m05s", "1h02m".
 std::string FormatDuration(double seconds);
 
+// How long ago, in the largest whole unit: "40 seconds", "1 minute", "5 hours", "3 days".
+std::string FormatAge(double seconds);
+
+// A cache hit, for a view: "reused the engine built 3 days ago in 14m02s (key 3e78f9d53e9c)";
+// empty unless `cache` is a hit.
+std::string FormatReuse(const CacheUse& cache);
+
 // The value of a backend fact ("profile", "seed", ...); empty when absent.
 std::string Fact(const Facts& facts, const std::string& key);
 

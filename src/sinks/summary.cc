@@ -12,6 +12,7 @@ std::vector<std::string> FormatSummary(const Event& e, const SummaryOptions& opt
   std::string status = StatusPhrase(e.status) + " after " + FormatDuration(e.elapsed);
   if (!e.error.empty()) status += ": " + e.error;
   lines.push_back(status);
+  if (const std::string reuse = FormatReuse(e.cache); !reuse.empty()) lines.push_back(reuse);
   if (e.cancel_latency) lines.push_back(FormatCancelLatency(*e.cancel_latency));
 
   if (!e.phases.empty()) {

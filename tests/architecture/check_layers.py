@@ -12,7 +12,7 @@ import pathlib
 import re
 import sys
 
-BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "keys"}
+BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "keys", "cache"}
 # folder -> the folders (besides itself) it may include from
 ALLOWED = {
     "core": set(),
@@ -22,6 +22,8 @@ ALLOWED = {
     "backends": {"core", "platform", "protocol"},
     # the build key: what a backend's engine depends on, over the backends' options
     "keys": {"core", "platform", "protocol", "backends"},
+    # the engine cache: engines kept by build key
+    "cache": {"core", "platform", "protocol", "keys"},
     "runner": BELOW_RUNNER,
     "api": BELOW_RUNNER | {"runner"},
     "builds": BELOW_RUNNER | {"runner"},

@@ -367,6 +367,7 @@ std::string MakeCacheBlob(const std::string& device, int entries) {
 extern "C" void* createInferBuilder_INTERNAL(void* logger_ptr, int32_t version) noexcept {
   auto& logger = *static_cast<nvinfer1::ILogger*>(logger_ptr);
   fake_trt::GetRecord().builder_version_arg = version;
+  ++fake_trt::GetRecord().builders_created;
   if (fake_trt::GetScript().builder_fails) {
     logger.log(nvinfer1::ILogger::Severity::kERROR, "fake: CUDA initialization failure with error: 35");
     return nullptr;

@@ -78,6 +78,7 @@ struct Record {
   bool monitor_attached_during_build = false;
   bool monitor_detached_after_build = false;
   int builds = 0;
+  std::atomic<int> builders_created{0};  // createInferBuilder calls (a cache hit makes none)
   bool returned_engine = false;
   std::vector<nvinfer1::BuilderFlag> cleared_flags;
   std::map<int32_t, size_t> pools;  // MemoryPoolType -> bytes

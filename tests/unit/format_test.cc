@@ -44,5 +44,23 @@ TEST(FormatTest, SummaryNamesStatusLatencyAndTopPhases) {
   EXPECT_EQ(lines.back(), "20 phases, 0 callback anomalies, 0 events dropped by this view");
 }
 
+TEST(FormatTest, AgesAndACacheHitReadAsAPersonWouldSayThem) {
+  EXPECT_EQ(FormatAge(0.4), "0 seconds");
+  EXPECT_EQ(FormatAge(1), "1 second");
+  EXPECT_EQ(FormatAge(125), "2 minutes");
+  EXPECT_EQ(FormatAge(3 * 86400 + 5000), "3 days");
+  CacheUse hit{std::string(64, 'c'), "hit", 3 * 86400 + 100.0, 842.0};
+  EXPECT_EQ(FormatReuse(hit), "reused the engine built 3 days ago in 14m02s (engine cache, key cccccccccccc)");
+  Event finish;
+  finish.type = EventType::kBuildFinish;
+  finish.status = BuildStatus::kSucceeded;
+  finish.cache = hit;
+  const auto lines = FormatSummary(finish, SummaryOptions{3});
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1], FormatReuse(hit));
+  hit.state = "miss";
+  EXPECT_EQ(FormatReuse(hit), "");
+}
+
 }  // namespace
 }  // namespace trtwatch

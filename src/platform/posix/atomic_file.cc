@@ -3,10 +3,15 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#endif
 
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <vector>
 
 namespace trtwatch {
 
@@ -101,6 +106,82 @@ bool AtomicFile::Write(const void* data, size_t size, std::string* error) {
   return true;
 }
 
+bool AtomicFile::ShareFrom(const std::string& source) {
+#ifdef __linux__
+  if (fd_ < 0 || committed_ || written_ != 0) return false;
+  const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return false;
+  const bool shared = ::ioctl(fd_, FICLONE, in) == 0;
+  ::close(in);
+  return shared;
+#else
+  (void)source;
+  return false;
+#endif
+}
+
+bool AtomicFile::LinkFrom(const std::string& source) {
+  if (fd_ < 0 || committed_ || written_ != 0) return false;
+  const std::string link = temp_path_ + "-link";
+  if (::link(source.c_str(), link.c_str()) != 0) return false;
+  // The link takes the temporary name: Commit renames it over the target.
+  if (::rename(link.c_str(), temp_path_.c_str()) != 0) {
+    ::unlink(link.c_str());
+    return false;
+  }
+  linked_ = true;
+  return true;
+}
+
+bool AtomicFile::CopyFrom(const std::string& source, std::string* error) {
+  const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) {
+    *error = "cannot open \"" + source + "\" to copy it: " + Errno(errno);
+    Discard();
+    return false;
+  }
+  bool kernel_copy = true;
+  std::vector<char> buffer;
+  for (;;) {
+    ssize_t n = -1;
+#ifdef __linux__
+    if (kernel_copy) {
+      n = ::copy_file_range(in, nullptr, fd_, nullptr, size_t{1} << 30, 0);
+      // Older kernels and some file systems cannot: the same bytes through a buffer.
+      if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) && written_ == 0) {
+        kernel_copy = false;
+        continue;
+      }
+    }
+#else
+    kernel_copy = false;
+#endif
+    if (!kernel_copy) {
+      if (buffer.empty()) buffer.resize(size_t{1} << 20);
+      n = ::read(in, buffer.data(), buffer.size());
+      if (n > 0 && !Write(buffer.data(), static_cast<size_t>(n), error)) {
+        ::close(in);
+        return false;
+      }
+      if (n > 0) continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      *error = "cannot copy \"" + source + "\" to \"" + target_ + "\": " + Errno(err);
+      if (err == ENOSPC || err == EDQUOT) *error += " (free some space in its folder or write elsewhere)";
+      ::close(in);
+      Discard();
+      return false;
+    }
+    if (n == 0) break;
+    written_ += static_cast<uint64_t>(n);
+    StartWriteback();
+  }
+  ::close(in);
+  return true;
+}
+
 void AtomicFile::StartWriteback() {
 #ifdef __linux__
   constexpr uint64_t kWritebackEvery = uint64_t{8} << 20;
@@ -140,6 +221,9 @@ bool AtomicFile::Commit(std::string* error) {
     return false;
   }
   committed_ = true;
+  // rename(2) does nothing when both names are links to one file (a hit placed over
+  // the same hit): the temporary name must not stay behind.
+  if (linked_) ::unlink(temp_path_.c_str());
   // Make the rename itself durable. Failure here cannot undo it; the file is in place.
   const int dir = ::open(FolderOf(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {

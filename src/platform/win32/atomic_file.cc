@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "platform/win32/text.h"
 
@@ -146,6 +147,38 @@ bool AtomicFile::Commit(std::string* error) {
     return false;
   }
   committed_ = true;
+  return true;
+}
+
+// Windows has no reflink through this API, and a hard link would make the target
+// share later writes to the source: both are declined, so the bytes are copied.
+bool AtomicFile::ShareFrom(const std::string&) { return false; }
+
+bool AtomicFile::LinkFrom(const std::string&) { return false; }
+
+bool AtomicFile::CopyFrom(const std::string& source, std::string* error) {
+  const int in = _wopen(win32::Widen(source).c_str(), _O_RDONLY | _O_BINARY | _O_NOINHERIT);
+  if (in < 0) {
+    *error = "cannot open \"" + source + "\" to copy it: " + Errno(errno);
+    Discard();
+    return false;
+  }
+  std::vector<char> buffer(size_t{1} << 20);
+  for (;;) {
+    const int n = _read(in, buffer.data(), static_cast<unsigned>(buffer.size()));
+    if (n == 0) break;
+    if (n < 0) {
+      *error = "cannot read \"" + source + "\": " + Errno(errno);
+      _close(in);
+      Discard();
+      return false;
+    }
+    if (!Write(buffer.data(), static_cast<size_t>(n), error)) {
+      _close(in);
+      return false;
+    }
+  }
+  _close(in);
   return true;
 }
 

@@ -1,0 +1,351 @@
+#include "cache/engine_cache.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/atomic_file.h"
+#include "platform/sha256.h"
+
+namespace trtwatch::cache {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kEngineFile = "engine";
+constexpr const char* kEntryFile = "entry.json";
+constexpr const char* kUsedFile = "used";
+constexpr uint64_t kMaxEntryFileBytes = uint64_t{4} << 20;  // a key document is a few KiB
+
+bool IsKey(const std::string& text) {
+  return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+double UnixSeconds(fs::file_time_type time) {
+  const auto system = std::chrono::file_clock::to_sys(time);
+  return std::chrono::duration<double>(system.time_since_epoch()).count();
+}
+
+double NowUnix() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+int64_t StampOf(const fs::path& path, std::error_code& ec) {
+  return static_cast<int64_t>(fs::last_write_time(path, ec).time_since_epoch().count());
+}
+
+// A whole small file, or nothing (absent, unreadable, larger than `limit`).
+std::optional<std::string> ReadSmallFile(const fs::path& path, uint64_t limit) {
+  std::error_code ec;
+  const uint64_t size = fs::file_size(path, ec);
+  if (ec || size > limit) return std::nullopt;
+  std::string text, ignored;
+  if (!ReadWholeFile(path.string(), &text, &ignored)) return std::nullopt;
+  return text;
+}
+
+json EntryToJson(const CacheEntry& entry, int64_t stamp) {
+  json parts = json::array();
+  for (const keys::KeyPart& part : entry.parts) parts.push_back({part.name, part.value});
+  return {{"format", 1},
+          {"key", entry.key},
+          {"model", entry.model},
+          {"parts", parts},
+          {"engine", {{"size", entry.size}, {"sha256", entry.sha256}, {"stamp", stamp}}},
+          {"built_unix", entry.built_unix},
+          {"build_seconds", entry.build_seconds}};
+}
+
+// The entry as its file describes it, with the engine's recorded time stamp; nothing
+// for a file that is not one (the folder is shared: its contents are untrusted).
+std::optional<std::pair<CacheEntry, int64_t>> EntryFromFile(const fs::path& folder) {
+  const std::optional<std::string> text = ReadSmallFile(folder / kEntryFile, kMaxEntryFileBytes);
+  if (!text) return std::nullopt;
+  try {
+    const json j = json::parse(*text);
+    CacheEntry entry;
+    entry.key = j.at("key").get<std::string>();
+    entry.model = j.value("model", "");
+    for (const json& part : j.at("parts")) entry.parts.push_back({part.at(0).get<std::string>(), part.at(1).get<std::string>()});
+    const json& engine = j.at("engine");
+    entry.size = engine.at("size").get<uint64_t>();
+    entry.sha256 = engine.at("sha256").get<std::string>();
+    entry.built_unix = j.at("built_unix").get<double>();
+    entry.build_seconds = j.at("build_seconds").get<double>();
+    std::error_code ec;
+    const fs::file_time_type used = fs::last_write_time(folder / kUsedFile, ec);
+    entry.last_used_unix = ec ? entry.built_unix : UnixSeconds(used);
+    return std::make_pair(std::move(entry), engine.at("stamp").get<int64_t>());
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool SameParts(const std::vector<keys::KeyPart>& a, const std::vector<keys::KeyPart>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const keys::KeyPart& x, const keys::KeyPart& y) { return x.name == y.name && x.value == y.value; });
+}
+
+// Why a stored entry cannot be reused; empty when it can.
+std::string Damage(const fs::path& folder, const keys::BuildKey& key) {
+  const std::optional<std::pair<CacheEntry, int64_t>> stored = EntryFromFile(folder);
+  if (!stored) return "its entry.json is missing or unreadable";
+  if (stored->first.key != key.digest || !SameParts(stored->first.parts, key.parts)) {
+    return "its key document is not the key it is stored under";
+  }
+  std::error_code ec;
+  const uint64_t size = fs::file_size(folder / kEngineFile, ec);
+  if (ec) return "its engine is missing";
+  if (size != stored->first.size) {
+    return "its engine has " + std::to_string(size) + " bytes, not the " + std::to_string(stored->first.size) + " stored";
+  }
+  if (StampOf(folder / kEngineFile, ec) != stored->second || ec) return "its engine was modified after it was stored";
+  return "";
+}
+
+void Touch(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    std::string ignored;
+    WriteFileAtomically(path.string(), "", &ignored);
+  }
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+}
+
+std::string RandomSuffix() {
+  std::random_device random;
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string suffix;
+  for (int i = 0; i < 8; ++i) suffix += kAlphabet[random() % (sizeof kAlphabet - 1)];
+  return suffix;
+}
+
+}  // namespace
+
+std::string PlaceMethodName(PlaceMethod method) {
+  switch (method) {
+    case PlaceMethod::kReflink:
+      return "reflink";
+    case PlaceMethod::kHardLink:
+      return "hard link";
+    case PlaceMethod::kCopy:
+      return "copy";
+  }
+  return "copy";
+}
+
+EngineCache::EngineCache(std::string folder, CacheLimits limits) : folder_(std::move(folder)), limits_(limits) {}
+
+OpenOutcome EngineCache::Open(const std::string& folder, CacheLimits limits) {
+  OpenOutcome outcome;
+  if (folder.empty()) {
+    outcome.error = "the engine cache needs a folder: --engine-cache DIR or " + std::string(kEngineCacheVariable);
+    return outcome;
+  }
+  const fs::path root = fs::path(folder) / "v1";
+  std::error_code ec;
+  fs::create_directories(root / "locks", ec);
+  if (ec || !fs::is_directory(root / "locks")) {
+    outcome.error = "cannot use \"" + folder + "\" as the engine cache: " +
+                    (ec ? ec.message() : std::string("not a folder")) + " (give a folder you can write to)";
+    return outcome;
+  }
+  outcome.cache.reset(new EngineCache(root.string(), limits));
+  return outcome;
+}
+
+std::string EngineCache::EntryPath(const std::string& key) const { return (fs::path(folder_) / key).string(); }
+
+std::unique_ptr<FileLock> EngineCache::LockKey(const std::string& key, const std::function<void(long)>& on_wait,
+                                               std::string* error) {
+  const std::string path = (fs::path(folder_) / "locks" / (key + ".lock")).string();
+  TryLockResult tried = FileLock::TryAcquire(path);
+  if (tried.outcome == TryLockResult::Outcome::kAcquired) return std::move(tried.lock);
+  if (tried.outcome == TryLockResult::Outcome::kError) {
+    *error = tried.error;
+    return nullptr;
+  }
+  if (on_wait) on_wait(tried.holder_pid);
+  return FileLock::Acquire(path, error);
+}
+
+Lookup EngineCache::Find(const keys::BuildKey& key) {
+  Lookup lookup;
+  const fs::path folder = EntryPath(key.digest);
+  std::error_code ec;
+  if (!fs::exists(folder, ec)) return lookup;
+  const std::string damage = Damage(folder, key);
+  if (!damage.empty()) {
+    fs::remove_all(folder, ec);
+    lookup.warning = "the cached engine for key " + key.digest.substr(0, 12) + " was damaged (" + damage +
+                     "): removed, building it again";
+    return lookup;
+  }
+  lookup.outcome = Lookup::Outcome::kHit;
+  lookup.entry = EntryFromFile(folder)->first;
+  return lookup;
+}
+
+PlaceOutcome EngineCache::Place(const CacheEntry& entry, const std::string& output) {
+  PlaceOutcome outcome;
+  const std::string engine = (fs::path(EntryPath(entry.key)) / kEngineFile).string();
+  std::unique_ptr<AtomicFile> file = AtomicFile::Create(output, &outcome.error);
+  if (!file) return outcome;
+  PlaceMethod method = PlaceMethod::kCopy;
+  if (file->ShareFrom(engine)) {
+    method = PlaceMethod::kReflink;
+  } else if (file->LinkFrom(engine)) {
+    method = PlaceMethod::kHardLink;
+  } else if (!file->CopyFrom(engine, &outcome.error)) {
+    return outcome;
+  }
+  if (!file->Commit(&outcome.error)) return outcome;
+  outcome.method = method;
+  Touch(fs::path(EntryPath(entry.key)) / kUsedFile);
+  AddToStats(1, 0, entry.size, entry.build_seconds);
+  return outcome;
+}
+
+StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& model, const std::string& engine_path,
+                                double build_seconds) {
+  StoreOutcome outcome;
+  AddToStats(0, 1, 0, 0);
+  std::error_code ec;
+  const uint64_t size = fs::file_size(engine_path, ec);
+  if (ec) {
+    outcome.error = "the engine \"" + engine_path + "\" cannot be read: " + ec.message();
+    return outcome;
+  }
+  if (size > limits_.max_bytes) {
+    outcome.error = "the engine has " + std::to_string(size) + " bytes, more than the cache's limit of " +
+                    std::to_string(limits_.max_bytes) + ": not kept (raise --engine-cache-max-size)";
+    return outcome;
+  }
+  const FileSha256 hashed = Sha256OfFile(engine_path);
+  if (!hashed.digest) {
+    outcome.error = hashed.error;
+    return outcome;
+  }
+  // Everything in a folder of its own, renamed into place whole.
+  const fs::path staging = fs::path(folder_) / (".incoming-" + key.digest.substr(0, 16) + "-" + RandomSuffix());
+  fs::create_directory(staging, ec);
+  if (ec) {
+    outcome.error = "cannot write in the engine cache \"" + folder_ + "\": " + ec.message();
+    return outcome;
+  }
+  const auto fail = [&](const std::string& error) {
+    fs::remove_all(staging, ec);
+    outcome.error = error;
+    return outcome;
+  };
+  std::string error;
+  std::unique_ptr<AtomicFile> file = AtomicFile::Create((staging / kEngineFile).string(), &error);
+  if (!file) return fail(error);
+  if (!file->ShareFrom(engine_path) && !file->LinkFrom(engine_path) && !file->CopyFrom(engine_path, &error)) {
+    return fail(error);
+  }
+  if (!file->Commit(&error)) return fail(error);
+  const int64_t stamp = StampOf(staging / kEngineFile, ec);
+  CacheEntry entry{key.digest, model, key.parts, size, HexOf(*hashed.digest), NowUnix(), build_seconds, NowUnix()};
+  if (!WriteFileAtomically((staging / kEntryFile).string(), EntryToJson(entry, stamp).dump(1), &error) ||
+      !WriteFileAtomically((staging / kUsedFile).string(), "", &error)) {
+    return fail(error);
+  }
+  const fs::path final_path = EntryPath(key.digest);
+  fs::remove_all(final_path, ec);  // a damaged entry Find left, or one a crash left half removed
+  fs::rename(staging, final_path, ec);
+  if (ec) return fail("cannot put the entry in place in the engine cache: " + ec.message());
+  outcome.stored = true;
+  outcome.pruned = Prune(limits_, key.digest);
+  return outcome;
+}
+
+void EngineCache::CountMiss() { AddToStats(0, 1, 0, 0); }
+
+std::vector<CacheEntry> EngineCache::List() const {
+  std::vector<CacheEntry> entries;
+  std::error_code ec;
+  for (const fs::directory_entry& item : fs::directory_iterator(folder_, ec)) {
+    const std::string name = item.path().filename().string();
+    if (!IsKey(name)) continue;
+    if (std::optional<std::pair<CacheEntry, int64_t>> stored = EntryFromFile(item.path())) {
+      if (stored->first.key == name) entries.push_back(std::move(stored->first));
+    }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const CacheEntry& a, const CacheEntry& b) { return a.last_used_unix > b.last_used_unix; });
+  return entries;
+}
+
+CacheStats EngineCache::Stats() const {
+  CacheStats stats;
+  for (const CacheEntry& entry : List()) {
+    ++stats.entries;
+    stats.bytes += entry.size;
+  }
+  if (std::optional<std::string> text = ReadSmallFile(fs::path(folder_) / "stats.json", kMaxEntryFileBytes)) {
+    try {
+      const json j = json::parse(*text);
+      stats.hits = j.value("hits", uint64_t{0});
+      stats.misses = j.value("misses", uint64_t{0});
+      stats.bytes_reused = j.value("bytes_reused", uint64_t{0});
+      stats.seconds_saved = j.value("seconds_saved", 0.0);
+    } catch (const std::exception&) {
+      // Damaged counters start again from zero; the entries are what matter.
+    }
+  }
+  return stats;
+}
+
+void EngineCache::AddToStats(uint64_t hits, uint64_t misses, uint64_t bytes_reused, double seconds_saved) {
+  std::string error;
+  const std::unique_ptr<FileLock> lock = FileLock::Acquire((fs::path(folder_) / "locks" / "stats.lock").string(), &error);
+  if (!lock) return;  // counters are best effort: a build never fails over them
+  CacheStats stats = Stats();
+  const json j = {{"hits", stats.hits + hits},
+                  {"misses", stats.misses + misses},
+                  {"bytes_reused", stats.bytes_reused + bytes_reused},
+                  {"seconds_saved", stats.seconds_saved + seconds_saved}};
+  WriteFileAtomically((fs::path(folder_) / "stats.json").string(), j.dump(), &error);
+}
+
+std::vector<std::string> EngineCache::Remove(const std::string& prefix) {
+  std::vector<std::string> removed;
+  if (prefix.size() < 4 || prefix.find_first_not_of("0123456789abcdef") != std::string::npos) return removed;
+  for (const CacheEntry& entry : List()) {
+    if (entry.key.compare(0, prefix.size(), prefix) != 0) continue;
+    const TryLockResult lock = FileLock::TryAcquire((fs::path(folder_) / "locks" / (entry.key + ".lock")).string());
+    if (lock.outcome != TryLockResult::Outcome::kAcquired) continue;  // a build of it is running
+    std::error_code ec;
+    if (fs::remove_all(EntryPath(entry.key), ec) > 0 && !ec) removed.push_back(entry.key);
+  }
+  return removed;
+}
+
+std::vector<std::string> EngineCache::Prune(const CacheLimits& limits, const std::string& keep) {
+  std::vector<std::string> removed;
+  uint64_t count = 0, bytes = 0;
+  for (const CacheEntry& entry : List()) {  // newest first: the oldest pass the bounds
+    if (entry.key == keep || (count + 1 <= limits.max_entries && bytes + entry.size <= limits.max_bytes)) {
+      ++count;
+      bytes += entry.size;
+      continue;
+    }
+    const TryLockResult lock = FileLock::TryAcquire((fs::path(folder_) / "locks" / (entry.key + ".lock")).string());
+    std::error_code ec;
+    if (lock.outcome == TryLockResult::Outcome::kAcquired && fs::remove_all(EntryPath(entry.key), ec) > 0 && !ec) {
+      removed.push_back(entry.key);
+    } else {
+      ++count;
+      bytes += entry.size;
+    }
+  }
+  return removed;
+}
+
+}  // namespace trtwatch::cache

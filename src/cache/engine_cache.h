@@ -1,0 +1,136 @@
+// EngineCache: engines kept by build key (docs/cache.md), in a folder any number of
+// processes share: `trtwatch build --engine-cache DIR`, the service's workers, two
+// replicas on one artifact dir.
+//
+//   DIR/v1/<key>/engine       the engine
+//   DIR/v1/<key>/entry.json   the key document, the engine's size, SHA-256 and time
+//                             stamp, when it was built and how long that took
+//   DIR/v1/<key>/used         touched on every hit: least recently used goes first
+//   DIR/v1/locks/<key>.lock   held while a build of that key runs (one builds, the
+//                             others wait, then reuse)
+//   DIR/v1/stats.json         hits, misses, bytes and build time reused
+//
+// An entry appears whole or not at all (written in a folder of its own, renamed into
+// place). A hit checks that the entry's key document is the key asked for and that
+// the engine still has the size and time stamp it was stored with; anything else is a
+// miss with a warning, and the entry goes. A hit places the engine at the output by a
+// reflink where the file system can, else a hard link, else a copy, atomically.
+//
+// Threading: an EngineCache is used by one thread; processes and threads with their
+// own objects exclude each other through the key's lock file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "keys/build_key.h"
+#include "platform/file_lock.h"
+
+namespace trtwatch::cache {
+
+// Least recently used entries go once either bound is passed.
+struct CacheLimits {
+  uint64_t max_bytes = uint64_t{100} << 30;  // 100 GiB
+  uint64_t max_entries = 1000;
+};
+
+struct CacheEntry {
+  std::string key;    // the digest
+  std::string model;  // what build_start named, for `cache ls`
+  std::vector<keys::KeyPart> parts;
+  uint64_t size = 0;  // the engine's bytes
+  std::string sha256;  // the engine's, when it was stored
+  double built_unix = 0;      // when it was stored (Unix seconds)
+  double build_seconds = 0;   // how long its build took
+  double last_used_unix = 0;  // the latest hit, or the store
+};
+
+struct CacheStats {
+  uint64_t entries = 0;
+  uint64_t bytes = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t bytes_reused = 0;    // engine bytes placed by hits
+  double seconds_saved = 0;     // the build time of every engine reused
+};
+
+// What Find answered.
+struct Lookup {
+  enum class Outcome { kHit, kMiss };
+  Outcome outcome = Outcome::kMiss;
+  std::optional<CacheEntry> entry;  // kHit
+  std::string warning;              // a damaged entry that was removed (then kMiss)
+};
+
+// How a hit's engine reached the output.
+enum class PlaceMethod { kReflink, kHardLink, kCopy };
+std::string PlaceMethodName(PlaceMethod method);
+
+struct PlaceOutcome {
+  std::optional<PlaceMethod> method;  // absent on error
+  std::string error;
+};
+
+struct StoreOutcome {
+  bool stored = false;
+  std::string error;           // why nothing was stored
+  std::vector<std::string> pruned;  // keys removed to stay within the limits
+};
+
+// Opening the cache: its folder (created if absent) or why it cannot be used.
+class EngineCache;
+struct OpenOutcome {
+  std::unique_ptr<EngineCache> cache;
+  std::string error;
+};
+
+class EngineCache {
+ public:
+  static OpenOutcome Open(const std::string& folder, CacheLimits limits = {});
+
+  // Holds the key's lock until the returned object goes: a build of that key in
+  // another process waits meanwhile. `on_wait` is called once, before blocking, when
+  // another process holds it (with its PID, 0 if unknown).
+  std::unique_ptr<FileLock> LockKey(const std::string& key, const std::function<void(long)>& on_wait,
+                                    std::string* error);
+
+  // The entry of `key`, checked (hold the key's lock).
+  Lookup Find(const keys::BuildKey& key);
+  // Puts a hit's engine at `output`, atomically, and counts the hit.
+  PlaceOutcome Place(const CacheEntry& entry, const std::string& output);
+  // Keeps the engine at `engine_path` (a build of `key` just wrote it) and counts the
+  // miss, then removes the least recently used entries past the limits (never the
+  // new one, nor one whose key is locked). Hold the key's lock.
+  StoreOutcome Store(const keys::BuildKey& key, const std::string& model, const std::string& engine_path,
+                     double build_seconds);
+  // A miss that stored nothing (the build failed or was cancelled) still counts.
+  void CountMiss();
+
+  std::vector<CacheEntry> List() const;  // most recently used first
+  CacheStats Stats() const;
+  // Removes the entries whose key starts with `prefix` (at least 4 hex digits); the
+  // keys removed.
+  std::vector<std::string> Remove(const std::string& prefix);
+  // Removes least recently used entries until `limits` hold; the keys removed.
+  std::vector<std::string> Prune(const CacheLimits& limits, const std::string& keep = "");
+
+  const std::string& folder() const { return folder_; }
+
+ private:
+  explicit EngineCache(std::string folder, CacheLimits limits);
+  std::string EntryPath(const std::string& key) const;
+  void AddToStats(uint64_t hits, uint64_t misses, uint64_t bytes_reused, double seconds_saved);
+
+  const std::string folder_;  // DIR/v1
+  const CacheLimits limits_;
+};
+
+// The fix for a cache folder given wrongly, and where the cache lives by default:
+// --engine-cache DIR, else TRTWATCH_ENGINE_CACHE, else none.
+inline constexpr const char* kEngineCacheVariable = "TRTWATCH_ENGINE_CACHE";
+
+}  // namespace trtwatch::cache

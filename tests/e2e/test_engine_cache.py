@@ -1,0 +1,110 @@
+"""`trtwatch build --engine-cache` and `trtwatch cache` as a user runs them, on the
+trtwatch built against the TensorRT double (its stand-in libraries write engine bytes;
+the stand-in driver names the GPU)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import parse_stream
+
+DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
+FAKE_TENSORRT_DIR = os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR")
+FAKE_DRIVER_DIR = os.environ.get("TRTWATCH_FAKE_DRIVER_DIR")
+pytestmark = pytest.mark.skipif(not DOUBLE_BIN, reason="built without TRTWATCH_TENSORRT_DOUBLE_TESTS")
+
+
+def varint(n):
+    out = b""
+    while n >= 0x80:
+        out += bytes([(n & 0x7F) | 0x80])
+        n >>= 7
+    return out + bytes([n])
+
+
+def field(number, payload):
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def onnx_model(location):
+    """A ModelProto whose one initializer is stored externally in `location`."""
+    tensor = field(8, b"w") + field(13, field(1, b"location") + field(2, location.encode())) + bytes([14 << 3, 1])
+    return field(7, field(5, tensor))
+
+
+def trtwatch(*args, cache=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("TRTWATCH_PROGRESS", "CUDA_VISIBLE_DEVICES")}
+    env["LD_LIBRARY_PATH"] = ":".join([FAKE_TENSORRT_DIR, FAKE_DRIVER_DIR])
+    env.pop("TRTWATCH_ENGINE_CACHE", None)
+    if cache:
+        env["TRTWATCH_ENGINE_CACHE"] = str(cache)
+    return subprocess.run([DOUBLE_BIN, *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+@pytest.fixture
+def model(tmp_path):
+    (tmp_path / "m.onnx").write_bytes(onnx_model("m.weights"))
+    (tmp_path / "m.weights").write_bytes(b"\x01" * 4096)
+    return tmp_path / "m.onnx"
+
+
+def build(model, engine, cache, *flags):
+    proc = trtwatch("build", str(model), "-o", str(engine), "--progress", "json", *flags, cache=cache)
+    return proc, parse_stream(proc.stdout)
+
+
+def test_the_second_identical_build_is_a_hit(tmp_path, model, schema):
+    import jsonschema
+    cache = tmp_path / "cache"
+    first, events = build(model, tmp_path / "a.engine", cache)
+    assert first.returncode == 0, first.stderr
+    assert events[0]["cache"] == "miss" and len(events[0]["key"]) == 64
+    assert events[-1]["cache"] == "miss" and events[-1]["status"] == "succeeded"
+    second, hit = build(model, tmp_path / "b.engine", cache)
+    assert second.returncode == 0, second.stderr
+    assert [e["type"] for e in hit] == ["build_start", "build_finish"]  # no phase: no builder
+    assert hit[0]["cache"] == "hit" and hit[0]["key"] == events[0]["key"]
+    assert hit[0]["cache_built_seconds"] >= 0 and hit[0]["cache_age_seconds"] >= 0
+    assert (tmp_path / "b.engine").read_bytes() == (tmp_path / "a.engine").read_bytes()
+    for event in events + hit:
+        jsonschema.validate(event, schema)
+    plain = trtwatch("build", str(model), "-o", str(tmp_path / "c.engine"), "--progress", "plain", cache=cache)
+    assert plain.returncode == 0 and "reused the engine built " in plain.stderr, plain.stderr
+    assert " ago in " in plain.stderr and "(engine cache, key " + events[0]["key"][:12] + ")" in plain.stderr
+
+
+def test_a_weight_byte_is_a_miss_and_cache_commands_show_the_entries(tmp_path, model):
+    cache = tmp_path / "cache"
+    assert build(model, tmp_path / "a.engine", cache)[0].returncode == 0
+    (tmp_path / "m.weights").write_bytes(b"\x01" * 4095 + b"\x02")
+    proc, events = build(model, tmp_path / "a.engine", cache)
+    assert proc.returncode == 0 and events[0]["cache"] == "miss"
+
+    key = trtwatch("cache", "key", str(model), "--json")
+    assert key.returncode == 0, key.stderr
+    doc = json.loads(key.stdout)
+    assert doc["key"] == events[0]["key"]
+    parts = {p["name"]: p["value"] for p in doc["parts"]}
+    assert parts["gpu.name"] and parts["tensorrt.runtime"] == "10.99.0"
+    assert "model.external_data[m.weights].sha256" in parts
+
+    ls = json.loads(trtwatch("cache", "ls", "--json", "--engine-cache", str(cache)).stdout)
+    assert len(ls) == 2 and ls[0]["key"] == events[0]["key"]  # most recently used first
+    stats = json.loads(trtwatch("cache", "stats", "--json", cache=cache).stdout)
+    assert stats["entries"] == 2 and stats["misses"] == 2 and stats["hits"] == 0
+    pruned = trtwatch("cache", "prune", "--max-entries", "1", cache=cache)
+    assert pruned.returncode == 0 and ls[1]["key"] in pruned.stdout
+    removed = trtwatch("cache", "rm", ls[0]["key"][:8], cache=cache)
+    assert removed.returncode == 0 and ls[0]["key"] in removed.stdout
+    assert json.loads(trtwatch("cache", "stats", "--json", cache=cache).stdout)["entries"] == 0
+
+
+def test_bad_cache_flags_are_usage_errors(tmp_path, model):
+    no_output = trtwatch("build", str(model), "--engine-cache", str(tmp_path / "c"))
+    assert no_output.returncode == 2 and "-o ENGINE" in no_output.stderr
+    bad_size = trtwatch("build", str(model), "-o", str(tmp_path / "e"), "--engine-cache", str(tmp_path / "c"),
+                        "--engine-cache-max-size", "lots")
+    assert bad_size.returncode == 2 and "--engine-cache-max-size" in bad_size.stderr
+    unnamed = trtwatch("cache", "ls")
+    assert unnamed.returncode == 2 and "TRTWATCH_ENGINE_CACHE" in unnamed.stderr

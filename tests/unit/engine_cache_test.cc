@@ -1,0 +1,214 @@
+// The engine cache through the one build path (runner + TensorRtBackend on the
+// TensorRT double): the second identical build is a hit that creates no builder,
+// failed builds store nothing, a damaged entry is rebuilt, identical builds at once
+// build once, and pruning keeps the most recently used.
+#include "cache/engine_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "backends/tensorrt/tensorrt_backend.h"
+#include "fake_tensorrt.h"
+#include "keys/tensorrt_key.h"
+#include "runner/runner.h"
+#include "support/onnx_model.h"
+#include "support/recording_sink.h"
+#include "support/temp_dir_test.h"
+
+namespace trtwatch {
+namespace {
+
+namespace fs = std::filesystem;
+
+const trt::LoadedTensorRt& CacheTestTensorRt() {
+  static const trt::LoadedTensorRt* const loaded = [] {
+    std::string error;
+    auto library = trt::LoadedTensorRt::Load(
+        trt::LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, trt::LibraryNamesForMajor(NV_TENSORRT_MAJOR)), &error);
+    if (!library) ADD_FAILURE() << error;
+    return library.release();
+  }();
+  return *loaded;
+}
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class EngineCacheTest : public trtwatch::testing::TempDirTest {
+ protected:
+  void SetUp() override {
+    fake_trt::Reset();
+    TempDirTest::SetUp();
+    std::ofstream(dir_ + "/model.onnx", std::ios::binary) << trtwatch::testing::OnnxModel({trtwatch::testing::Tensor("w", "")});
+    options_.model = dir_ + "/model.onnx";
+    options_.output = dir_ + "/model.engine";
+    cache_dir_ = dir_ + "/cache";
+  }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    fake_trt::Reset();
+  }
+
+  struct Run {
+    BuildResult result;
+    std::vector<Event> events;
+    bool reused = false;
+  };
+  // One `trtwatch build --engine-cache` of options_, as build_command.cc assembles it.
+  Run Build(const std::string& output) const {
+    trt::BuildOptions options = options_;
+    options.output = output;
+    trt::TensorRtBackend backend(options, CacheTestTensorRt(), {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA});
+    trtwatch::testing::RecordingSink sink;
+    RunOptions run;
+    run.output.progress = "quiet";
+    run.handle_signals = false;
+    run.stderr_is_terminal = false;
+    run.sinks = {&sink};
+    run.key_recipe = keys::TensorRtKeyRecipe(options, keys::TargetFromFacts(backend.Describe().facts));
+    run.engine_cache = RunOptions::EngineCacheUse{cache_dir_, output, options.model, limits_};
+    std::string error;
+    std::unique_ptr<Runner> runner = Runner::Create(run, &error);
+    EXPECT_NE(runner, nullptr) << error;
+    Run result;
+    result.result = runner->Run(backend.Describe(), [&](Monitor& m) { return backend.Build(m); });
+    result.reused = runner->reused();
+    result.events = sink.events();
+    return result;
+  }
+  Run Build() const { return Build(options_.output); }
+  std::string EntryEngine(const Run& run) const { return cache_dir_ + "/v1/" + run.result.cache.key + "/engine"; }
+  static std::vector<std::string> Warnings(const Run& run) {
+    std::vector<std::string> warnings;
+    for (const Event& e : run.events) {
+      if (e.type == EventType::kLog && e.severity == Severity::kWarning) warnings.push_back(e.message);
+    }
+    return warnings;
+  }
+
+  trt::BuildOptions options_;
+  std::string cache_dir_;
+  cache::CacheLimits limits_;
+};
+
+TEST_F(EngineCacheTest, TheSecondIdenticalBuildIsAHitThatCreatesNoBuilder) {
+  fake_trt::GetScript().engine = "ENGINE-BYTES-1";
+  const Run first = Build();
+  ASSERT_TRUE(first.result.succeeded()) << first.result.error;
+  EXPECT_EQ(first.result.cache.state, "miss");
+  EXPECT_EQ(first.result.cache.key.size(), 64u);
+  EXPECT_EQ(first.events.front().cache.state, "miss");
+  EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 1);
+  EXPECT_EQ(Contents(EntryEngine(first)), "ENGINE-BYTES-1");
+
+  fs::remove(options_.output);
+  const Run second = Build();
+  EXPECT_TRUE(second.reused);
+  EXPECT_TRUE(second.result.succeeded()) << second.result.error;
+  EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 1) << "a hit created a builder";
+  EXPECT_EQ(Contents(options_.output), "ENGINE-BYTES-1");
+  ASSERT_EQ(second.events.front().type, EventType::kBuildStart);
+  EXPECT_EQ(second.events.front().cache.state, "hit");
+  EXPECT_EQ(second.events.front().cache.key, first.result.cache.key);
+  ASSERT_TRUE(second.events.front().cache.built_seconds.has_value());
+  EXPECT_EQ(second.events.back().type, EventType::kBuildFinish);
+  EXPECT_EQ(second.events.back().cache.state, "hit");
+  EXPECT_EQ(second.result.exit_code, exit_code::kSucceeded);
+
+  // And once more over the engine it placed: the output is whole, nothing left behind.
+  const Run third = Build();
+  EXPECT_TRUE(third.reused);
+  EXPECT_EQ(Contents(options_.output), "ENGINE-BYTES-1");
+  for (const auto& item : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(item.path().filename().string().find(".trtwatch-"), std::string::npos) << item.path();
+  }
+  auto opened = cache::EngineCache::Open(cache_dir_);
+  ASSERT_TRUE(opened.cache);
+  const cache::CacheStats stats = opened.cache->Stats();
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.hits, 2u);
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.bytes_reused, 2 * std::string("ENGINE-BYTES-1").size());
+}
+
+TEST_F(EngineCacheTest, AnotherKeyIsAMissAndFailedBuildsStoreNothing) {
+  ASSERT_EQ(Build().result.cache.state, "miss");
+  options_.optimization_level = 5;  // another engine
+  fake_trt::GetScript().build_fails = true;
+  const Run failed = Build();
+  EXPECT_FALSE(failed.result.succeeded());
+  EXPECT_EQ(failed.result.cache.state, "miss");
+  EXPECT_FALSE(fs::exists(cache_dir_ + "/v1/" + failed.result.cache.key));
+  fake_trt::GetScript().build_fails = false;
+  const Run retried = Build();
+  EXPECT_FALSE(retried.reused);
+  EXPECT_TRUE(retried.result.succeeded());
+  EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 3);
+}
+
+TEST_F(EngineCacheTest, ADamagedEntryIsAMissWithAWarningAndIsRebuilt) {
+  fake_trt::GetScript().engine = "GOOD-ENGINE";
+  const Run first = Build();
+  ASSERT_TRUE(first.result.succeeded());
+  fs::remove(options_.output);  // the entry no longer shares the output's file
+  std::ofstream(EntryEngine(first), std::ios::binary | std::ios::app) << "X";  // one byte more
+  const Run second = Build();
+  EXPECT_FALSE(second.reused);
+  EXPECT_EQ(second.result.cache.state, "miss");
+  ASSERT_EQ(Warnings(second).size(), 1u);
+  EXPECT_NE(Warnings(second)[0].find("damaged"), std::string::npos) << Warnings(second)[0];
+  EXPECT_EQ(Contents(options_.output), "GOOD-ENGINE");
+  EXPECT_EQ(Contents(EntryEngine(second)), "GOOD-ENGINE");  // stored again
+  EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 2);
+}
+
+TEST_F(EngineCacheTest, IdenticalBuildsAtOnceBuildOnce) {
+  fake_trt::GetScript().step_ms = 5;  // long enough for the other to arrive meanwhile
+  Run a, b;
+  std::thread first([&] { a = Build(dir_ + "/a.engine"); });
+  std::thread second([&] { b = Build(dir_ + "/b.engine"); });
+  first.join();
+  second.join();
+  EXPECT_TRUE(a.result.succeeded() && b.result.succeeded());
+  EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 1);
+  EXPECT_NE(a.reused, b.reused) << "exactly one of them reuses the other's engine";
+  EXPECT_EQ(Contents(dir_ + "/a.engine"), Contents(dir_ + "/b.engine"));
+}
+
+TEST_F(EngineCacheTest, PruningKeepsTheMostRecentlyUsed) {
+  limits_.max_entries = 2;
+  std::vector<std::string> keys;
+  for (int level : {1, 2, 3}) {
+    options_.optimization_level = level;
+    keys.push_back(Build().result.cache.key);
+  }
+  auto opened = cache::EngineCache::Open(cache_dir_);
+  ASSERT_TRUE(opened.cache);
+  std::vector<std::string> listed;
+  for (const cache::CacheEntry& entry : opened.cache->List()) listed.push_back(entry.key);
+  EXPECT_EQ(listed, (std::vector<std::string>{keys[2], keys[1]}));
+  // A hit makes an entry the most recent: pruning to one keeps it.
+  options_.optimization_level = 2;
+  ASSERT_TRUE(Build().reused);
+  EXPECT_EQ(opened.cache->Prune({uint64_t{1} << 40, 1}), (std::vector<std::string>{keys[2]}));
+  ASSERT_EQ(opened.cache->List().size(), 1u);
+  EXPECT_EQ(opened.cache->List()[0].key, keys[1]);
+}
+
+TEST_F(EngineCacheTest, ACacheFolderThatCannotBeUsedIsAWarningNotAFailure) {
+  std::ofstream(dir_ + "/file") << "x";
+  cache_dir_ = dir_ + "/file";
+  const Run run = Build();
+  EXPECT_TRUE(run.result.succeeded());
+  EXPECT_TRUE(run.result.cache.state.empty());
+  ASSERT_EQ(Warnings(run).size(), 1u);
+  EXPECT_NE(Warnings(run)[0].find("engine cache"), std::string::npos) << Warnings(run)[0];
+}
+
+}  // namespace
+}  // namespace trtwatch
