@@ -603,7 +603,7 @@ void BuildManager::QueueTrouble(const std::string& what, const std::string& erro
 void BuildManager::Start(Active& b) {
   const std::string id = b.record.id;
   const std::string engine = b.request.simulate.empty() ? engine_dir() + "/" + id + ".engine.part" : "";
-  ExecutionStart start = executor_->Start(WorkerArguments(b.request, engine));
+  ExecutionStart start = executor_->Start(WorkerArguments(b.request, engine, engine_cache_dir()));
   if (!start.execution) {
     EndWithoutWorker(b, BuildState::kFailed, start.error);
     return;
@@ -834,6 +834,9 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count());
+  if (b.saw_finish && !b.finish.cache.state.empty()) {
+    metrics_.EngineCacheUsed(b.finish.cache.state == "hit", r.engine_bytes.value_or(0));
+  }
   Close(b);
   MaybeStart();
   if (shutting_down_ && running_ == 0 && on_idle_) std::exchange(on_idle_, nullptr)();

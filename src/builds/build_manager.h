@@ -68,6 +68,9 @@ struct ManagerOptions {
   std::string worker_exe = "/proc/self/exe";  // the default executor's workers run this
   std::string replica = "replica";  // this manager's name among its store's replicas (builds/replica_name.h)
   double lease_seconds = 15;        // a claim lasts this long unless renewed (every third of it)
+  // Real builds share an engine cache in DATA_DIR/engine-cache (docs/cache.md); a
+  // request turns it off for itself with "cache": false.
+  bool engine_cache = true;
 };
 
 // A live reader of one build's events (an SSE stream).
@@ -200,6 +203,7 @@ class BuildManager {
   int64_t running() const { return running_; }
   // Where finished engines and timing-cache copies are kept (DATA_DIR/engines).
   std::string engine_dir() const { return options_.data_dir + "/engines"; }
+  std::string engine_cache_dir() const { return options_.engine_cache ? options_.data_dir + "/engine-cache" : ""; }
   // Builds waiting in the store's queue, for every replica (0 when it cannot be read).
   int64_t queued();
 

@@ -126,10 +126,11 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
     return Fail(error, "the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
                        "{\"model\": \"resnet50.onnx\"}");
   }
-  static const std::set<std::string> known = {"model", "options", "simulate", "seed", "speed", "timeout"};
+  static const std::set<std::string> known = {"model", "options", "simulate", "seed", "speed", "timeout", "cache"};
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) {
-      return Fail(error, "unknown field \"" + key + "\"; the fields are model, options, simulate, seed, speed, timeout");
+      return Fail(error,
+                  "unknown field \"" + key + "\"; the fields are model, options, simulate, seed, speed, timeout, cache");
     }
   }
   BuildRequest r;
@@ -185,6 +186,11 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
       }
     }
     normal["options"] = options;
+    if (j.contains("cache")) {
+      if (!j["cache"].is_boolean()) return Fail(error, "\"cache\" must be true or false (false: build, even on a hit)");
+      r.cache = j["cache"].get<bool>();
+      if (!r.cache) normal["cache"] = false;
+    }
   }
   if (j.contains("timeout")) {
     const json& t = j["timeout"];
@@ -202,7 +208,8 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
   return true;
 }
 
-std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::string& engine_path) {
+std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::string& engine_path,
+                                         const std::string& engine_cache) {
   std::vector<std::string> args = {"build"};
   if (!r.simulate.empty()) {
     args.insert(args.end(), {"--simulate", r.simulate, "--seed", std::to_string(r.seed), "--speed"});
@@ -214,6 +221,13 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
     for (const auto& [flag, value] : r.options) {
       args.push_back("--" + flag);
       if (!value.empty()) args.push_back(value);
+    }
+    if (!engine_cache.empty()) {
+      if (r.cache) {
+        args.insert(args.end(), {"--engine-cache", engine_cache});
+      } else {
+        args.emplace_back("--no-engine-cache");
+      }
     }
   }
   if (!r.timeout.empty()) args.insert(args.end(), {"--timeout", r.timeout});

@@ -22,6 +22,7 @@ struct BuildRequest {
   // {"workspace": "4G"} -> --workspace 4G. Value empty for a bare flag; paths resolved.
   std::vector<std::pair<std::string, std::string>> options;
   std::string timeout;  // as given ("30m"); empty for none
+  bool cache = true;    // "cache": false: build even when the engine cache has the engine
   std::string json;     // the request, normalised, as stored in the record
 };
 
@@ -66,6 +67,9 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
 
 // The arguments after "trtwatch": `build ... --progress json`. Real builds write
 // their engine to `engine_path`.
-std::vector<std::string> WorkerArguments(const BuildRequest& request, const std::string& engine_path);
+// `engine_cache`: the workers' engine cache folder (docs/cache.md); empty: none. A
+// real build uses it unless its request said "cache": false.
+std::vector<std::string> WorkerArguments(const BuildRequest& request, const std::string& engine_path,
+                                         const std::string& engine_cache = "");
 
 }  // namespace trtwatch::builds

@@ -129,6 +129,16 @@ void Metrics::ConnectionRefused() {
   ++refused_;
 }
 
+void Metrics::EngineCacheUsed(bool hit, uint64_t engine_bytes) {
+  MutexLock lock(&mu_);
+  if (hit) {
+    ++cache_hits_;
+    cache_bytes_reused_ += engine_bytes;
+  } else {
+    ++cache_misses_;
+  }
+}
+
 std::string Metrics::Render(int64_t running, int64_t queued) const {
   std::string out;
   MutexLock lock(&mu_);  // held throughout: one consistent snapshot
@@ -161,6 +171,13 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
   out.append("trtwatch_accept_failures_total ").append(std::to_string(accept_failures_)).append("\n");
   Header(&out, "trtwatch_connections_refused_total", "counter", "Connections answered 503 over --max-connections.");
   out.append("trtwatch_connections_refused_total ").append(std::to_string(refused_)).append("\n");
+  Header(&out, "trtwatch_engine_cache_hits_total", "counter",
+         "Builds that reused an engine from the engine cache: no builder was created.");
+  out.append("trtwatch_engine_cache_hits_total ").append(std::to_string(cache_hits_)).append("\n");
+  Header(&out, "trtwatch_engine_cache_misses_total", "counter", "Builds that looked in the engine cache and built.");
+  out.append("trtwatch_engine_cache_misses_total ").append(std::to_string(cache_misses_)).append("\n");
+  Header(&out, "trtwatch_engine_cache_reused_bytes_total", "counter", "Engine bytes placed from the engine cache.");
+  out.append("trtwatch_engine_cache_reused_bytes_total ").append(std::to_string(cache_bytes_reused_)).append("\n");
   Header(&out, "trtwatch_http_responses_total", "counter", "HTTP responses, by status code.");
   for (const auto& [code, n] : requests_) {
     out.append("trtwatch_http_responses_total{code=\"").append(std::to_string(code)).append("\"} ");

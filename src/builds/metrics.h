@@ -57,6 +57,9 @@ class Metrics {
   void Request(int status) EXCLUDES(mu_);
   void AcceptFailed() EXCLUDES(mu_);       // accept() failed (out of descriptors)
   void ConnectionRefused() EXCLUDES(mu_);  // over --max-connections: 503
+  // A build that used the engine cache ended: a hit placed `engine_bytes` without
+  // building; a miss built (docs/cache.md).
+  void EngineCacheUsed(bool hit, uint64_t engine_bytes) EXCLUDES(mu_);
 
   // The exposition text; `running` and `queued` are the gauges' current values.
   std::string Render(int64_t running, int64_t queued) const EXCLUDES(mu_);
@@ -74,6 +77,9 @@ class Metrics {
   std::map<int, uint64_t> requests_ GUARDED_BY(mu_);  // HTTP status -> count
   uint64_t accept_failures_ GUARDED_BY(mu_) = 0;
   uint64_t refused_ GUARDED_BY(mu_) = 0;
+  uint64_t cache_hits_ GUARDED_BY(mu_) = 0;
+  uint64_t cache_misses_ GUARDED_BY(mu_) = 0;
+  uint64_t cache_bytes_reused_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace trtwatch::builds

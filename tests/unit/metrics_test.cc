@@ -64,6 +64,20 @@ TEST(MetricsTest, RendersPrometheusText) {
   }
 }
 
+TEST(MetricsTest, EngineCacheHitsMissesAndReusedBytesAreCounted) {
+  Metrics m;
+  const std::string before = m.Render(0, 0);
+  EXPECT_TRUE(HasLine(before, "trtwatch_engine_cache_hits_total 0"));
+  m.EngineCacheUsed(true, 1000);
+  m.EngineCacheUsed(true, 24);
+  m.EngineCacheUsed(false, 5000);  // a miss reuses nothing
+  const std::string text = m.Render(0, 0);
+  EXPECT_TRUE(HasLine(text, "# TYPE trtwatch_engine_cache_hits_total counter")) << text;
+  EXPECT_TRUE(HasLine(text, "trtwatch_engine_cache_hits_total 2"));
+  EXPECT_TRUE(HasLine(text, "trtwatch_engine_cache_misses_total 1"));
+  EXPECT_TRUE(HasLine(text, "trtwatch_engine_cache_reused_bytes_total 1024"));
+}
+
 TEST(MetricsTest, PhasesWithNumberedNamesShareOneSeries) {
   Metrics m;
   m.PhaseFinished("Building layer 12 of 480", 1);

@@ -165,6 +165,23 @@ TEST(BuildRequestTest, SimulatedRequestBecomesWorkerArguments) {
                                       "--timeout", "30m", "--progress", "json"}));
 }
 
+TEST_F(ModelPathTest, RealBuildsUseTheEngineCacheUnlessTheRequestSaysNo) {
+  RequestPaths paths{roots_, "", ""};
+  BuildRequest r;
+  std::string error;
+  ASSERT_TRUE(ParseBuildRequest(R"({"model":"sub/net.onnx"})", paths, &r, &error)) << error;
+  const std::string model = fs::canonical(base_ / "root/sub/net.onnx").string();
+  EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
+            (std::vector<std::string>{"build", model, "-o", "/e", "--engine-cache", "/data/engine-cache", "--progress",
+                                      "json"}));
+  ASSERT_TRUE(ParseBuildRequest(R"({"model":"sub/net.onnx","cache":false})", paths, &r, &error)) << error;
+  EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
+            (std::vector<std::string>{"build", model, "-o", "/e", "--no-engine-cache", "--progress", "json"}));
+  EXPECT_NE(r.json.find("\"cache\":false"), std::string::npos) << r.json;
+  EXPECT_FALSE(ParseBuildRequest(R"({"model":"sub/net.onnx","cache":"no"})", paths, &r, &error));
+  EXPECT_NE(error.find("true or false"), std::string::npos) << error;
+}
+
 TEST(BuildRequestTest, RefusesWhatItCannotRun) {
   BuildRequest r;
   std::string error;
