@@ -7,13 +7,13 @@
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 20)] [TARGET...]
 #        scripts/fuzz.sh --build-only
-#   targets: duration event_json build_request profile build_options http_request json_rpc (default: all)
+#   targets: duration event_json build_request profile build_options http_request json_rpc onnx_external_data (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request profile build_options http_request json_rpc); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request profile build_options http_request json_rpc onnx_external_data); fi
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <istream>
 #include <set>
 #include <stdexcept>
 
@@ -45,7 +46,7 @@ struct Damaged : std::runtime_error {
 // Sequential reads with skips that seek past what is not in the buffer.
 class WireReader {
  public:
-  WireReader(std::ifstream& file, uint64_t size) : file_(file), size_(size), buffer_(kBufferBytes) {}
+  WireReader(std::istream& file, uint64_t size) : file_(file), size_(size), buffer_(kBufferBytes) {}
 
   uint64_t position() const { return position_; }
   uint64_t size() const { return size_; }
@@ -95,7 +96,7 @@ class WireReader {
     if (filled_ == 0) throw Damaged("the file ends inside a message");
   }
 
-  std::ifstream& file_;
+  std::istream& file_;
   const uint64_t size_;
   std::vector<char> buffer_;
   size_t next_ = 0;
@@ -221,7 +222,12 @@ ExternalDataOutcome FindExternalData(const std::string& model_path) {
     outcome.error = "cannot open the model \"" + model_path + "\" to find its external data";
     return outcome;
   }
-  WireReader reader(file, static_cast<uint64_t>(size));
+  return FindExternalDataIn(file, static_cast<uint64_t>(size), model_path);
+}
+
+ExternalDataOutcome FindExternalDataIn(std::istream& file, uint64_t size, const std::string& model_path) {
+  ExternalDataOutcome outcome;
+  WireReader reader(file, size);
   Scanner scanner(reader);
   try {
     scanner.Model();

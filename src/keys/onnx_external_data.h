@@ -13,6 +13,8 @@
 // Threading: a pure function of the file.
 #pragma once
 
+#include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,9 @@ struct ExternalDataOutcome {
 };
 
 ExternalDataOutcome FindExternalData(const std::string& model_path);
+// The same over `size` bytes of an open stream (fuzz/onnx_external_data_fuzz.cc);
+// `model_path` names it in messages.
+ExternalDataOutcome FindExternalDataIn(std::istream& model, uint64_t size, const std::string& model_path);
 
 // Whether `location` is one ONNX may read: relative, inside the model's folder.
 // Empty when it is, else why not.
