@@ -56,6 +56,7 @@ import os
 import pathlib
 import re
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -327,6 +328,7 @@ def main():
         return 0 if ok else 1
     finally:
         pg.close()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
