@@ -75,11 +75,11 @@ from pg_server import PgServer  # noqa: E402
 class Replica:
     """One `trtwatch serve` process; its port read from its stderr."""
 
-    def __init__(self, args, tmp, name, store_uri, *extra):
+    def __init__(self, args, tmp, name, store_uri, *extra, binary=None):
         self.name = name
         self.err_path = tmp / f"{name}.stderr"
         self.data = tmp / name
-        cmd = [args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(self.data), *extra]
+        cmd = [binary or args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(self.data), *extra]
         if store_uri:
             cmd += ["--store", store_uri, "--replica", name]
         if args.io_threads is not None:
@@ -255,8 +255,9 @@ def parse_time(s):
     return datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
 
 
-def ingest_one(args, tmp, label, uri, pg):
-    r = Replica(args, tmp, label, uri, "--max-concurrent", str(args.builds), "--queue-limit", str(args.builds + 10))
+def ingest_one(args, tmp, label, uri, pg, binary=None):
+    r = Replica(args, tmp, label, uri, "--max-concurrent", str(args.builds), "--queue-limit", str(args.builds + 10),
+                binary=binary)
     try:
         ids = [http(r.port, "POST", "/builds", {"simulate": "large-transformer", "speed": 1000, "seed": i})[1]["id"]
                for i in range(args.builds)]
@@ -283,9 +284,14 @@ def ingest(args, pg, tmp):
     print(f"ingest: {args.builds} concurrent simulated builds (large-transformer, speed 1000) on one replica "
           f"(--max-concurrent {args.builds}); events stored / (last finished_at - first started_at)")
     rates = {"postgresql": [], "sqlite": []}
+    if args.baseline_bin:
+        rates["sqlite, baseline binary"] = []
     for i in range(args.repeat):
         rates["postgresql"].append(ingest_one(args, tmp, f"postgresql{i}", pg.create_database(f"ingest{i}"), pg))
         rates["sqlite"].append(ingest_one(args, tmp, f"sqlite{i}", None, pg))
+        if args.baseline_bin:
+            rates["sqlite, baseline binary"].append(
+                ingest_one(args, tmp, f"sqlite-baseline{i}", None, pg, binary=args.baseline_bin))
     for k, v in rates.items():
         print(f"  {k}: best {max(v):,.0f} events/s over {len(v)} run(s)")
     return True
@@ -307,6 +313,8 @@ def main():
     parser.add_argument("--builds", type=int, default=20, help="concurrent builds of the ingest measurement")
     parser.add_argument("--repeat", type=int, default=1, help="ingest runs of each store (alternating)")
     parser.add_argument("--pg-fsync", choices=["on", "off"], default="on")
+    parser.add_argument("--baseline-bin", default=None,
+                        help="an earlier trtwatch (e.g. before replicas) whose SQLite ingest runs alternately in the same run")
     args = parser.parse_args()
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
