@@ -21,6 +21,10 @@ constexpr const char* kEngineFile = "engine";
 constexpr const char* kEntryFile = "entry.json";
 constexpr const char* kUsedFile = "used";
 constexpr uint64_t kMaxEntryFileBytes = uint64_t{4} << 20;  // a key document is a few KiB
+constexpr const char* kStagingPrefix = ".incoming-";
+// A store in progress renames its staging folder within seconds (minutes for a huge
+// copy): one this old was left by a process that died mid-store.
+constexpr auto kAbandonedStaging = std::chrono::hours(24);
 
 bool IsKey(const std::string& text) {
   return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -232,7 +236,7 @@ StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& mo
     return outcome;
   }
   // Everything in a folder of its own, renamed into place whole.
-  const fs::path staging = fs::path(folder_) / (".incoming-" + key.digest.substr(0, 16) + "-" + RandomSuffix());
+  const fs::path staging = fs::path(folder_) / (kStagingPrefix + key.digest.substr(0, 16) + "-" + RandomSuffix());
   fs::create_directory(staging, ec);
   if (ec) {
     outcome.error = "cannot write in the engine cache \"" + folder_ + "\": " + ec.message();
@@ -327,7 +331,18 @@ std::vector<std::string> EngineCache::Remove(const std::string& prefix) {
   return removed;
 }
 
+void EngineCache::RemoveAbandonedStaging() {
+  std::error_code ec;
+  const fs::file_time_type cutoff = fs::file_time_type::clock::now() - kAbandonedStaging;
+  for (const fs::directory_entry& item : fs::directory_iterator(folder_, ec)) {
+    if (item.path().filename().string().rfind(kStagingPrefix, 0) != 0) continue;
+    std::error_code time_error;
+    if (fs::last_write_time(item.path(), time_error) < cutoff && !time_error) fs::remove_all(item.path(), time_error);
+  }
+}
+
 std::vector<std::string> EngineCache::Prune(const CacheLimits& limits, const std::string& keep) {
+  RemoveAbandonedStaging();
   std::vector<std::string> removed;
   uint64_t count = 0, bytes = 0;
   for (const CacheEntry& entry : List()) {  // newest first: the oldest pass the bounds

@@ -115,7 +115,8 @@ class EngineCache {
   // Removes the entries whose key starts with `prefix` (at least 4 hex digits); the
   // keys removed.
   std::vector<std::string> Remove(const std::string& prefix);
-  // Removes least recently used entries until `limits` hold; the keys removed.
+  // Removes least recently used entries until `limits` hold, and what a store that
+  // died left behind a day ago or more; the keys removed.
   std::vector<std::string> Prune(const CacheLimits& limits, const std::string& keep = "");
 
   const std::string& folder() const { return folder_; }
@@ -124,6 +125,7 @@ class EngineCache {
   explicit EngineCache(std::string folder, CacheLimits limits);
   std::string EntryPath(const std::string& key) const;
   void AddToStats(uint64_t hits, uint64_t misses, uint64_t bytes_reused, double seconds_saved);
+  void RemoveAbandonedStaging();
 
   const std::string folder_;  // DIR/v1
   const CacheLimits limits_;

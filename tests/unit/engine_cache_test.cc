@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -198,6 +199,19 @@ TEST_F(EngineCacheTest, PruningKeepsTheMostRecentlyUsed) {
   EXPECT_EQ(opened.cache->Prune({uint64_t{1} << 40, 1}), (std::vector<std::string>{keys[2]}));
   ASSERT_EQ(opened.cache->List().size(), 1u);
   EXPECT_EQ(opened.cache->List()[0].key, keys[1]);
+}
+
+TEST_F(EngineCacheTest, PruningRemovesWhatADeadStoreLeftButNotOneInProgress) {
+  auto opened = cache::EngineCache::Open(cache_dir_);
+  ASSERT_TRUE(opened.cache);
+  const fs::path dead = fs::path(cache_dir_) / "v1" / ".incoming-0123456789abcdef-dead0000";
+  const fs::path running = fs::path(cache_dir_) / "v1" / ".incoming-0123456789abcdef-live0000";
+  fs::create_directories(dead);
+  fs::create_directories(running);
+  fs::last_write_time(dead, fs::file_time_type::clock::now() - std::chrono::hours(25));
+  opened.cache->Prune(limits_);
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(running));
 }
 
 TEST_F(EngineCacheTest, ACacheFolderThatCannotBeUsedIsAWarningNotAFailure) {
