@@ -202,7 +202,12 @@ void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
   });
   // A cluster's job runs on without the service that submitted it: followed again, from
   // the record, to its end (its stream is read anew; what the log has is skipped).
-  if (std::unique_ptr<Execution> again = executor_->Reattach({b.record.worker_pid, b.record.job})) {
+  std::string request_error;
+  std::unique_ptr<Execution> again;
+  if (ParseBuildRequest(b.record.request_json, Paths(), &b.request, &request_error)) {
+    again = executor_->Reattach({b.record.worker_pid, b.record.job});
+  }
+  if (again) {
     b.started = std::chrono::steady_clock::now() -
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(std::max(0.0, NowUnix() - b.record.started_at)));

@@ -30,6 +30,11 @@ constexpr const char* kJobScript =
     "\"$CUDA_VISIBLE_DEVICES\" \"$SLURM_JOB_GPUS\" > \"$facts.part\" && mv \"$facts.part\" \"$facts\"\n"
     "exec \"$@\"\n";
 
+// A Slurm command as run: from commands_dir, or found on PATH.
+std::string Command(const SlurmOptions& options, const char* name) {
+  return options.commands_dir.empty() ? name : options.commands_dir + "/" + name;
+}
+
 // Reads up to `max` bytes of `path` from `*offset` on; advances it. 0 when there is
 // nothing new (or no file yet).
 size_t ReadFrom(const std::string& path, uint64_t* offset, char* into, size_t max) {
@@ -98,13 +103,13 @@ class SlurmExecution final : public Execution {
     stop_ = true;
     if (place_.id.empty() || ended_) return;  // applied once sbatch answers
     // A pending job has nothing to stop cooperatively: it is taken off the queue.
-    if (place_.state == "PENDING") return Scancel({"scancel", place_.id});
-    Scancel({"scancel", "--full", "--signal=TERM", place_.id});
+    if (place_.state == "PENDING") return Scancel({Command(options_, "scancel"), place_.id});
+    Scancel({Command(options_, "scancel"), "--full", "--signal=TERM", place_.id});
   }
   void ForceStop() override {
     force_ = true;
     if (place_.id.empty() || ended_) return;
-    Scancel({"scancel", place_.id});
+    Scancel({Command(options_, "scancel"), place_.id});
   }
   std::optional<WorkerExit> Poll() override {
     if (!ended_) return std::nullopt;
@@ -155,7 +160,7 @@ class SlurmExecution final : public Execution {
   }
 
   void PollState() {
-    runner_.Run({"scontrol", "-o", "show", "job", place_.id}, [this, alive = alive_](const CommandResult& r) {
+    runner_.Run({Command(options_, "scontrol"), "-o", "show", "job", place_.id}, [this, alive = alive_](const CommandResult& r) {
       if (!*alive || ended_) return;
       // A controller that does not answer (restarting) is asked again next time.
       const JobInfoResult got = ParseScontrolJob(r.out + r.err, place_.id);
@@ -255,7 +260,10 @@ std::vector<std::string> SlurmExecutor::SubmitArguments(const WorkerTask& task) 
                                    "--job-name=trtwatch-" + task.build_id,
                                    "--output=" + base + ".events.jsonl",
                                    "--error=" + base + ".stderr",
-                                   "--chdir=" + options_.jobs_dir};
+                                   "--chdir=" + options_.jobs_dir,
+                                   // A node that fails ends the build as NODE_FAIL, never a silent rerun
+                                   // of it from the start under the same record.
+                                   "--no-requeue"};
   if (task.timeout_seconds) args.push_back("--time=" + TimeLimitMinutes(*task.timeout_seconds + task.cancel_grace_seconds));
   if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
   if (!options_.account.empty()) args.push_back("--account=" + options_.account);
@@ -267,7 +275,7 @@ ExecutionStart SlurmExecutor::Start(const WorkerTask& task, const std::vector<st
   JobPlace place;
   place.executor = "slurm";
   place.stream = options_.jobs_dir + "/" + task.build_id + ".events.jsonl";
-  std::vector<std::string> sbatch = {"sbatch"};
+  std::vector<std::string> sbatch = {Command(options_, "sbatch")};
   for (std::string& a : SubmitArguments(task)) sbatch.push_back(std::move(a));
   sbatch.insert(sbatch.end(), {script_, options_.jobs_dir + "/" + task.build_id + ".facts", options_.worker_exe});
   sbatch.insert(sbatch.end(), args.begin(), args.end());

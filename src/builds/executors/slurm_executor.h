@@ -39,6 +39,7 @@ struct SlurmOptions {
   std::vector<std::string> extra_args;  // more sbatch options (--gres=gpu:1, --mem=…)
   std::string worker_exe;               // trtwatch as the compute nodes reach it
   std::string jobs_dir;                 // shared with the nodes: job scripts, streams
+  std::string commands_dir;             // where sbatch, scontrol and scancel are; empty: PATH
   std::chrono::milliseconds state_poll{500};  // scontrol, per job
   std::chrono::milliseconds tail_poll{25};    // the stream file
 };
