@@ -172,6 +172,14 @@ PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         subprocess.run([_sbin("slurmd"), "-N", node], env=self.env, check=True, capture_output=True, timeout=30)
         self.slurmd_pids[node] = self._read_pid(pid_file)
 
+    def restart_controller(self):
+        """slurmctld stopped (saving its state) and started again; jobs run on meanwhile."""
+        _stop_all([self.ctld_pid], timeout=10)
+        if os.path.exists(f"{self.dir}/ctld/slurmctld.pid"):  # a clean stop removes it
+            os.remove(f"{self.dir}/ctld/slurmctld.pid")
+        subprocess.run([_sbin("slurmctld")], env=self.env, check=True, capture_output=True, timeout=30)
+        self.ctld_pid = self._read_pid(f"{self.dir}/ctld/slurmctld.pid")
+
     def kill_node(self, node):
         """slurmd of `node` killed (SIGKILL), as a node that fails; its jobs' processes are
         killed too, as they would die with a real node."""

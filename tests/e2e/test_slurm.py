@@ -1,21 +1,28 @@
 """The Slurm executor against a real Slurm 22.05 cluster the tests start (slurm_cluster.py:
 munge, slurmctld, three slurmd with typed fake GPUs). Each drill runs simulated builds as
 batch jobs through `trtwatch serve --executor slurm`: a build followed live to its end,
-cancel (cooperative), `scancel` from outside, a node's slurmd killed mid-build, and the
-service restarted mid-build (the job runs on, the next service follows it to its end).
+cancel (cooperative), `scancel` from outside, a node's slurmd killed mid-build, slurmctld
+restarted mid-build, and the service restarted mid-build (the job runs on, the next service follows it to its end).
 Every wait is bounded."""
 import os
 import signal
 import time
 
 from service_client import Server, SseReader, read_until
+import pytest
+
 from slurm_cluster import slurm  # noqa: F401  (the fixture)
 
 LONG = {"simulate": "large-transformer", "seed": 3}  # minutes long: ended by the drill
 
 
+@pytest.fixture(autouse=True)
+def _slurm_conf(slurm, monkeypatch):
+    """The service's sbatch, scontrol and scancel reach the test cluster."""
+    monkeypatch.setenv("SLURM_CONF", slurm.conf)
+
+
 def slurm_server(tmp_path, cluster, *extra, name="server"):
-    os.environ["SLURM_CONF"] = cluster.conf  # the service's sbatch, scontrol and scancel reach this cluster
     return Server(tmp_path, "--executor", "slurm", "--slurm-partition", "gpu", "--slurm-arg=--gres=gpu:1",
                   "--cancel-grace", "5s", *extra, data_dir=tmp_path / "data", name=name)
 
@@ -145,5 +152,18 @@ def test_a_service_restarted_mid_build_follows_the_job_to_its_end(tmp_path, slur
         seqs = [int(e["id"]) for e in stream]
         assert seqs == list(range(1, len(seqs) + 1)), "the log has every event once, none lost at the restart"
         assert stream[-1]["event"] == "build_finish"
+    finally:
+        server.stop()
+
+
+def test_a_build_goes_on_while_slurmctld_restarts_and_is_followed_to_its_end(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm).start()
+    try:
+        doc = server.submit({"simulate": "small-cnn", "seed": 4, "speed": 0.7})
+        job = running_on_a_node(server, doc["id"])["job"]
+        slurm.restart_controller()
+        final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled", "interrupted"}, timeout=40)
+        assert final["status"] == "succeeded", (final["error"], final["reason"], final["job"])
+        assert final["job"]["id"] == job["id"] and final["job"]["state"] == "COMPLETED"
     finally:
         server.stop()
