@@ -82,6 +82,8 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   manager_options.queue_limit = config.queue_limit;
   manager_options.cancel_grace_seconds = config.cancel_grace_seconds;
   manager_options.replica = ThisReplica(config);
+  // Replicas of one service are told apart in /metrics; one on its own disk needs no label.
+  if (root->store_->changes() != nullptr) root->metrics_.LabelReplica(manager_options.replica);
   manager_options.lease_seconds = config.lease_seconds;
   std::unique_ptr<builds::Executor> executor = MakeExecutor(io, config, manager_options.data_dir, &error);
   if (!executor && config.executor == "slurm") return opening;

@@ -5,6 +5,7 @@
 #include "cli/build_command.h"
 #include "cli/doctor_command.h"
 #include "cli/mcp_command.h"
+#include "cli/replay_command.h"
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
   trtwatch::McpCommandOptions mcp;
   CLI::App* mcp_cmd = trtwatch::AddMcpCommand(app, &mcp);
 
+  trtwatch::ReplayCommandOptions replay;
+  CLI::App* replay_cmd = trtwatch::AddReplayCommand(app, &replay);
+
   // UTF-8 arguments on every platform (Windows: from the wide command line, so that
   // paths outside the ANSI code page arrive intact).
   std::vector<std::string> args = trtwatch::Utf8Arguments(argc, argv);
@@ -80,5 +84,6 @@ int main(int argc, char** argv) {
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
+  if (replay_cmd->parsed()) return trtwatch::RunReplayCommand(replay);
   return trtwatch::exit_code::kUsage;
 }

@@ -27,7 +27,11 @@ std::string FormatDuration(double seconds) {
   return buf;
 }
 
-std::string BuildTitle(const std::string& backend, const std::string& model) {
+std::string BuildTitle(const std::string& backend, const std::string& model, const Facts& facts) {
+  if (backend == "replay") {
+    return "REPLAY of build " + Fact(facts, "replay_of") + " (" + BuildTitle(Fact(facts, "replay_of_backend"), model) +
+           ")";
+  }
   const std::string build = backend.empty() ? "build" : backend + " build";
   return model.empty() ? build : build + " of " + model;
 }
