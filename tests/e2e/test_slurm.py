@@ -167,3 +167,28 @@ def test_a_build_goes_on_while_slurmctld_restarts_and_is_followed_to_its_end(tmp
         assert final["job"]["id"] == job["id"] and final["job"]["state"] == "COMPLETED"
     finally:
         server.stop()
+
+
+def test_a_build_waiting_for_a_gpu_shows_slurms_pending_reason_and_cancels_off_the_queue(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm, "--max-concurrent", "7").start()
+    try:
+        docs = [server.submit(LONG) for _ in range(7)]  # six GPUs in the cluster: one waits
+        waiting = wait_for(lambda: [d for d in (server.get(x["id"]) for x in docs)
+                                    if d["job"] and d["job"]["state"] == "PENDING" and d["job"]["pending_reason"]
+                                    and all(server.get(x["id"])["job"]["state"] == "RUNNING"
+                                            for x in docs if x["id"] != d["id"])], 30,
+                           "six jobs running and one pending")
+        pending = waiting[0]
+        assert pending["job"]["pending_reason"] in ("Resources", "Priority"), pending["job"]
+        assert pending["job"]["node"] is None
+        running = [server.get(x["id"])["job"] for x in docs if x["id"] != pending["id"]]
+        gpus = {(j["node"], j["gpu"]["slurm_job_gpus"]) for j in running}
+        assert len(gpus) == 6, running  # never two builds on one GPU
+        for d in docs:
+            server.request("POST", f"/builds/{d['id']}/cancel")
+        final = server.wait_status(pending["id"], {"cancelled", "failed"}, timeout=20)
+        assert final["status"] == "cancelled" and final["reason"] is None, (final["error"], final["job"])
+        for d in docs:
+            server.wait_status(d["id"], {"cancelled"}, timeout=20)
+    finally:
+        server.stop()
