@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build clang-14 libclang-rt-14-dev git
   nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev libssl-dev libpq-dev postgresql-15
+  slurmctld slurmd slurm-client munge
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
@@ -19,6 +20,8 @@ packages=(
 # libpq-dev: the PostgreSQL record store (--store postgresql://…) is built on libpq;
 # postgresql-15: its tests start a throwaway server of their own (tests/support/postgres_server.h,
 # tests/e2e/pg_server.py), so the cluster the package may start is not needed.
+# slurmctld, slurmd, slurm-client, munge: the Slurm executor's tests start a three-node
+# cluster of their own on this machine (tests/e2e/slurm_cluster.py, docs/slurm.md).
 # MinGW-w64 cross-builds trtwatch.exe, googletest's sources build its tests for
 # Windows, and Wine runs them (docs/windows.md).
 # libkrb5-dev: the VS Code extension's workbench tests install code-server, whose

@@ -24,6 +24,12 @@ struct BuildsConfig {
   double lease_seconds = 15;
   double cancel_grace_seconds = 10;
   double max_build_seconds = 0;            // MCP's server-wide budget; 0 = none
+  // Where builds run: "local" (processes of this host) or "slurm" (batch jobs,
+  // builds/executors/slurm_executor.h, with these sbatch options).
+  std::string executor = "local";
+  std::string slurm_partition;
+  std::string slurm_account;
+  std::vector<std::string> slurm_args;
   std::function<nlohmann::json()> doctor;  // what MCP's doctor tool reports
 };
 

@@ -2,9 +2,11 @@
 
 #include "app/builds_root.h"
 
+#include "builds/executors/slurm_executor.h"
 #include "builds/model_paths.h"
 #include "builds/replica_name.h"
 #include "builds/stores/open_record_store.h"
+#include "platform/file_access.h"
 #include "platform/process_identity.h"
 
 namespace trtwatch::app {
@@ -18,7 +20,34 @@ std::string LimitsError(const BuildsConfig& config) {
   if (!(config.lease_seconds >= 3 && config.lease_seconds <= 300)) {
     return "--lease-seconds must be from 3 to 300 (how long a replica's claim on a build lasts unless renewed)";
   }
+  if (config.executor != "local" && config.executor != "slurm") {
+    return "--executor must be local or slurm (got \"" + config.executor + "\")";
+  }
+  if (config.executor == "local" &&
+      (!config.slurm_partition.empty() || !config.slurm_account.empty() || !config.slurm_args.empty())) {
+    return "--slurm-partition, --slurm-account and --slurm-arg need --executor slurm";
+  }
   return config.replica.empty() ? "" : builds::ReplicaNameError(config.replica);
+}
+
+// The executor builds run on; null: the manager's default (local processes).
+std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const BuildsConfig& config,
+                                               const std::string& data_dir, std::string* error) {
+  if (config.executor != "slurm") return nullptr;
+  builds::SlurmOptions slurm;
+  slurm.partition = config.slurm_partition;
+  slurm.account = config.slurm_account;
+  slurm.extra_args = config.slurm_args;
+  slurm.worker_exe = ThisProcess().executable;
+  slurm.jobs_dir = data_dir + "/slurm";
+  if (slurm.worker_exe.empty()) {
+    *error = "--executor slurm: the path of this trtwatch program cannot be found (/proc/self/exe)";
+    return nullptr;
+  }
+  if (!MakePrivateFolder(slurm.jobs_dir, error)) return nullptr;
+  auto executor = std::make_unique<builds::SlurmExecutor>(io, NewWorkerLauncher(io), std::move(slurm));
+  if (!executor->Prepare(error)) return nullptr;
+  return executor;
 }
 
 std::string ThisReplica(const BuildsConfig& config) {
@@ -56,7 +85,10 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   // Replicas of one service are told apart in /metrics; one on its own disk needs no label.
   if (root->store_->changes() != nullptr) root->metrics_.LabelReplica(manager_options.replica);
   manager_options.lease_seconds = config.lease_seconds;
-  root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options);
+  std::unique_ptr<builds::Executor> executor = MakeExecutor(io, config, manager_options.data_dir, &error);
+  if (!executor && config.executor == "slurm") return opening;
+  root->manager_ =
+      std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options, std::move(executor));
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
   mcp::ToolOptions tools;
   tools.max_build_seconds = config.max_build_seconds;

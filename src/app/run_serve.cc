@@ -29,6 +29,10 @@ BuildsConfig ConfigOf(const service::ServerOptions& options) {
   config.cancel_grace_seconds = options.cancel_grace_seconds;
   config.replica = options.replica;
   config.lease_seconds = options.lease_seconds;
+  config.executor = options.executor;
+  config.slurm_partition = options.slurm_partition;
+  config.slurm_account = options.slurm_account;
+  config.slurm_args = options.slurm_args;
   config.max_build_seconds = options.mcp_max_build_seconds;
   if (options.doctor_json) config.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
   return config;

@@ -194,8 +194,6 @@ void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
   // this replica (or of the one process a data dir has, or of a service before replicas).
   const bool ours =
       !queue().shared() || orphan.previous_owner.empty() || orphan.previous_owner == options_.replica;
-  if (ours) executor_->StopLeftover({b.record.worker_pid});
-  b.record.worker_pid = 0;
   b.record.last_seq = std::max(b.record.last_seq, store_.LastSeq(b.record.id));
   // The tree as the log left it: open phases are closed and `t` continues from there.
   store_.ForEachEvent(b.record.id, 0, [&](const StoredEvent& stored) {
@@ -203,6 +201,27 @@ void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
     std::string ignored;
     if (EventFromJson(stored.json, &event, &ignored)) b.tree.Apply(event);
   });
+  // A cluster's job runs on without the service that submitted it: followed again, from
+  // the record, to its end (its stream is read anew; what the log has is skipped).
+  std::string request_error;
+  std::unique_ptr<Execution> again;
+  if (ParseBuildRequest(b.record.request_json, Paths(), &b.request, &request_error)) {
+    again = executor_->Reattach({b.record.worker_pid, b.record.job});
+  }
+  if (again) {
+    b.started = std::chrono::steady_clock::now() -
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(std::max(0.0, NowUnix() - b.record.started_at)));
+    const bool cancelling = b.record.state == BuildState::kCancelling;
+    Follow(b, std::move(again));
+    if (cancelling) {
+      b.worker->RequestStop();
+      StartGraceTimer(b, b.record.cancel_grace);
+    }
+    return;
+  }
+  if (ours) executor_->StopLeftover({b.record.worker_pid, b.record.job});
+  b.record.worker_pid = 0;
   const std::string owner = ReplicaNameError(orphan.previous_owner).empty() ? orphan.previous_owner : "?";
   EndWithoutWorker(b, BuildState::kInterrupted,
                    ours ? "interrupted: the service stopped while this build ran; submit it again"
@@ -504,6 +523,11 @@ void BuildManager::Shutdown(bool cancel_running, std::function<void()> done) {
   // Queued builds stay queued in the store, and builds of other replicas run on: their
   // live readers here are told the stream is over for now.
   followers_.EndAll();
+  if (executor_->WorkersOutliveService()) {
+    // Cluster jobs run on; the next start follows them again from their records.
+    if (on_idle_) std::exchange(on_idle_, nullptr)();
+    return;
+  }
   for (const std::string& id : ids) {
     auto it = active_.find(id);
     if (cancel_running && it != active_.end() && it->second->record.state == BuildState::kRunning) Cancel(id);
@@ -512,6 +536,7 @@ void BuildManager::Shutdown(bool cancel_running, std::function<void()> done) {
 }
 
 void BuildManager::KillAll() {
+  if (executor_->WorkersOutliveService()) return;  // jobs are not the service's to kill on its way out
   for (auto& [id, build] : active_) {
     if (build->worker) {
       build->forced_kill = true;
@@ -595,7 +620,9 @@ void BuildManager::Fence(Active& b) {
                b.record.id.c_str(), options_.replica.c_str());
   b.fenced = true;
   b.pending.clear();
-  b.worker->ForceStop();
+  // A cluster's job is the other replica's now (it re-attached to it): this one only
+  // stops reading it, at its end, and writes nothing of it meanwhile.
+  if (!executor_->WorkersOutliveService()) b.worker->ForceStop();
 }
 
 void BuildManager::ApplyCancelRequests() {
@@ -619,16 +646,33 @@ void BuildManager::QueueTrouble(const std::string& what, const std::string& erro
 void BuildManager::Start(Active& b) {
   const std::string id = b.record.id;
   const std::string engine = b.request.simulate.empty() ? PartialEngine(id) : "";
-  ExecutionStart start = executor_->Start(WorkerArguments(b.request, engine, engine_cache_dir()));
+  WorkerTask task{id, std::nullopt, options_.cancel_grace_seconds};
+  double timeout = 0;
+  std::string ignored;
+  if (!b.request.timeout.empty() && ParseDuration(b.request.timeout, &timeout, &ignored)) task.timeout_seconds = timeout;
+  ExecutionStart start = executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir()));
   if (!start.execution) {
     EndWithoutWorker(b, BuildState::kFailed, start.error);
     return;
   }
-  b.worker = std::move(start.execution);
-  b.record.worker_pid = b.worker->place().pid;
   b.started = std::chrono::steady_clock::now();
   b.record.state = BuildState::kRunning;
   b.record.started_at = NowUnix();
+  Follow(b, std::move(start.execution));
+}
+
+void BuildManager::Follow(Active& b, std::unique_ptr<Execution> worker) {
+  const std::string id = b.record.id;
+  b.worker = std::move(worker);
+  b.record.worker_pid = b.worker->place().pid;
+  b.record.job = b.worker->place().job;
+  // A scheduler's job moves (submitted, on a node, its pending reason): the record shows it.
+  b.worker->WatchPlace([this, id] {
+    auto it = active_.find(id);
+    if (it == active_.end() || !it->second->worker) return;
+    it->second->record.job = it->second->worker->place().job;
+    Persist(*it->second);
+  });
   ++running_;
   Persist(b);
   ReadOutput(id);
@@ -792,6 +836,9 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   b.err_tail += b.worker->DiagnosticsNow(kStderrDrain);
   KeepTail(&b.err_tail);
   Flush(b);
+  const std::optional<EndVerdict> verdict = b.worker->Judge(
+      {b.saw_finish, StateFromStatus(b.finish.status), b.record.state == BuildState::kCancelling});
+  b.record.job = b.worker->place().job;
   b.worker.reset();
   b.record.worker_pid = 0;
   if (b.grace) b.grace->cancel();
@@ -803,7 +850,14 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   const std::string stderr_text = ValidUtf8(Trim(b.err_tail));
   const bool service_cancel = r.state == BuildState::kCancelling;
   if (service_cancel) r.cancel_stop = b.forced_kill ? "forced" : "cooperative";
-  if (!b.storage_failure.empty()) {
+  if (verdict && b.storage_failure.empty()) {
+    // The scheduler ended it (a node that failed, its time limit, a cancel from outside):
+    // what the executor says it was, whatever the stream left unsaid.
+    if (!b.saw_finish) AppendSynthesisedFinish(b, verdict->state, verdict->error);
+    r.state = verdict->state;
+    r.error = verdict->error;
+    r.end_reason = verdict->reason;
+  } else if (!b.storage_failure.empty()) {
     const std::string error = "failed: " + b.storage_failure + "; the build was stopped";
     AppendSynthesisedFinish(b, BuildState::kFailed, error);
     r.state = BuildState::kFailed;

@@ -247,6 +247,8 @@ class BuildManager {
   CancelResult CancelElsewhere(const BuildRecord& record, const CancelAsk& ask);
   CancelAsk WithDefaults(const CancelAsk& ask, const std::string& id) const;
   void Start(Active& build);
+  // Makes `worker` the build's, running: its place recorded and its streams read.
+  void Follow(Active& build, std::unique_ptr<Execution> worker);
   void ReadOutput(const std::string& id);
   void ReadErrors(const std::string& id);
   void HandleLine(Active& build, std::string_view line);

@@ -51,6 +51,37 @@ void ArtifactFromJson(const json& j, std::string* path, uint64_t* size, std::str
   if (j.contains("sha256") && j["sha256"].is_string()) *sha256 = j["sha256"].get<std::string>();
 }
 
+json Nullable(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json JobJson(const JobPlace& p) {
+  if (p.executor.empty()) return nullptr;
+  return {{"executor", p.executor},
+          {"id", Nullable(p.id)},
+          {"state", Nullable(p.state)},
+          {"pending_reason", Nullable(p.pending_reason)},
+          {"node", Nullable(p.node)},
+          {"gpu", {{"cuda_visible_devices", Nullable(p.cuda_visible_devices)},
+                   {"slurm_job_gpus", Nullable(p.slurm_job_gpus)}}},
+          {"stream", Nullable(p.stream)}};
+}
+
+void JobFromJson(const json& j, JobPlace* p) {
+  if (!j.is_object()) return;
+  auto str = [](const json& o, const char* key) {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+  };
+  p->executor = str(j, "executor");
+  p->id = str(j, "id");
+  p->state = str(j, "state");
+  p->pending_reason = str(j, "pending_reason");
+  p->node = str(j, "node");
+  p->stream = str(j, "stream");
+  if (j.contains("gpu") && j["gpu"].is_object()) {
+    p->cuda_visible_devices = str(j["gpu"], "cuda_visible_devices");
+    p->slurm_job_gpus = str(j["gpu"], "slurm_job_gpus");
+  }
+}
+
 }  // namespace
 
 std::string_view BuildStateName(BuildState state) { return kStateNames[static_cast<size_t>(state)]; }
@@ -114,6 +145,8 @@ std::string RecordToJson(const BuildRecord& r) {
                                              : ArtifactJson(r.timing_cache, r.timing_cache_bytes,
                                                             r.timing_cache_sha256, "/builds/" + r.id + "/timing-cache");
   j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
+  j["job"] = JobJson(r.job);
+  j["reason"] = r.end_reason.empty() ? json(nullptr) : json(r.end_reason);
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
   j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
   // Every string was made valid UTF-8 on its way in; replace rather than throw regardless.
@@ -154,6 +187,8 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
   }
   ArtifactFromJson(j.value("timing_cache", json()), &r->timing_cache, &r->timing_cache_bytes, &r->timing_cache_sha256);
   if (j.contains("worker_pid") && j["worker_pid"].is_number_integer()) r->worker_pid = j["worker_pid"].get<int>();
+  JobFromJson(j.value("job", json()), &r->job);
+  r->end_reason = str("reason");
   if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r->exit_code = j["exit_code"].get<int>();
   if (j.contains("exit_signal") && j["exit_signal"].is_number_integer()) r->exit_signal = j["exit_signal"].get<int>();
   return true;

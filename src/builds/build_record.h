@@ -35,6 +35,21 @@ inline bool IsFinal(BuildState s) {
 inline constexpr size_t kMaxClientText = 4096;
 inline constexpr size_t kMaxWorkerText = 16384;
 
+// A build's job on a cluster scheduler (the Slurm executor, builds/executors/slurm_executor.h):
+// what the record shows, and what a later service process needs to follow the job again.
+struct JobPlace {
+  std::string executor;  // "slurm"; empty: the build has no job (a local worker)
+  std::string id;        // the scheduler's job id; empty until submitted
+  std::string stream;    // the file the job writes its event stream to (shared filesystem)
+  std::string state;     // the scheduler's state of the job: PENDING, RUNNING, ... NODE_FAIL
+  std::string pending_reason;  // while pending: why (Resources, Priority, ...)
+  std::string node;
+  std::string cuda_visible_devices;  // as the job saw them
+  std::string slurm_job_gpus;
+
+  bool operator==(const JobPlace&) const = default;
+};
+
 struct BuildRecord {
   std::string id;
   BuildState state = BuildState::kQueued;
@@ -62,6 +77,10 @@ struct BuildRecord {
   uint64_t timing_cache_bytes = 0;
   std::string timing_cache_sha256;
   int worker_pid = 0;  // while running: the worker (and its process group)
+  JobPlace job;        // where a scheduler runs it
+  // Why it ended as it did where a scheduler ended it ("slurm_node_fail", ...: the
+  // executor's verdict); empty otherwise.
+  std::string end_reason;
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
 };

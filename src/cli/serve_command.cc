@@ -44,6 +44,15 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
   AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
+  cmd->add_option("--executor", options->executor,
+                  "Where builds run: local (processes of this host) or slurm (one Slurm batch job per build; "
+                  "docs/slurm.md)")
+      ->default_val("local");
+  cmd->add_option("--slurm-partition", options->slurm_partition, "The Slurm partition builds are submitted to");
+  cmd->add_option("--slurm-account", options->slurm_account, "The Slurm account builds are charged to");
+  cmd->add_option("--slurm-arg", options->slurm_args,
+                  "One more sbatch option for every build's job, e.g. --slurm-arg=--gres=gpu:1 (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--max-connections", options->max_connections,
                   "Open connections at most (0: what the descriptor limit allows); more get 503")
       ->default_val(0);

@@ -51,6 +51,12 @@ json RecordSchema() {
              {{"type", {"object", "null"}},
               {"description", "a copy of the timing cache the build wrote: path, size, sha256, url"}}},
             {"worker_pid", nullable_int},
+            {"job",
+             {{"type", {"object", "null"}},
+              {"description", "the build's Slurm job (serve --executor slurm): id, state, pending_reason, node, gpu"}}},
+            {"reason",
+             {{"type", {"string", "null"}},
+              {"description", "why Slurm ended it: slurm_node_fail, slurm_time_limit, slurm_cancelled, ..."}}},
             {"exit_code", nullable_int},
             {"exit_signal", nullable_int}}},
           {"required", {"id", "status", "backend"}}};

@@ -10,6 +10,7 @@ namespace trtwatch {
 struct ProcessIdentity {
   std::string host_name;  // empty when the system does not say
   long pid = 0;
+  std::string executable;  // this program's absolute path (what a cluster's job runs); empty if unknown
 };
 
 ProcessIdentity ThisProcess();

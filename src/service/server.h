@@ -44,6 +44,11 @@ struct ServerOptions {
   // name (empty: HOSTNAME-PID) and how long its claims last unless renewed.
   std::string replica;
   double lease_seconds = 15;
+  // Where builds run (--executor local|slurm) and the Slurm executor's sbatch options.
+  std::string executor = "local";
+  std::string slurm_partition;
+  std::string slurm_account;
+  std::vector<std::string> slurm_args;
   size_t body_limit = 64 * 1024;  // JSON bodies
   // Uploaded models (PUT /models/...): where they are kept (empty: DATA_DIR/artifacts)
   // and the largest file accepted (--max-upload-size).

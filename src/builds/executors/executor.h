@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "builds/build_record.h"     // BuildState, JobPlace
 #include "platform/worker_process.h"  // WorkerExit
 
 namespace trtwatch::builds {
@@ -25,6 +26,28 @@ namespace trtwatch::builds {
 // to find a worker an earlier one left behind.
 struct WorkerPlace {
   int pid = 0;  // a local worker's process (and process group) id
+  JobPlace job;  // a scheduler's job (its id, its stream file, where it runs)
+};
+
+// What a build is, for an executor that names or bounds its worker by it.
+struct WorkerTask {
+  std::string build_id;
+  std::optional<double> timeout_seconds;  // the request's timeout; none: no limit
+  double cancel_grace_seconds = 0;        // the service's cancel grace
+};
+
+// How the stream ended, for an executor's own account of the end (Execution::Judge).
+struct StreamEnd {
+  bool finished = false;                    // the stream has its build_finish ...
+  BuildState state = BuildState::kFailed;   // ... with this status
+  bool cancel_asked = false;                // the service asked the worker to stop
+};
+// An end the executor knows better than the stream: the state, a distinct reason and
+// the error the record keeps.
+struct EndVerdict {
+  BuildState state = BuildState::kFailed;
+  std::string reason;
+  std::string error;
 };
 
 // One worker, from its start to its end.
@@ -49,6 +72,15 @@ class Execution {
   virtual void ForceStop() = 0;
   // Its end, once it has ended (the same answer every time after that); never waits.
   virtual std::optional<WorkerExit> Poll() = 0;
+  // `changed` runs on the event loop each time place() changes (a job submitted,
+  // scheduled on a node, its state or pending reason moved); the default never does.
+  virtual void WatchPlace(std::function<void()> changed) { (void)changed; }
+  // Once ended: a verdict that replaces the stream's account (a scheduler killed the
+  // job), or none (the default).
+  virtual std::optional<EndVerdict> Judge(const StreamEnd& end) {
+    (void)end;
+    return std::nullopt;
+  }
 };
 
 struct ExecutionStart {
@@ -59,11 +91,22 @@ struct ExecutionStart {
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Starts a worker with trtwatch's arguments `args` (after the program's name).
-  virtual ExecutionStart Start(const std::vector<std::string>& args) = 0;
+  // Starts a worker for `task` with trtwatch's arguments `args` (after the program's name).
+  virtual ExecutionStart Start(const WorkerTask& task, const std::vector<std::string>& args) = 0;
   // A worker an earlier service process left at `place` (it was killed or crashed):
   // stopped, if it still runs.
   virtual void StopLeftover(const WorkerPlace& place) = 0;
+  // The same worker followed again where its executor can (a cluster's job outlives
+  // the service that submitted it): its stream is read from its start. Null: it cannot
+  // (the default; then StopLeftover).
+  virtual std::unique_ptr<Execution> Reattach(const WorkerPlace& place) {
+    (void)place;
+    return nullptr;
+  }
+  // Whether workers run on by design when the service stops (jobs on a cluster): then
+  // a stopping service neither cancels nor waits for them, and follows them again at
+  // its next start.
+  virtual bool WorkersOutliveService() const { return false; }
 };
 
 }  // namespace trtwatch::builds

@@ -9,7 +9,7 @@ class LocalExecution final : public Execution {
  public:
   explicit LocalExecution(std::unique_ptr<WorkerProcess> process) : process_(std::move(process)) {}
 
-  WorkerPlace place() const override { return {process_->pid()}; }
+  WorkerPlace place() const override { return {process_->pid(), {}}; }
   void ReadEvents(std::span<char> buffer, ReadHandler handler) override {
     process_->ReadStdout(buffer, std::move(handler));
   }
@@ -27,7 +27,7 @@ class LocalExecution final : public Execution {
 
 }  // namespace
 
-ExecutionStart LocalExecutor::Start(const std::vector<std::string>& args) {
+ExecutionStart LocalExecutor::Start(const WorkerTask& /*task*/, const std::vector<std::string>& args) {
   WorkerSpec spec;
   spec.exe = exe_;
   spec.argv.reserve(args.size() + 1);

@@ -21,7 +21,7 @@ class LocalExecutor final : public Executor {
   LocalExecutor(std::unique_ptr<WorkerLauncher> launcher, std::string exe)
       : launcher_(std::move(launcher)), exe_(std::move(exe)) {}
 
-  ExecutionStart Start(const std::vector<std::string>& args) override;
+  ExecutionStart Start(const WorkerTask& task, const std::vector<std::string>& args) override;
   void StopLeftover(const WorkerPlace& place) override;
 
  private:

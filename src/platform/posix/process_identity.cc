@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+
 namespace trtwatch {
 
 ProcessIdentity ThisProcess() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return {host, static_cast<long>(::getpid())};
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);  // Linux
+  return {host, static_cast<long>(::getpid()), ec ? std::string() : exe.string()};
 }
 
 }  // namespace trtwatch

@@ -16,6 +16,16 @@ import { FINAL, badge, forcedStop, whatOf } from "./record.js";
 
 const SILENT_AFTER = 3;  // seconds without a callback before the page says so
 
+// A cluster job as the record has it: "Slurm job 42 RUNNING on n2, GPU 0" or, while
+// queued, "Slurm job 42 PENDING (Resources)".
+function jobText(job) {
+  if (!job) return "";
+  const gpu = job.gpu && (job.gpu.cuda_visible_devices || job.gpu.slurm_job_gpus);
+  return [`Slurm job ${job.id || "(submitting)"}`, job.state || "",
+    job.pending_reason ? `(${job.pending_reason})` : "", job.node ? `on ${job.node}` : "",
+    gpu ? `GPU ${gpu}` : ""].filter(Boolean).join(" ");
+}
+
 export class BuildView {
   constructor(id) {
     this.id = id;
@@ -243,7 +253,8 @@ export class BuildView {
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
     this.drawEngine(r, status);
     const exit = r.exit_signal ? `killed by signal ${r.exit_signal}` : r.exit_code !== null && r.exit_code !== undefined ? `exit code ${r.exit_code}` : "";
-    setText(this.f.worker, [r.worker_pid ? `pid ${r.worker_pid}` : "", exit].filter(Boolean).join(", ") || "—");
+    setText(this.f.worker, [r.worker_pid ? `pid ${r.worker_pid}` : "", jobText(r.job), exit, r.reason || ""]
+      .filter(Boolean).join(", ") || "—");
     setText(this.f.events, fmtCount(this.events.length) +
       (this.lastSeq > this.events.length ? ` received (up to #${this.lastSeq}; steps are coalesced)` : ""));
     mainEl.dataset.lastSeq = String(this.lastSeq || 0);

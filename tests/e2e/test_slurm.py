@@ -1,0 +1,200 @@
+"""The Slurm executor against a real Slurm 22.05 cluster the tests start (slurm_cluster.py:
+munge, slurmctld, three slurmd with typed fake GPUs). Each drill runs simulated builds as
+batch jobs through `trtwatch serve --executor slurm`: a build followed live to its end,
+cancel (cooperative), `scancel` from outside, a node's slurmd killed mid-build, slurmctld
+restarted mid-build, and the service restarted mid-build (the job runs on, the next service follows it to its end).
+Every wait is bounded."""
+import json
+import os
+import signal
+import time
+
+from service_client import Server, SseReader, read_until
+import pytest
+
+from slurm_cluster import slurm  # noqa: F401  (the fixture)
+
+LONG = {"simulate": "large-transformer", "seed": 3}  # minutes long: ended by the drill
+
+
+@pytest.fixture(autouse=True)
+def _slurm_conf(slurm, monkeypatch):
+    """The service's sbatch, scontrol and scancel reach the test cluster."""
+    monkeypatch.setenv("SLURM_CONF", slurm.conf)
+
+
+def slurm_server(tmp_path, cluster, *extra, name="server"):
+    return Server(tmp_path, "--executor", "slurm", "--slurm-partition", "gpu", "--slurm-arg=--gres=gpu:1",
+                  "--cancel-grace", "5s", *extra, data_dir=tmp_path / "data", name=name)
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+def running_on_a_node(server, build_id):
+    """The record once its job runs on a node and the job's GPU is known."""
+    return wait_for(lambda: (lambda d: d if d["job"] and d["job"]["state"] == "RUNNING" and d["job"]["gpu"]
+                             ["cuda_visible_devices"] else None)(server.get(build_id)), 20,
+                    f"job of {build_id} running with its GPU")
+
+
+def test_a_simulated_build_runs_as_a_job_with_live_events_and_its_place_recorded(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm).start()
+    try:
+        doc = server.submit({"simulate": "small-cnn", "seed": 1, "speed": 2})
+        assert doc["job"]["executor"] == "slurm"
+        events = SseReader(server.port, doc["events_url"])
+        first = read_until(events, lambda e: e["event"] == "step")
+        # Live: a step reaches the follower while the build is still running.
+        assert server.get(doc["id"])["status"] == "running", first[-1]
+        rest = events.read_all()
+        assert rest[-1]["event"] == "build_finish"
+        final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled", "timed_out"}, timeout=30)
+        assert final["status"] == "succeeded", final
+        job = final["job"]
+        assert job["id"].isdigit() and job["state"] == "COMPLETED", job
+        assert job["node"] in ("n1", "n2", "n3")
+        assert job["gpu"]["cuda_visible_devices"] == "0" and job["gpu"]["slurm_job_gpus"] in ("0", "1"), job
+        fields = slurm.job(job["id"])
+        assert fields["JobName"] == "trtwatch-" + doc["id"]
+        assert fields["NodeList"] == job["node"]
+    finally:
+        server.stop()
+
+
+def test_cancel_stops_the_job_cooperatively(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm).start()
+    try:
+        doc = server.submit(LONG)
+        events = SseReader(server.port, doc["events_url"])
+        read_until(events, lambda e: e["event"] == "step")
+        status, cancelling, _ = server.request("POST", f"/builds/{doc['id']}/cancel")
+        assert status == 202, (status, cancelling)
+        final = server.wait_status(doc["id"], {"cancelled", "failed", "succeeded"}, timeout=30)
+        assert final["status"] == "cancelled", final
+        assert final["cancel"]["stop"] == "cooperative", final["cancel"]
+        assert final["reason"] is None, final  # asked by trtwatch: not Slurm's doing
+        assert read_until(events, lambda e: e["event"] == "build_finish")[-1]["event"] == "build_finish"
+    finally:
+        server.stop()
+
+
+def test_scancel_from_outside_is_recorded_as_slurms_cancel(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm).start()
+    try:
+        doc = server.submit(LONG)
+        job = running_on_a_node(server, doc["id"])["job"]
+        slurm.run("scancel", job["id"])
+        final = server.wait_status(doc["id"], {"cancelled", "failed", "succeeded", "interrupted"}, timeout=30)
+        assert final["status"] == "cancelled" and final["reason"] == "slurm_cancelled", final
+        assert final["job"]["state"] == "CANCELLED"
+        assert "outside trtwatch" in final["error"]
+    finally:
+        server.stop()
+
+
+def _kill_job_processes(job_id):
+    """The processes of a job (its slurmstepd and the build under it), as a dead node loses
+    them: those whose environment says SLURM_JOB_ID=job_id, and the job's slurmstepd."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if f"SLURM_JOB_ID={job_id}".encode() in environ or f"[{job_id}.batch]".encode() in cmdline:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_a_node_that_dies_mid_build_ends_it_as_node_fail(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm).start()
+    try:
+        doc = server.submit(LONG)
+        job = running_on_a_node(server, doc["id"])["job"]
+        slurm.kill_node(job["node"])
+        _kill_job_processes(job["id"])
+        final = server.wait_status(doc["id"], {"failed", "cancelled", "succeeded", "interrupted"}, timeout=40)
+        assert final["status"] == "failed" and final["reason"] == "slurm_node_fail", (final["error"], final["job"])
+        assert final["job"]["state"] == "NODE_FAIL" and "NODE_FAIL" in final["error"]
+    finally:
+        server.stop()
+        if node_missing := [n for n in ("n1", "n2", "n3") if n not in slurm.slurmd_pids]:
+            for n in node_missing:
+                slurm.start_node(n)
+            slurm.run("scontrol", "update", f"NodeName={','.join(node_missing)}", "State=RESUME", check=False)
+
+
+def test_a_service_restarted_mid_build_follows_the_job_to_its_end(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm)
+    server.start()
+    doc = server.submit({"simulate": "small-cnn", "seed": 2, "speed": 0.5})
+    try:
+        job = running_on_a_node(server, doc["id"])["job"]
+        assert server.stop() == 0  # a graceful stop leaves cluster jobs running
+        assert slurm.job(job["id"])["JobState"] in ("RUNNING", "COMPLETED")
+        server.start()
+        events = SseReader(server.port, doc["events_url"])
+        stream = events.read_all()
+        final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled", "interrupted"}, timeout=40)
+        assert final["status"] == "succeeded", (final["error"], final["reason"], final["job"], server.log()[-2000:])
+        assert final["job"]["id"] == job["id"] and final["job"]["state"] == "COMPLETED"
+        assert stream[-1]["event"] == "build_finish"
+        # The stored log (replayed whole now the build is over) has every event the job
+        # wrote, once: none lost nor repeated across the restart.
+        log = SseReader(server.port, doc["events_url"]).read_all()
+        with open(final["job"]["stream"]) as f:
+            written = [json.loads(line)["seq"] for line in f if line.strip()]
+        logged = [e["id"] for e in log]
+        assert logged == written, sorted(set(written) - set(logged))
+    finally:
+        server.stop()
+
+
+def test_a_build_goes_on_while_slurmctld_restarts_and_is_followed_to_its_end(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm).start()
+    try:
+        doc = server.submit({"simulate": "small-cnn", "seed": 4, "speed": 0.7})
+        job = running_on_a_node(server, doc["id"])["job"]
+        slurm.restart_controller()
+        final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled", "interrupted"}, timeout=40)
+        assert final["status"] == "succeeded", (final["error"], final["reason"], final["job"])
+        assert final["job"]["id"] == job["id"] and final["job"]["state"] == "COMPLETED"
+    finally:
+        server.stop()
+
+
+def test_a_build_waiting_for_a_gpu_shows_slurms_pending_reason_and_cancels_off_the_queue(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm, "--max-concurrent", "7").start()
+    try:
+        docs = [server.submit(LONG) for _ in range(7)]  # six GPUs in the cluster: one waits
+        waiting = wait_for(lambda: [d for d in (server.get(x["id"]) for x in docs)
+                                    if d["job"] and d["job"]["state"] == "PENDING" and d["job"]["pending_reason"]
+                                    and all(server.get(x["id"])["job"]["state"] == "RUNNING"
+                                            for x in docs if x["id"] != d["id"])], 30,
+                           "six jobs running and one pending")
+        pending = waiting[0]
+        assert pending["job"]["pending_reason"] in ("Resources", "Priority"), pending["job"]
+        assert pending["job"]["node"] is None
+        running = [server.get(x["id"])["job"] for x in docs if x["id"] != pending["id"]]
+        gpus = {(j["node"], j["gpu"]["slurm_job_gpus"]) for j in running}
+        assert len(gpus) == 6, running  # never two builds on one GPU
+        for d in docs:
+            server.request("POST", f"/builds/{d['id']}/cancel")
+        final = server.wait_status(pending["id"], {"cancelled", "failed"}, timeout=20)
+        assert final["status"] == "cancelled" and final["reason"] is None, (final["error"], final["job"])
+        for d in docs:
+            server.wait_status(d["id"], {"cancelled"}, timeout=20)
+    finally:
+        server.stop()

@@ -1,0 +1,69 @@
+// How a build that ran as a Slurm job ended (builds/executors/slurm_outcome.h): each of
+// Slurm's own ends is its own status and reason, never a success nor a generic failure.
+#include "builds/executors/slurm_outcome.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace trtwatch::builds {
+namespace {
+
+JobEnd Ended(const std::string& state, bool finished = false, BuildState stream = BuildState::kFailed,
+             bool asked = false) {
+  return {state, finished, stream, asked};
+}
+
+TEST(SlurmOutcomeTest, EachOfSlurmsOwnEndsIsADistinctReasonNamingItsState) {
+  struct Case {
+    const char* state;
+    BuildState status;
+    const char* reason;
+  };
+  for (const Case& c : {Case{"NODE_FAIL", BuildState::kFailed, "slurm_node_fail"},
+                        Case{"PREEMPTED", BuildState::kInterrupted, "slurm_preempted"},
+                        Case{"TIMEOUT", BuildState::kTimedOut, "slurm_time_limit"},
+                        Case{"OUT_OF_MEMORY", BuildState::kFailed, "slurm_out_of_memory"},
+                        Case{"CANCELLED", BuildState::kCancelled, "slurm_cancelled"},
+                        Case{"BOOT_FAIL", BuildState::kFailed, "slurm_failed"}}) {
+    const JobVerdict v = JudgeJobEnd(Ended(c.state), "42");
+    ASSERT_TRUE(v.applies) << c.state;
+    EXPECT_EQ(v.state, c.status) << c.state;
+    EXPECT_EQ(v.reason, c.reason);
+    EXPECT_NE(v.error.find(std::string("Slurm job 42 ended ") + c.state), std::string::npos) << v.error;
+  }
+}
+
+TEST(SlurmOutcomeTest, SlurmsEndWinsOverTheCancelTheWorkerReportedForItsSignal) {
+  // Slurm's time limit and an outside scancel reach the worker as SIGTERM: its stream
+  // says cancelled, Slurm says what it was.
+  const JobVerdict limit = JudgeJobEnd(Ended("TIMEOUT", true, BuildState::kCancelled), "7");
+  EXPECT_EQ(limit.state, BuildState::kTimedOut);
+  EXPECT_EQ(limit.reason, "slurm_time_limit");
+  const JobVerdict outside = JudgeJobEnd(Ended("CANCELLED", true, BuildState::kCancelled), "7");
+  EXPECT_EQ(outside.state, BuildState::kCancelled);
+  EXPECT_EQ(outside.reason, "slurm_cancelled");
+  EXPECT_NE(outside.error.find("outside trtwatch"), std::string::npos);
+}
+
+TEST(SlurmOutcomeTest, ACancelTrtwatchAskedIsLeftToTheStreamAndTheManager) {
+  EXPECT_FALSE(JudgeJobEnd(Ended("CANCELLED", false, BuildState::kFailed, true), "7").applies);
+  EXPECT_FALSE(JudgeJobEnd(Ended("FAILED", true, BuildState::kCancelled, true), "7").applies);
+}
+
+TEST(SlurmOutcomeTest, OrdinaryEndsAreTheStreamsAccount) {
+  EXPECT_FALSE(JudgeJobEnd(Ended("COMPLETED", true, BuildState::kSucceeded), "7").applies);
+  EXPECT_FALSE(JudgeJobEnd(Ended("FAILED", true, BuildState::kFailed), "7").applies);
+  EXPECT_FALSE(JudgeJobEnd(Ended("FAILED"), "7").applies);  // the exit code and stderr tell the error
+  EXPECT_FALSE(JudgeJobEnd(Ended(""), "7").applies);        // purged: what the stream says
+}
+
+TEST(SlurmOutcomeTest, ABuildThatReportedSuccessStaysASuccess) {
+  // Its engine is written; Slurm's end raced the worker's exit.
+  for (const char* state : {"NODE_FAIL", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY"}) {
+    EXPECT_FALSE(JudgeJobEnd(Ended(state, true, BuildState::kSucceeded), "7").applies) << state;
+  }
+}
+
+}  // namespace
+}  // namespace trtwatch::builds
