@@ -7,6 +7,7 @@
 #include "backends/simulated/simulator.h"
 #include "backends/tensorrt/factory.h"
 #include "runner/duration.h"
+#include "runner/history_folder.h"
 #include "runner/runner.h"
 
 namespace trtwatch {
@@ -76,6 +77,11 @@ int RunBuildCommand(const BuildCommandOptions& options) {
     return UsageError("--stall-action must be warn or cancel (got \"" + options.stall_action + "\")");
   }
   run.cancel_on_stall = options.stall_action == "cancel";
+  const HistoryFolder history = ChooseHistoryFolder(options.history, options.no_history, ProcessEnvironment());
+  if (history.outcome == HistoryFolder::Outcome::kUnknown) {
+    std::fprintf(stderr, "trtwatch build: warning: no build history: %s\n", history.error.c_str());
+  }
+  run.history.folder = history.path;
 
   std::unique_ptr<Runner> runner = Runner::Create(std::move(run), &error);
   if (!runner) return UsageError(error);

@@ -22,6 +22,8 @@ struct BuildCommandOptions {
   std::string kill_after;         // exit 137 this long after a cancel request
   std::string stall_timeout;
   std::string stall_action = "warn";  // warn|cancel
+  std::string history;  // --history DIR (docs/history.md); empty: TRTWATCH_HISTORY, the state folder
+  bool no_history = false;
   trt::RawBuildFlags tensorrt;  // trtexec-style options (cli/tensorrt_flags.cc)
 };
 

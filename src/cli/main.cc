@@ -4,6 +4,7 @@
 
 #include "cli/build_command.h"
 #include "cli/doctor_command.h"
+#include "cli/history_command.h"
 #include "cli/mcp_command.h"
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
@@ -45,7 +46,12 @@ int main(int argc, char** argv) {
   build_cmd->add_option("--stall-action", build.stall_action, "warn|cancel: what a stall does (cancel: exit 124)")
       ->default_val("warn");
 
+  build_cmd->add_option("--history", build.history,
+                        "Keep the build history in DIR (default: TRTWATCH_HISTORY, else ~/.local/state/trtwatch)");
+  build_cmd->add_flag("--no-history", build.no_history, "Neither read nor add to the build history (no ETA)");
   trtwatch::AddTensorRtFlags(build_cmd, &build);
+
+  trtwatch::HistoryCommands history = trtwatch::AddHistoryCommands(app);
 
   trtwatch::DoctorOptions doctor;
   CLI::App* doctor_cmd =
@@ -80,5 +86,6 @@ int main(int argc, char** argv) {
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
+  if (const std::optional<int> code = trtwatch::RunHistoryCommands(history)) return *code;
   return trtwatch::exit_code::kUsage;
 }

@@ -6,7 +6,9 @@
 
 #include "core/build_id.h"
 #include "platform/terminal.h"
+#include "history/build_recorder.h"
 #include "runner/duration.h"
+#include "runner/estimate_feed.h"
 #include "runner/process_control.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/plain_sink.h"
@@ -45,6 +47,17 @@ std::unique_ptr<Sink> MakeProgressSink(const OutputMode& mode, const Clock& cloc
 
 bool Positive(const std::optional<double>& seconds) { return !seconds || *seconds > 0; }
 
+// Damaged history lines could be many: a few are shown, the rest counted.
+void PrintHistoryWarnings(const std::string& program, const std::vector<std::string>& warnings) {
+  constexpr size_t kShown = 3;
+  for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+    std::fprintf(stderr, "%s: warning: history: %s\n", program.c_str(), warnings[i].c_str());
+  }
+  if (warnings.size() > kShown) {
+    std::fprintf(stderr, "%s: warning: history: %zu more like these\n", program.c_str(), warnings.size() - kShown);
+  }
+}
+
 }  // namespace
 
 struct Runner::Parts {
@@ -57,8 +70,14 @@ struct Runner::Parts {
   std::unique_ptr<BuildSession> session;
   std::unique_ptr<ProcessControl> control;  // while the build runs
   bool holds_signals = false;
+  // History: on when `history_file` is set.
+  std::unique_ptr<history::HistoryFile> history_file;
+  history::BuildRecorder* recorder = nullptr;  // one of `owned`
+  history::EarlierBuilds earlier;
+  std::unique_ptr<EstimateFeed> estimates;  // while the build runs
 
   ~Parts() {
+    estimates.reset();
     control.reset();
     if (holds_signals) g_signals_taken.store(false);
   }
@@ -112,6 +131,16 @@ std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
     parts->owned.push_back(std::move(progress));
   }
 
+  if (!options.history.folder.empty() && !options.history.key.empty()) {
+    parts->history_file = std::make_unique<history::HistoryFile>(options.history.folder, options.history.limits);
+    history::ReadResult earlier = parts->history_file->Read();
+    PrintHistoryWarnings(options.program, earlier.warnings);
+    parts->earlier = history::SelectEarlierBuilds(earlier.entries, options.history.key, options.history.key_parts);
+    auto recorder = std::make_unique<history::BuildRecorder>();
+    parts->recorder = recorder.get();
+    parts->owned.push_back(std::move(recorder));
+  }
+
   std::vector<Sink*> sinks;
   for (auto& sink : parts->owned) sinks.push_back(sink.get());
   sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
@@ -147,12 +176,18 @@ void Runner::Start(BuildInfo info) {
     parts_->control = std::make_unique<ProcessControl>(monitor(), parts_->view, control);
   }
   parts_->session->Start(info);
+  if (parts_->recorder != nullptr) {
+    parts_->estimates = std::make_unique<EstimateFeed>(monitor(), *parts_->recorder, parts_->earlier);
+  }
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {
   finished_ = true;
   if (parts_->control) parts_->control->BuildReturned();
+  if (parts_->estimates) parts_->estimates->Stop();
   BuildResult result = parts_->session->Finish(outcome);
+  if (parts_->estimates) result.estimate = parts_->estimates->last();
+  Remember(result);
   bool terminated = false;
   if (parts_->control) {
     const std::optional<ProcessSignal> signal = parts_->control->first_signal();
@@ -171,6 +206,19 @@ BuildResult Runner::Finish(const BuildOutcome& outcome) {
     if (result.exit_code == exit_code::kSucceeded) result.exit_code = exit_code::kFailed;
   }
   return result;
+}
+
+void Runner::Remember(const BuildResult& result) {
+  if (parts_->recorder == nullptr || !started_) return;
+  const HistoryOptions& options = parts_->options.history;
+  history::HistoryEntry entry = parts_->recorder->Entry(result);
+  entry.key = options.key;
+  entry.key_parts = options.key_parts;
+  entry.finished_at = history::UnixNow();
+  const history::AppendResult appended = parts_->history_file->Append(entry, entry.finished_at);
+  if (appended.outcome != history::AppendResult::Outcome::kWritten) {
+    PrintHistoryWarnings(parts_->options.program, {appended.warning});
+  }
 }
 
 BuildResult Runner::Run(BuildInfo info, const BuildFunction& build) {

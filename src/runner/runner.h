@@ -23,9 +23,18 @@
 #include "core/clock.h"
 #include "core/monitor.h"
 #include "core/sink.h"
+#include "history/history_file.h"
 #include "runner/output_mode.h"
 
 namespace trtwatch {
+
+// Where the build is remembered and what it is remembered by (docs/history.md).
+struct HistoryOptions {
+  std::string folder;  // empty: no history (--no-history)
+  std::string key;     // the build key's digest; empty: nothing to key it by, no history
+  Facts key_parts;     // what the key is made of (for "similar" keys)
+  history::HistoryLimits limits;
+};
 
 struct RunOptions {
   OutputFlags output;  // --progress / --color, as the user wrote them
@@ -38,6 +47,9 @@ struct RunOptions {
   // Ctrl+C, SIGTERM and SIGHUP cancel cooperatively; a second Ctrl+C exits 130. Only
   // one runner in a process may watch signals at a time.
   bool handle_signals = true;
+  // The earlier builds of the key give the estimate; this one is added at the end.
+  // Problems with the history are warnings, never a failed build.
+  HistoryOptions history;
   std::vector<Sink*> sinks;  // further consumers, owned by the caller; outlive the runner
   // How messages name the program and options: "trtwatch build" with flag names, or
   // a library's own wording.
@@ -77,6 +89,8 @@ class Runner {
  private:
   struct Parts;
   explicit Runner(std::unique_ptr<Parts> parts);
+  // Adds the finished build to the history, if there is one; a failure is a warning.
+  void Remember(const BuildResult& result);
 
   std::unique_ptr<Parts> parts_;
   bool started_ = false;

@@ -12,7 +12,7 @@ import pathlib
 import re
 import sys
 
-BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends"}
+BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "history"}
 # folder -> the folders (besides itself) it may include from
 ALLOWED = {
     "core": set(),
@@ -20,6 +20,7 @@ ALLOWED = {
     "protocol": {"core"},
     "sinks": {"core", "platform", "protocol"},
     "backends": {"core", "platform", "protocol"},
+    "history": {"core", "platform", "protocol"},
     "runner": BELOW_RUNNER,
     "api": BELOW_RUNNER | {"runner"},
     "builds": BELOW_RUNNER | {"runner"},
