@@ -26,7 +26,7 @@ void BuildRecorder::OnEvent(const Event& event) {
       depth_[event.id] = depth;
       if (depth <= kSequenceDepth && live_.size() < kMaxSequence) {
         open_[event.id] = live_.size();
-        live_.push_back(LivePhase{PhaseFamily(event.phase), depth, event.t, std::nullopt});
+        live_.push_back(LivePhase{PhaseFamily(event.phase), depth, event.t, std::nullopt, event.total});
         ++boundaries_;
       }
       break;
@@ -74,7 +74,8 @@ HistoryEntry BuildRecorder::Entry(const BuildResult& result) const {
   entry.error = ValidBoundedText(result.error, kMaxTextBytes);
   entry.families = FamiliesOf(result.phases);
   for (const LivePhase& phase : live_) {
-    entry.sequence.push_back(PhaseSpan{phase.family, phase.depth, phase.start, phase.end.value_or(result.elapsed)});
+    entry.sequence.push_back(
+        PhaseSpan{phase.family, phase.depth, phase.start, phase.end.value_or(result.elapsed), phase.steps});
   }
   entry.events = events_;
   if (!finish_.empty()) entry.events.push_back(finish_);

@@ -10,12 +10,13 @@ namespace {
 
 // Relative uncertainty the spread of the earlier builds cannot show: how much the rest
 // of a build varies beyond its pace so far (calibrated by bench/eta_calibration.py).
-constexpr double kFloorSpread = 0.06;
+constexpr double kFloorSpread = 0.1;
 constexpr double kZ90 = 1.2816;
 constexpr double kSmallestSeconds = 0.05;  // a prediction of 0 on a log scale  // the standard normal's 90th percentile
-// The pace of the live build against an earlier one counts from this much time on,
-// and within these bounds (one odd phase must not make a build look 10x slower).
-constexpr double kMinPaceSeconds = 0.5;
+// The pace of the live build against an earlier one counts once the earlier one had
+// this share of its time behind it, and within these bounds (one odd phase must not
+// make a build look 10x slower).
+constexpr double kMinPaceShare = 0.01;
 constexpr double kMinPace = 1.0 / 3;
 constexpr double kMaxPace = 3.0;
 
@@ -25,6 +26,8 @@ struct Boundary {
   bool end = false;
   int depth = 0;
   std::string family;
+  int32_t steps = 0;      // a start's announced steps
+  double phase_end = 0;   // a start's phase's end (earlier builds only)
 
   bool SameAs(const Boundary& other) const {
     return end == other.end && depth == other.depth && family == other.family;
@@ -42,8 +45,8 @@ void SortBoundaries(std::vector<Boundary>* boundaries) {
 std::vector<Boundary> BoundariesOf(const std::vector<PhaseSpan>& sequence) {
   std::vector<Boundary> boundaries;
   for (const PhaseSpan& span : sequence) {
-    boundaries.push_back(Boundary{span.start, false, span.depth, span.family});
-    boundaries.push_back(Boundary{span.end, true, span.depth, span.family});
+    boundaries.push_back(Boundary{span.start, false, span.depth, span.family, span.steps, span.end});
+    boundaries.push_back(Boundary{span.end, true, span.depth, span.family, 0, 0});
   }
   SortBoundaries(&boundaries);
   return boundaries;
@@ -52,8 +55,8 @@ std::vector<Boundary> BoundariesOf(const std::vector<PhaseSpan>& sequence) {
 std::vector<Boundary> BoundariesOf(const std::vector<LivePhase>& live) {
   std::vector<Boundary> boundaries;
   for (const LivePhase& phase : live) {
-    boundaries.push_back(Boundary{phase.start, false, phase.depth, phase.family});
-    if (phase.end) boundaries.push_back(Boundary{*phase.end, true, phase.depth, phase.family});
+    boundaries.push_back(Boundary{phase.start, false, phase.depth, phase.family, phase.steps, 0});
+    if (phase.end) boundaries.push_back(Boundary{*phase.end, true, phase.depth, phase.family, 0, 0});
   }
   SortBoundaries(&boundaries);
   return boundaries;
@@ -68,10 +71,17 @@ double Predict(const EarlierBuild& build, const std::vector<Boundary>& live, dou
   const double earlier_anchor = matched > 0 ? earlier[matched - 1].t : 0;
   const double earlier_next = matched < earlier.size() ? earlier[matched].t : build.elapsed;
   double pace = 1;
-  if (earlier_anchor >= kMinPaceSeconds && live_anchor > 0) {
+  if (earlier_anchor >= kMinPaceShare * build.elapsed && live_anchor > 0) {
     pace = std::clamp(live_anchor / earlier_anchor, kMinPace, kMaxPace);
   }
-  const double counted_down = pace * (build.elapsed - earlier_anchor) - (now - live_anchor);
+  // Still to come in the earlier build after its anchor, with the phase the anchor
+  // starts scaled by the work it announced.
+  double to_come = build.elapsed - earlier_anchor;
+  if (matched > 0 && !earlier[matched - 1].end && earlier[matched - 1].steps > 0 && live[matched - 1].steps > 0) {
+    const double work = static_cast<double>(live[matched - 1].steps) / earlier[matched - 1].steps;
+    to_come += (work - 1) * (earlier[matched - 1].phase_end - earlier_anchor);
+  }
+  const double counted_down = pace * to_come - (now - live_anchor);
   const double after_next = pace * std::max(0.0, build.elapsed - earlier_next);
   return std::max({counted_down, after_next, 0.0});
 }

@@ -7,7 +7,10 @@
 // build took to reach its last matching boundary, over the time the earlier build
 // took, scales what the earlier build still needed from there. Time spent since that
 // boundary counts down (a silent stretch shortens the estimate), but never below what
-// the earlier build needed after its next boundary. The spread of these predictions,
+// the earlier build needed after its next boundary. When the boundary is the start of
+// a phase that announced more or fewer steps than the same phase of the earlier build
+// (more layers to time, say), that phase's time is scaled by the ratio: the amount of
+// work, known at its start, not the steps' progress. The spread of these predictions,
 // widened for having few of them, gives p10, p50 and p90.
 //
 // Threading: pure functions.
@@ -49,6 +52,7 @@ struct LivePhase {
   int depth = 0;
   double start = 0;
   std::optional<double> end;
+  int32_t steps = 0;
 };
 
 // The estimate at `now` seconds into the live build; `remaining` unset when `earlier`

@@ -1,6 +1,7 @@
 #include "history/history_entry.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -87,7 +88,8 @@ std::string EntryToJson(const HistoryEntry& entry) {
   json sequence = json::array();
   for (const PhaseSpan& span : entry.sequence) {
     sequence.push_back(
-        {{"family", span.family}, {"depth", span.depth}, {"start", Rounded(span.start)}, {"end", Rounded(span.end)}});
+        {{"family", span.family}, {"depth", span.depth}, {"start", Rounded(span.start)}, {"end", Rounded(span.end)},
+         {"steps", span.steps}});
   }
   json events = json::array();
   for (const std::string& line : entry.events) {
@@ -133,7 +135,8 @@ ParsedEntry EntryFromJson(std::string_view line) {
     }
     for (const json& s : Array(j, "sequence", kMaxSequence)) {
       PhaseSpan span{Text(s, "family"), static_cast<int>(std::min<int64_t>(Count(s, "depth"), kSequenceDepth)),
-                     Duration(s, "start"), Duration(s, "end")};
+                     Duration(s, "start"), Duration(s, "end"),
+                     static_cast<int32_t>(std::min<int64_t>(s.contains("steps") ? Count(s, "steps") : 0, INT32_MAX))};
       if (span.end < span.start) throw BadField("sequence: a phase ends before it starts");
       entry.sequence.push_back(std::move(span));
     }

@@ -25,9 +25,11 @@ inline constexpr size_t kMaxSequence = 500;    // top-level phases
 inline constexpr size_t kMaxFamilies = 200;
 inline constexpr size_t kMaxTextBytes = 1024;  // any one name, error or key part
 
-// Phases this shallow are the "top level" the sequence keeps: the root and its
-// children (TensorRT puts its whole build under one root phase).
-inline constexpr int kSequenceDepth = 1;
+// Phases this shallow are the "top level" the sequence keeps: the root and four levels
+// under it (TensorRT puts its whole build under one root phase, and most of it several
+// levels down, under "Computing profile costs" and "Timing graph nodes"). Deeper phases
+// repeat per layer or tactic and would only crowd the sequence.
+inline constexpr int kSequenceDepth = 4;
 
 struct FamilyTime {
   std::string family;  // history::PhaseFamily of the phase names
@@ -42,6 +44,7 @@ struct PhaseSpan {
   int depth = 0;
   double start = 0;
   double end = 0;
+  int32_t steps = 0;  // the phase's step count as it started: the work it announced
 };
 
 struct HistoryEntry {
