@@ -73,7 +73,6 @@ struct Runner::Parts {
   // History: on when `history_file` is set.
   std::unique_ptr<history::HistoryFile> history_file;
   history::BuildRecorder* recorder = nullptr;  // one of `owned`
-  history::EarlierBuilds earlier;
   std::unique_ptr<EstimateFeed> estimates;  // while the build runs
 
   ~Parts() {
@@ -131,11 +130,9 @@ std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
     parts->owned.push_back(std::move(progress));
   }
 
-  if (!options.history.folder.empty() && !options.history.key.empty()) {
+  if (!options.history.folder.empty()) {
+    // The key may come with the build (Start); the recorder must be a sink from now.
     parts->history_file = std::make_unique<history::HistoryFile>(options.history.folder, options.history.limits);
-    history::ReadResult earlier = parts->history_file->Read();
-    PrintHistoryWarnings(options.program, earlier.warnings);
-    parts->earlier = history::SelectEarlierBuilds(earlier.entries, options.history.key, options.history.key_parts);
     auto recorder = std::make_unique<history::BuildRecorder>();
     parts->recorder = recorder.get();
     parts->owned.push_back(std::move(recorder));
@@ -176,9 +173,19 @@ void Runner::Start(BuildInfo info) {
     parts_->control = std::make_unique<ProcessControl>(monitor(), parts_->view, control);
   }
   parts_->session->Start(info);
-  if (parts_->recorder != nullptr) {
-    parts_->estimates = std::make_unique<EstimateFeed>(monitor(), *parts_->recorder, parts_->earlier);
-  }
+  StartEstimates(info);
+}
+
+void Runner::StartEstimates(const BuildInfo& info) {
+  HistoryOptions& history = parts_->options.history;
+  if (parts_->recorder == nullptr) return;
+  if (history.key.empty()) history.key = info.key;  // computed with the build when the caller has none
+  if (history.key_parts.empty()) history.key_parts = info.key_parts;
+  if (history.key.empty()) return;  // nothing to know this build by: it is not remembered
+  history::ReadResult earlier = parts_->history_file->Read();
+  PrintHistoryWarnings(parts_->options.program, earlier.warnings);
+  parts_->estimates = std::make_unique<EstimateFeed>(
+      monitor(), *parts_->recorder, history::SelectEarlierBuilds(earlier.entries, history.key, history.key_parts));
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {
@@ -209,8 +216,8 @@ BuildResult Runner::Finish(const BuildOutcome& outcome) {
 }
 
 void Runner::Remember(const BuildResult& result) {
-  if (parts_->recorder == nullptr || !started_) return;
   const HistoryOptions& options = parts_->options.history;
+  if (parts_->recorder == nullptr || !started_ || options.key.empty()) return;
   history::HistoryEntry entry = parts_->recorder->Entry(result);
   entry.key = options.key;
   entry.key_parts = options.key_parts;

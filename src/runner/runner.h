@@ -31,7 +31,7 @@ namespace trtwatch {
 // Where the build is remembered and what it is remembered by (docs/history.md).
 struct HistoryOptions {
   std::string folder;  // empty: no history (--no-history)
-  std::string key;     // the build key's digest; empty: nothing to key it by, no history
+  std::string key;     // the build key's digest; empty: BuildInfo's (none: not remembered)
   Facts key_parts;     // what the key is made of (for "similar" keys)
   history::HistoryLimits limits;
 };
@@ -89,6 +89,8 @@ class Runner {
  private:
   struct Parts;
   explicit Runner(std::unique_ptr<Parts> parts);
+  // Reads the earlier builds of the build's key and starts the estimate events.
+  void StartEstimates(const BuildInfo& info);
   // Adds the finished build to the history, if there is one; a failure is a warning.
   void Remember(const BuildResult& result);
 
