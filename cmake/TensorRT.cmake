@@ -1,11 +1,12 @@
 # Finds TensorRT (TensorRT_ROOT, or the standard include/lib paths) and defines:
-#   trtwatch_tensorrt_options  option parsing and validation (always; no TensorRT)
+#   trtwatch_tensorrt_options  option parsing and validation, and the build key's recipe
+#                              of a TensorRT build (always; no TensorRT)
 #   trtwatch_tensorrt          the backend: the real one when TensorRT is found, else
 #                              the stand-in that explains how to get TensorRT
 #   TRTWATCH_HAVE_TENSORRT     whether the real backend is built
 #   TRTWATCH_TENSORRT_BACKEND_SOURCES  the TensorRT-including sources (tests reuse them)
 
-add_library(trtwatch_tensorrt_options STATIC src/backends/tensorrt/build_options.cc)
+add_library(trtwatch_tensorrt_options STATIC src/backends/tensorrt/build_options.cc src/keys/tensorrt_key.cc)
 target_include_directories(trtwatch_tensorrt_options PUBLIC src)
 target_link_libraries(trtwatch_tensorrt_options PUBLIC trtwatch_lib PRIVATE trtwatch_flags)  # platform/file_access.h
 

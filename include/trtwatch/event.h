@@ -59,6 +59,9 @@ struct Event {
   std::string model;
   Facts facts;
 
+  // build_start, build_finish: the build key and the engine cache's answer
+  CacheUse cache;
+
   // phase_start, step, phase_finish
   int64_t id = kNoPhase;      // this phase instance; names are display text, not keys
   int64_t parent = kNoPhase;  // phase_start: the parent instance, kNoPhase at the top

@@ -32,6 +32,16 @@ bool ParseCancelReason(std::string_view name, CancelReason* reason);
 // Ordered key/value facts about the backend (TensorRT version, GPU, "simulated").
 using Facts = std::vector<std::pair<std::string, std::string>>;
 
+// The build key and the engine cache's part in a build (docs/cache.md). build_start
+// and build_finish carry it, and so does the result.
+struct CacheUse {
+  std::string key;    // the build key's digest (64 hex digits); empty: no key was computed
+  std::string state;  // "hit" (an engine was reused), "miss" (built, then stored), "" (no cache)
+  // A hit: how long ago the reused engine was built (at the hit) and how long that build took.
+  std::optional<double> age_seconds;
+  std::optional<double> built_seconds;
+};
+
 // Time spent in every phase of one name, over all its instances.
 //
 // `seconds` is the total: an instance's time includes its children's. `self_seconds` is
@@ -105,6 +115,7 @@ struct BuildResult {
   std::vector<PhaseSummary> phases;  // most time first
   Anomalies anomalies;
   uint64_t events_dropped = 0;  // over all sinks (coalesced steps are not drops)
+  CacheUse cache;  // the build key, and whether the engine cache was hit
   std::optional<Estimate> estimate;  // the last estimate the build showed, if history gave one
   int exit_code = exit_code::kFailed;  // what `trtwatch build` exits with for this result
 

@@ -6,6 +6,8 @@
 
 #include "backends/simulated/simulator.h"
 #include "backends/tensorrt/factory.h"
+#include "keys/simulated_key.h"
+#include "keys/tensorrt_key.h"
 #include "runner/duration.h"
 #include "runner/history_folder.h"
 #include "runner/runner.h"
@@ -32,8 +34,10 @@ bool OptionalDuration(const std::string& flag, const std::string& text, std::opt
   return true;
 }
 
-// The backend the flags ask for; null (and `*error`) on bad input.
-std::unique_ptr<Backend> MakeBackend(const BuildCommandOptions& options, std::string* error) {
+// The backend the flags ask for, and in `*key_recipe` what its engine depends on;
+// null (and `*error`) on bad input.
+std::unique_ptr<Backend> MakeBackend(const BuildCommandOptions& options, keys::RecipeOutcome* key_recipe,
+                                     std::string* error) {
   if (!options.simulate.empty()) {
     if (!options.model.empty()) {
       *error = "give either a model or --simulate PROFILE, not both";
@@ -45,7 +49,9 @@ std::unique_ptr<Backend> MakeBackend(const BuildCommandOptions& options, std::st
     }
     std::optional<sim::Profile> profile = sim::LoadProfile(options.simulate, error);
     if (!profile) return nullptr;
-    return std::make_unique<sim::SimulatedBackend>(*profile, sim::SimulationOptions{options.seed, options.speed});
+    const sim::SimulationOptions simulation{options.seed, options.speed};
+    key_recipe->recipe = keys::SimulatedKeyRecipe(*profile, simulation);
+    return std::make_unique<sim::SimulatedBackend>(*profile, simulation);
   }
   // Input first (exit 2 with the fix), then whether this binary can build at all.
   trt::BuildOptions trt_options;
@@ -53,7 +59,9 @@ std::unique_ptr<Backend> MakeBackend(const BuildCommandOptions& options, std::st
       !trt::CheckBuildPaths(trt_options, error)) {
     return nullptr;
   }
-  return trt::MakeTensorRtBackend(trt_options, error);
+  std::unique_ptr<Backend> backend = trt::MakeTensorRtBackend(trt_options, error);
+  if (backend) *key_recipe = keys::TensorRtKeyRecipe(trt_options, keys::TargetFromFacts(backend->Describe().facts));
+  return backend;
 }
 
 }  // namespace
@@ -61,7 +69,8 @@ std::unique_ptr<Backend> MakeBackend(const BuildCommandOptions& options, std::st
 int RunBuildCommand(const BuildCommandOptions& options) {
   // Everything the user gave is checked before anything starts.
   std::string error;
-  std::unique_ptr<Backend> backend = MakeBackend(options, &error);
+  keys::RecipeOutcome key_recipe;
+  std::unique_ptr<Backend> backend = MakeBackend(options, &key_recipe, &error);
   if (!backend) return UsageError(error);
 
   RunOptions run;
@@ -82,6 +91,7 @@ int RunBuildCommand(const BuildCommandOptions& options) {
     std::fprintf(stderr, "trtwatch build: warning: no build history: %s\n", history.error.c_str());
   }
   run.history.folder = history.path;
+  run.key_recipe = std::move(key_recipe);
 
   std::unique_ptr<Runner> runner = Runner::Create(std::move(run), &error);
   if (!runner) return UsageError(error);

@@ -18,10 +18,7 @@ struct BuildInfo {
   std::string backend;  // "tensorrt" | "simulated" | "replay"
   std::string model;
   Facts facts;
-  // The build key (docs/history.md): a lowercase hex digest of what makes the engine,
-  // and its parts. Empty when unknown: the build is then not remembered.
-  std::string key;
-  Facts key_parts;
+  CacheUse cache;  // the build key and the cache's answer, when the caller has them
 };
 
 // What the backend's build call returned. A cancelled TensorRT build looks like a

@@ -301,8 +301,10 @@ void Monitor::BuildStarted(const BuildInfo& info) {
   e.backend = info.backend;
   e.model = info.model;
   e.facts = info.facts;
+  e.cache = info.cache;
   {
     MutexLock lock(&mu_);
+    cache_ = info.cache;
     e.t = SecondsSinceStart();
     Push(std::move(e), /*wake=*/true);
   }
@@ -409,6 +411,7 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
     std::stable_sort(result.phases.begin(), result.phases.end(),
                      [](const PhaseSummary& a, const PhaseSummary& b) { return a.seconds > b.seconds; });
     result.anomalies = anomalies_;
+    result.cache = cache_;
 
     Event e;
     e.type = EventType::kBuildFinish;
@@ -419,6 +422,7 @@ BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
     e.cancel_latency = result.cancel_latency;
     e.phases = result.phases;
     e.anomalies = result.anomalies;
+    e.cache = result.cache;
     Push(std::move(e), /*wake=*/true);
     finished_ = true;
     result_ = result;

@@ -167,6 +167,7 @@ class Monitor {
   std::vector<PhaseState*> active_ GUARDED_BY(mu_);  // in start order
   std::map<std::string, PhaseSummary, std::less<>> summaries_ GUARDED_BY(mu_);
   Anomalies anomalies_ GUARDED_BY(mu_);
+  CacheUse cache_ GUARDED_BY(mu_);  // from build_start, repeated by build_finish
   std::vector<Event> pending_ GUARDED_BY(mu_);
   bool wake_ GUARDED_BY(mu_) = false;   // a must-deliver event is pending
   int64_t next_id_ GUARDED_BY(mu_) = 1;

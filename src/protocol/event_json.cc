@@ -67,6 +67,32 @@ json OptionalSeconds(const std::optional<double>& s) {
   return s ? json(Seconds(*s)) : json(nullptr);
 }
 
+// The build key and the cache's answer (build_start, build_finish): fields present
+// only when known, so a stream without a cache reads as before.
+void CacheToJson(const CacheUse& cache, json& j) {
+  if (!cache.key.empty()) j["key"] = cache.key;
+  if (!cache.state.empty()) j["cache"] = cache.state;
+  if (cache.age_seconds) j["cache_age_seconds"] = Seconds(*cache.age_seconds);
+  if (cache.built_seconds) j["cache_built_seconds"] = Seconds(*cache.built_seconds);
+}
+
+CacheUse CacheFromJson(const json& j) {
+  CacheUse cache;
+  if (j.contains("key")) {
+    cache.key = j["key"].get<std::string>();
+    if (cache.key.size() != 64 || cache.key.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      throw std::invalid_argument("\"key\" must be 64 lowercase hex digits");
+    }
+  }
+  if (j.contains("cache")) {
+    cache.state = j["cache"].get<std::string>();
+    if (cache.state != "hit" && cache.state != "miss") throw std::invalid_argument("\"cache\" must be hit or miss");
+  }
+  if (j.contains("cache_age_seconds")) cache.age_seconds = j["cache_age_seconds"].get<double>();
+  if (j.contains("cache_built_seconds")) cache.built_seconds = j["cache_built_seconds"].get<double>();
+  return cache;
+}
+
 }  // namespace
 
 std::string EventToJson(const Event& e) {
@@ -83,6 +109,7 @@ std::string EventToJson(const Event& e) {
       json facts = json::object();
       for (const auto& [key, value] : e.facts) facts[key] = value;
       j["facts"] = facts;
+      CacheToJson(e.cache, j);
       break;
     }
     case EventType::kPhaseStart:
@@ -148,6 +175,7 @@ std::string EventToJson(const Event& e) {
       j["phases"] = phases;
       j["anomalies"] = AnomaliesToJson(e.anomalies);
       j["dropped"] = e.dropped;
+      CacheToJson(e.cache, j);
       break;
     }
   }
@@ -186,6 +214,7 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
             e.facts.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
           }
         }
+        e.cache = CacheFromJson(j);
         break;
       case EventType::kPhaseStart:
         e.id = id("id");
@@ -264,6 +293,7 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
         }
         if (j.contains("anomalies")) e.anomalies = AnomaliesFromJson(j["anomalies"]);
         e.dropped = OptionalInteger<uint64_t>(j, "dropped");
+        e.cache = CacheFromJson(j);
         break;
       }
     }

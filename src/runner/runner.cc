@@ -47,6 +47,12 @@ std::unique_ptr<Sink> MakeProgressSink(const OutputMode& mode, const Clock& cloc
 
 bool Positive(const std::optional<double>& seconds) { return !seconds || *seconds > 0; }
 
+Facts KeyParts(const keys::BuildKey& key) {
+  Facts parts;
+  for (const keys::KeyPart& part : key.parts) parts.emplace_back(part.name, part.value);
+  return parts;
+}
+
 // Damaged history lines could be many: a few are shown, the rest counted.
 void PrintHistoryWarnings(const std::string& program, const std::vector<std::string>& warnings) {
   constexpr size_t kShown = 3;
@@ -69,6 +75,7 @@ struct Runner::Parts {
   TraceSink* trace = nullptr;
   std::unique_ptr<BuildSession> session;
   std::unique_ptr<ProcessControl> control;  // while the build runs
+  std::optional<keys::BuildKey> key;
   bool holds_signals = false;
   // History: on when `history_file` is set.
   std::unique_ptr<history::HistoryFile> history_file;
@@ -161,10 +168,23 @@ Runner::~Runner() {
 
 Monitor& Runner::monitor() { return parts_->session->monitor(); }
 
+void Runner::SetKeyRecipe(keys::RecipeOutcome recipe) { parts_->options.key_recipe = std::move(recipe); }
+
+const keys::BuildKey* Runner::key() const { return parts_->key ? &*parts_->key : nullptr; }
+
 void Runner::Start(BuildInfo info) {
   started_ = true;
   if (info.build_id.empty()) info.build_id = NewBuildId();
   const RunOptions& options = parts_->options;
+  std::string key_error;
+  if (options.key_recipe && options.key_recipe->recipe) {
+    keys::KeyOutcome computed = keys::ComputeBuildKey(*options.key_recipe->recipe);
+    parts_->key = std::move(computed.key);
+    key_error = std::move(computed.error);
+    if (parts_->key) info.cache.key = parts_->key->digest;
+  } else if (options.key_recipe) {
+    key_error = options.key_recipe->error;
+  }
   if (options.handle_signals || options.kill_after) {
     ProcessControlOptions control;
     control.watch_signals = options.handle_signals;
@@ -173,19 +193,18 @@ void Runner::Start(BuildInfo info) {
     parts_->control = std::make_unique<ProcessControl>(monitor(), parts_->view, control);
   }
   parts_->session->Start(info);
-  StartEstimates(info);
+  if (!key_error.empty()) monitor().Log(Severity::kWarning, "no build key: " + key_error);
+  StartEstimates();
 }
 
-void Runner::StartEstimates(const BuildInfo& info) {
-  HistoryOptions& history = parts_->options.history;
-  if (parts_->recorder == nullptr) return;
-  if (history.key.empty()) history.key = info.key;  // computed with the build when the caller has none
-  if (history.key_parts.empty()) history.key_parts = info.key_parts;
-  if (history.key.empty()) return;  // nothing to know this build by: it is not remembered
+void Runner::StartEstimates() {
+  // Without a key there is nothing to know this build by: it is neither estimated nor remembered.
+  if (parts_->recorder == nullptr || !parts_->key) return;
   history::ReadResult earlier = parts_->history_file->Read();
   PrintHistoryWarnings(parts_->options.program, earlier.warnings);
   parts_->estimates = std::make_unique<EstimateFeed>(
-      monitor(), *parts_->recorder, history::SelectEarlierBuilds(earlier.entries, history.key, history.key_parts));
+      monitor(), *parts_->recorder,
+      history::SelectEarlierBuilds(earlier.entries, parts_->key->digest, KeyParts(*parts_->key)));
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {
@@ -216,11 +235,10 @@ BuildResult Runner::Finish(const BuildOutcome& outcome) {
 }
 
 void Runner::Remember(const BuildResult& result) {
-  const HistoryOptions& options = parts_->options.history;
-  if (parts_->recorder == nullptr || !started_ || options.key.empty()) return;
+  if (parts_->recorder == nullptr || !started_ || !parts_->key) return;
   history::HistoryEntry entry = parts_->recorder->Entry(result);
-  entry.key = options.key;
-  entry.key_parts = options.key_parts;
+  entry.key = parts_->key->digest;
+  entry.key_parts = KeyParts(*parts_->key);
   entry.finished_at = history::UnixNow();
   const history::AppendResult appended = parts_->history_file->Append(entry, entry.finished_at);
   if (appended.outcome != history::AppendResult::Outcome::kWritten) {

@@ -24,15 +24,14 @@
 #include "core/monitor.h"
 #include "core/sink.h"
 #include "history/history_file.h"
+#include "keys/build_key.h"
 #include "runner/output_mode.h"
 
 namespace trtwatch {
 
 // Where the build is remembered and what it is remembered by (docs/history.md).
 struct HistoryOptions {
-  std::string folder;  // empty: no history (--no-history)
-  std::string key;     // the build key's digest; empty: BuildInfo's (none: not remembered)
-  Facts key_parts;     // what the key is made of (for "similar" keys)
+  std::string folder;  // empty: no history (--no-history); a build without a key is not remembered either
   history::HistoryLimits limits;
 };
 
@@ -54,6 +53,10 @@ struct RunOptions {
   // How messages name the program and options: "trtwatch build" with flag names, or
   // a library's own wording.
   std::string program = "trtwatch build";
+  // What the build depends on (keys/tensorrt_key.h, keys/simulated_key.h): the runner
+  // computes the build key from it before the build, build_start and the result carry
+  // it. A recipe's error, or a key that cannot be computed, is a warning, not a failure.
+  std::optional<keys::RecipeOutcome> key_recipe;
 
   // The outside world, replaceable in tests.
   const Clock* clock = nullptr;  // default: SteadyClock
@@ -71,11 +74,16 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
 
+  // What the build depends on, when the caller knows it only after Create (a Watch's
+  // simulation): replaces RunOptions::key_recipe. Before Start only.
+  void SetKeyRecipe(keys::RecipeOutcome recipe);
+
   // Thread-safe: the callbacks, Log, RequestCancel.
   Monitor& monitor();
 
-  // Emits build_start (a build id is drawn when `info` has none), starts the watchdog
-  // and, when asked for, signal handling.
+  // Computes the build key (when the options have a recipe), emits build_start (a build
+  // id is drawn when `info` has none), starts the watchdog and, when asked for, signal
+  // handling.
   void Start(BuildInfo info);
   // The build call returned: concludes the result, delivers build_finish to every sink,
   // prints the summary, and maps the result to an exit code.
@@ -84,13 +92,15 @@ class Runner {
   BuildResult Run(BuildInfo info, const BuildFunction& build);
 
   bool started() const { return started_; }
+  // The build key, once Start computed it (null without a recipe or on error).
+  const keys::BuildKey* key() const;
   bool finished() const { return finished_; }
 
  private:
   struct Parts;
   explicit Runner(std::unique_ptr<Parts> parts);
   // Reads the earlier builds of the build's key and starts the estimate events.
-  void StartEstimates(const BuildInfo& info);
+  void StartEstimates();
   // Adds the finished build to the history, if there is one; a failure is a warning.
   void Remember(const BuildResult& result);
 

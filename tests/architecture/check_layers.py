@@ -12,7 +12,7 @@ import pathlib
 import re
 import sys
 
-BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "history"}
+BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "keys", "history"}
 # folder -> the folders (besides itself) it may include from
 ALLOWED = {
     "core": set(),
@@ -21,6 +21,8 @@ ALLOWED = {
     "sinks": {"core", "platform", "protocol"},
     "backends": {"core", "platform", "protocol"},
     "history": {"core", "platform", "protocol"},
+    # the build key: what a backend's engine depends on, over the backends' options
+    "keys": {"core", "platform", "protocol", "backends"},
     "runner": BELOW_RUNNER,
     "api": BELOW_RUNNER | {"runner"},
     "builds": BELOW_RUNNER | {"runner"},

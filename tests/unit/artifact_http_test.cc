@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "builds/artifacts/sha256.h"
+#include "platform/sha256.h"
 #include "service/http_request.h"
 
 namespace trtwatch::service {
@@ -96,14 +96,14 @@ const char kAbcBase64[] = "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=";
 TEST(ExpectedDigestTest, Rfc9530Section2ContentDigestSha256) {
   const ExpectedDigest d = ExpectedSha256("sha-256=:" + std::string(kAbcBase64) + ":", std::nullopt);
   ASSERT_TRUE(d.error.empty()) << d.error;
-  EXPECT_EQ(builds::HexOf(*d.sha256), kAbcHex);
+  EXPECT_EQ(HexOf(*d.sha256), kAbcHex);
   // Other algorithms beside it are ignored (RFC 9530 §2).
   const ExpectedDigest two = ExpectedSha256("sha-512=:AAAA:, sha-256=:" + std::string(kAbcBase64) + ":", std::nullopt);
-  EXPECT_EQ(builds::HexOf(*two.sha256), kAbcHex);
+  EXPECT_EQ(HexOf(*two.sha256), kAbcHex);
 }
 
 TEST(ExpectedDigestTest, XContentSha256HexAndBothMustAgree) {
-  EXPECT_EQ(builds::HexOf(*ExpectedSha256(std::nullopt, kAbcHex).sha256), kAbcHex);
+  EXPECT_EQ(HexOf(*ExpectedSha256(std::nullopt, kAbcHex).sha256), kAbcHex);
   const ExpectedDigest both = ExpectedSha256("sha-256=:" + std::string(kAbcBase64) + ":", kAbcHex);
   EXPECT_TRUE(both.error.empty());
   const std::string other(64, '0');

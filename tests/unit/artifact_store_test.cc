@@ -8,7 +8,7 @@
 #include <string>
 
 #include "builds/artifacts/artifact_store.h"
-#include "builds/artifacts/sha256.h"
+#include "platform/sha256.h"
 
 namespace trtwatch::builds {
 namespace {

@@ -174,5 +174,37 @@ TEST(EventJsonTest, InvalidUtf8InAMessageStillGivesValidJson) {
   EXPECT_TRUE(nlohmann::json::parse(EventToJson(e)).is_object());
 }
 
+TEST(EventJsonTest, BuildStartAndFinishCarryTheKeyAndTheCacheOnlyWhenKnown) {
+  const std::string key(64, 'a');
+  for (EventType type : {EventType::kBuildStart, EventType::kBuildFinish}) {
+    Event plain;
+    plain.type = type;
+    plain.seq = 1;
+    const auto without = nlohmann::json::parse(EventToJson(plain));
+    EXPECT_FALSE(without.contains("key") || without.contains("cache") || without.contains("cache_age_seconds"));
+
+    Event hit = plain;
+    hit.cache = {key, "hit", 259200.5, 842.25};
+    const std::string line = EventToJson(hit);
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["key"], key);
+    EXPECT_EQ(j["cache"], "hit");
+    EXPECT_DOUBLE_EQ(j["cache_age_seconds"].get<double>(), 259200.5);
+    EXPECT_DOUBLE_EQ(j["cache_built_seconds"].get<double>(), 842.25);
+    Event back;
+    std::string error;
+    ASSERT_TRUE(EventFromJson(line, &back, &error)) << error;
+    EXPECT_EQ(back.cache.key, key);
+    EXPECT_EQ(back.cache.state, "hit");
+    EXPECT_EQ(back.cache.built_seconds, 842.25);
+  }
+  Event e;
+  std::string error;
+  EXPECT_FALSE(EventFromJson(R"({"v":1,"seq":1,"t":0,"type":"build_start","build":"b","backend":"tensorrt","model":"m","key":"../x"})", &e, &error));
+  EXPECT_NE(error.find("\"key\""), std::string::npos) << error;
+  EXPECT_FALSE(EventFromJson(R"({"v":1,"seq":1,"t":0,"type":"build_start","build":"b","backend":"tensorrt","model":"m","cache":"maybe"})", &e, &error));
+  EXPECT_NE(error.find("hit or miss"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace trtwatch

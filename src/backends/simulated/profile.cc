@@ -136,6 +136,7 @@ std::optional<Profile> ParseProfile(const std::string& json_text, std::string* e
     Profile profile;
     profile.name = j.value("name", "custom");
     profile.description = j.value("description", "");
+    profile.source = json_text;
     if (j.contains("root") == j.contains("base")) {
       Fail("profile", "give either \"root\" (the top-level phase) or \"base\" (a built-in profile's name)");
     }
@@ -146,6 +147,7 @@ std::optional<Profile> ParseProfile(const std::string& json_text, std::string* e
       const std::optional<Profile> parent = FindBuiltin(base, error);
       if (!parent) Fail("base", "\"" + base + "\" is not a built-in profile");
       profile.root = parent->root;
+      profile.source += "\nbase: " + parent->source;
     }
     if (j.contains("failure")) {
       const json& f = j["failure"];

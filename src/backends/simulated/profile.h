@@ -49,6 +49,9 @@ struct Profile {
   PhaseSpec root;
   std::optional<FailureSpec> failure;
   Variation variation;
+  // The JSON text it was parsed from, its base profile's text after it: what the
+  // build key digests (keys/simulated_key.h).
+  std::string source;
 };
 
 // Parses a profile from JSON text. On error returns nullopt with the reason, naming

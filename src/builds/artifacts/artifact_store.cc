@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "builds/model_paths.h"
@@ -15,8 +14,6 @@ namespace trtwatch::builds {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr size_t kHashChunk = 1 << 20;
 
 std::string SidecarPath(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -33,26 +30,6 @@ std::optional<std::string> SidecarDigest(const std::string& path, uint64_t size)
   if (space != 64 || !DigestFromHex(std::string_view(text).substr(0, 64))) return std::nullopt;
   if (std::strtoull(text.c_str() + space + 1, nullptr, 10) != size) return std::nullopt;
   return text.substr(0, 64);
-}
-
-bool HashFile(const std::string& path, Sha256Digest* digest, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open \"" + path + "\" to hash it";
-    return false;
-  }
-  Sha256 sha;
-  std::string chunk(kHashChunk, '\0');
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    sha.Update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
-  }
-  if (in.bad()) {
-    *error = "reading \"" + path + "\" failed while hashing it";
-    return false;
-  }
-  *digest = sha.Final();
-  return true;
 }
 
 std::optional<StoredFile> DescribeFile(const fs::directory_entry& entry, std::string* error) {
@@ -93,9 +70,12 @@ bool FileDigest(const std::string& path, StoredFile* file, std::string* error) {
     file->sha256 = *known;
     return true;
   }
-  Sha256Digest digest;
-  if (!HashFile(path, &digest, error)) return false;
-  file->sha256 = HexOf(digest);
+  const FileSha256 hashed = Sha256OfFile(path);
+  if (!hashed.digest) {
+    *error = hashed.error;
+    return false;
+  }
+  file->sha256 = HexOf(*hashed.digest);
   std::string ignored;  // a sidecar that cannot be written only costs a hash next time
   WriteDigestSidecar(path, *file, &ignored);
   return true;

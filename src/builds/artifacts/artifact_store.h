@@ -26,7 +26,7 @@
 
 #include "builds/artifacts/background_sha256.h"
 #include "builds/artifacts/model_names.h"
-#include "builds/artifacts/sha256.h"
+#include "platform/sha256.h"
 
 namespace trtwatch {
 class AtomicFile;

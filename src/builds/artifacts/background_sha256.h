@@ -16,7 +16,7 @@
 #include <string_view>
 #include <thread>
 
-#include "builds/artifacts/sha256.h"
+#include "platform/sha256.h"
 #include "core/mutex.h"
 
 namespace trtwatch::builds {
