@@ -1,7 +1,7 @@
 #include "history/history_file.h"
 
 #include <chrono>
-#include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -104,16 +104,22 @@ std::unique_ptr<FileLock> LockPatiently(const std::string& lock_path, std::strin
   }
 }
 
+// Paths are UTF-8 on every platform (Windows' narrow file functions would read them in
+// the ANSI code page).
+std::filesystem::path Utf8Path(const std::string& path) {
+  return std::filesystem::path(std::u8string(path.begin(), path.end()));
+}
+
 bool AppendText(const std::string& path, const std::string& text, std::string* error) {
-  std::FILE* file = std::fopen(path.c_str(), "ab");
-  if (file == nullptr) {
+  std::ofstream file(Utf8Path(path), std::ios::binary | std::ios::app);
+  if (!file) {
     *error = "cannot open " + path + " to append";
     return false;
   }
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !closed) *error = "cannot append to " + path + " (is the disk full?)";
-  return written && closed;
+  file.write(text.data(), static_cast<std::streamsize>(text.size()));
+  file.close();
+  if (!file) *error = "cannot append to " + path + " (is the disk full?)";
+  return static_cast<bool>(file);
 }
 
 }  // namespace
@@ -150,7 +156,7 @@ AppendResult HistoryFile::Append(const HistoryEntry& entry, int64_t now) {
     return result;
   };
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(folder_).parent_path(), ec);
+  std::filesystem::create_directories(Utf8Path(folder_).parent_path(), ec);
   std::string error;
   if (!MakePrivateFolder(folder_, &error)) return refuse(error);
   const std::unique_ptr<FileLock> lock = LockPatiently(lock_path_, &error);
