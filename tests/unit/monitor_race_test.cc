@@ -66,7 +66,7 @@ void Interleave(PausingClock& clock, int nth, const std::function<void()>& call,
 TEST(MonitorRaceTest, AllocationFailureInAStepLosesOnlyThatStep) {
   FakeClock clock;
   Monitor m(clock);
-  m.BuildStarted(BuildInfo{"b", "simulated", "m", {}});
+  m.BuildStarted(BuildInfo{"b", "simulated", "m", {}, {}});
   m.Log(Severity::kInfo, "one line");
   m.phaseStart("root", nullptr, 4);
   m.phaseStart("child", "root", 3);
@@ -94,7 +94,7 @@ TEST(MonitorRaceTest, AllocationFailureInAStepLosesOnlyThatStep) {
 TEST(MonitorRaceTest, AllocationFailureInPhaseStartLeavesNoHalfPhase) {
   FakeClock clock;
   Monitor m(clock);
-  m.BuildStarted(BuildInfo{"b", "simulated", "m", {}});
+  m.BuildStarted(BuildInfo{"b", "simulated", "m", {}, {}});
   m.phaseStart("r", nullptr, 4);
   m.phaseStart("s", "r", 1);
   m.phaseFinish("s");
@@ -116,7 +116,7 @@ TEST(MonitorRaceTest, AllocationFailureInPhaseStartLeavesNoHalfPhase) {
 TEST(MonitorRaceTest, AllocationFailureInPhaseFinishLeavesNoUnfinishedStart) {
   FakeClock clock;
   Monitor m(clock);
-  m.BuildStarted(BuildInfo{"b", "simulated", "m", {}});
+  m.BuildStarted(BuildInfo{"b", "simulated", "m", {}, {}});
   m.phaseStart("a", nullptr, 1);
   m.phaseFinish("a");
   m.phaseStart("a", nullptr, 1);

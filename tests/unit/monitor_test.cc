@@ -29,7 +29,7 @@ struct Harness {
 
   std::vector<Event> Run(const std::function<BuildOutcome(Monitor&, FakeClock&)>& body) {
     BuildSession session(clock, {&sink}, SessionOptions{});
-    result = session.Run(BuildInfo{"b_test", "simulated", "m", {}},
+    result = session.Run(BuildInfo{"b_test", "simulated", "m", {}, {}},
                          [&](Monitor& m) { return body(m, clock); });
     return sink.events();
   }

@@ -52,7 +52,7 @@ TEST(SinkFailureTest, AThrowingSinkIsDetachedAndReportedNotFatal) {
   RecordingSink good;
   ThrowingSink bad(/*throw_at=*/3, /*throw_on_close=*/true);
   BuildSession session(clock, {&bad, &good}, SessionOptions{});
-  const BuildResult result = session.Run(BuildInfo{"b", "simulated", "m", {}}, [&](Monitor& m) {
+  const BuildResult result = session.Run(BuildInfo{"b", "simulated", "m", {}, {}}, [&](Monitor& m) {
     for (int i = 0; i < 20; ++i) {
       if (i == 2) {
         EXPECT_TRUE(bad.WaitUntilThrown());  // the report comes with later events
