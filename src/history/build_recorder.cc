@@ -27,7 +27,7 @@ void BuildRecorder::OnEvent(const Event& event) {
       if (depth <= kSequenceDepth && live_.size() < kMaxSequence) {
         open_[event.id] = live_.size();
         live_.push_back(LivePhase{PhaseFamily(event.phase), depth, event.t, std::nullopt, event.total});
-        ++boundaries_;
+        if (depth <= kTopLevelDepth) ++top_level_changes_;
       }
       break;
     }
@@ -35,9 +35,10 @@ void BuildRecorder::OnEvent(const Event& event) {
       depth_.erase(event.id);
       auto open = open_.find(event.id);
       if (open != open_.end()) {
-        live_[open->second].end = event.t;
+        LivePhase& phase = live_[open->second];
+        phase.end = event.t;
+        if (phase.depth <= kTopLevelDepth) ++top_level_changes_;
         open_.erase(open);
-        ++boundaries_;
       }
       break;
     }
@@ -58,9 +59,9 @@ std::vector<LivePhase> BuildRecorder::Live() const {
   return live_;
 }
 
-size_t BuildRecorder::Boundaries() const {
+size_t BuildRecorder::TopLevelChanges() const {
   MutexLock lock(&mu_);
-  return boundaries_;
+  return top_level_changes_;
 }
 
 HistoryEntry BuildRecorder::Entry(const BuildResult& result) const {

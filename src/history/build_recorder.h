@@ -20,11 +20,13 @@ class BuildRecorder final : public Sink {
  public:
   void OnEvent(const Event& event) override EXCLUDES(mu_);
 
-  // The top-level phases so far, in start order.
+  // The phases the sequence keeps (kSequenceDepth), so far, in start order.
   std::vector<LivePhase> Live() const EXCLUDES(mu_);
-  // How many top-level boundaries (starts and ends) there were so far: a change is a
-  // top-level phase change.
-  size_t Boundaries() const EXCLUDES(mu_);
+  // Phases this shallow are "top-level" for the estimate's cadence: the root and its
+  // children (deeper ones still place the build; they just do not add estimates).
+  static constexpr int kTopLevelDepth = 1;
+  // How many starts and finishes of top-level phases there were so far.
+  size_t TopLevelChanges() const EXCLUDES(mu_);
   // The entry for the history once the build finished: `result` gives the outcome and
   // the phase times; the key is the caller's.
   HistoryEntry Entry(const BuildResult& result) const EXCLUDES(mu_);
@@ -37,7 +39,7 @@ class BuildRecorder final : public Sink {
   std::vector<LivePhase> live_ GUARDED_BY(mu_);
   std::map<int64_t, size_t> open_ GUARDED_BY(mu_);  // live phase id -> index in live_
   std::map<int64_t, int> depth_ GUARDED_BY(mu_);    // active phase id -> depth
-  size_t boundaries_ GUARDED_BY(mu_) = 0;
+  size_t top_level_changes_ GUARDED_BY(mu_) = 0;
   std::vector<std::string> events_ GUARDED_BY(mu_);  // the first kMaxEventsKept - 1, then build_finish
   std::string finish_ GUARDED_BY(mu_);
 };

@@ -38,7 +38,7 @@ void EstimateFeed::Emit(const Estimate& estimate) {
 }
 
 void EstimateFeed::Run() {
-  size_t boundaries_seen = static_cast<size_t>(-1);  // the first pass emits
+  size_t changes_seen = static_cast<size_t>(-1);  // the first pass emits
   double last_emitted = 0;
   for (;;) {
     {
@@ -48,9 +48,9 @@ void EstimateFeed::Run() {
       if (stop_) return;
     }
     const double now = monitor_.SecondsSinceStart();
-    const size_t boundaries = recorder_.Boundaries();
-    if (boundaries == boundaries_seen && now - last_emitted < options_.every_seconds) continue;
-    boundaries_seen = boundaries;
+    const size_t changes = recorder_.TopLevelChanges();
+    if (changes == changes_seen && now - last_emitted < options_.every_seconds) continue;
+    changes_seen = changes;
     last_emitted = now;
     Emit(history::EstimateRemaining(earlier_, recorder_.Live(), now));
   }
