@@ -5,6 +5,7 @@
 
 #include <trtwatch/annotations.h>
 #include <trtwatch/event.h>
+#include <trtwatch/replay.h>
 #include <trtwatch/result.h>
 #include <trtwatch/simulate.h>
 #include <trtwatch/sink.h>

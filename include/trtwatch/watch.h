@@ -54,6 +54,8 @@ class Monitor;  // the core's callback target (private)
 class Watch;
 struct SimulateOptions;
 BuildResult Simulate(Watch& watch, const SimulateOptions& options);  // <trtwatch/simulate.h>
+struct ReplayOptions;
+BuildResult Replay(Watch& watch, const ReplayOptions& options);  // <trtwatch/replay.h>
 
 // Where progress is shown: kTty a live view on stderr, kPlain lines on stderr, kJson
 // the event stream on stdout, kQuiet nothing; kAuto picks tty on an interactive
@@ -129,6 +131,7 @@ class Watch {
 
  private:
   friend BuildResult Simulate(Watch& watch, const SimulateOptions& options);
+  friend BuildResult Replay(Watch& watch, const ReplayOptions& options);
   // What build_start says about the backend, replaced before Start (the simulation).
   void Describe(std::string backend, std::string model, const Facts& facts);
   // The one build path under this watch (the simulation gives it the build's key recipe).

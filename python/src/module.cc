@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <trtwatch/replay.h>
 #include <trtwatch/simulate.h>
 #include <trtwatch/version.h>
 #include <trtwatch/watch.h>
@@ -185,12 +186,23 @@ PYBIND11_MODULE(_trtwatch, m) {
       .def("simulate",
            [](PythonWatch& w, std::string profile, uint64_t seed, double speed) {
              try {
-               return w.Simulate(SimulateOptions{std::move(profile), seed, speed});
+               const SimulateOptions options{std::move(profile), seed, speed};
+               return w.RunBuild([&](Watch& watch) { return Simulate(watch, options); });
              } catch (const std::invalid_argument& e) {
                throw py::value_error(e.what());
              }
            },
            py::arg("profile"), py::arg("seed") = 1, py::arg("speed") = 1.0)
+      .def("replay",
+           [](PythonWatch& w, std::string path, double speed, bool instant) {
+             try {
+               const ReplayOptions options{std::move(path), speed, instant};
+               return w.RunBuild([&](Watch& watch) { return Replay(watch, options); });
+             } catch (const std::invalid_argument& e) {
+               throw py::value_error(e.what());
+             }
+           },
+           py::arg("path"), py::arg("speed") = 1.0, py::arg("instant") = false)
       .def("cancel",
            [](PythonWatch& w, std::string message, const std::string& reason) {
              return w.watch().Cancel(std::move(message), FromName<CancelReason>("reason", reason, kReason));

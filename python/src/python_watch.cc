@@ -33,11 +33,11 @@ BuildResult PythonWatch::Finish(bool engine_built, std::string error) {
   return result;
 }
 
-BuildResult PythonWatch::Simulate(const SimulateOptions& options) {
+BuildResult PythonWatch::RunBuild(const std::function<BuildResult(Watch&)>& build) {
   BuildResult result;
   {
     py::gil_scoped_release nogil;
-    result = trtwatch::Simulate(*watch_, options);
+    result = build(*watch_);
   }
   started_ = true;
   result_ = result;

@@ -11,6 +11,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,7 +36,9 @@ class PythonWatch {
 
   void Start();
   BuildResult Finish(bool engine_built, std::string error);
-  BuildResult Simulate(const SimulateOptions& options);
+  // A whole build the library drives (trtwatch::Simulate, trtwatch::Replay), run with
+  // the GIL released so that Python's consumers and other threads go on.
+  BuildResult RunBuild(const std::function<BuildResult(Watch&)>& build);
 
   // A failure inside the Python monitor: counted, and the first one logged into the
   // stream as a warning.

@@ -20,13 +20,13 @@ gives you, from the C++ core that ``trtwatch build`` uses:
 * a :class:`Result` telling succeeded / failed / cancelled / timed out apart.
 
 ``trtwatch.simulate("large-transformer")`` runs the same path without TensorRT or a
-GPU. ``docs/python.md`` is the guide.
+GPU; ``trtwatch.replay("build.jsonl")`` plays a saved stream back through it. ``docs/python.md`` is the guide.
 """
 
 from ._trtwatch import __version__, simulation_profiles
 from ._events import EventFeed, simulate_events
 from ._result import CancelLatency, PhaseTime, Result
-from ._watch import Watch, simulate, watch
+from ._watch import Watch, replay, simulate, watch
 
 
 
@@ -50,6 +50,7 @@ __all__ = [
     "Result",
     "Watch",
     "__version__",
+    "replay",
     "simulate",
     "simulate_events",
     "simulation_profiles",

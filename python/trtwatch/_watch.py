@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -121,6 +122,12 @@ class Watch:
         self._result = self._make_result(native)
         return self._result
 
+    def replay(self, path: str, *, speed: float = 1.0, instant: bool = False) -> Result:
+        """Plays a saved build stream back through this watch (see :func:`replay`)."""
+        native = self._native.replay(os.fspath(path), float(speed), bool(instant))
+        self._result = self._make_result(native)
+        return self._result
+
     # -- any thread --------------------------------------------------------------------
 
     def cancel(self, message: str = "cancelled through the API", reason: str = "api") -> bool:
@@ -204,5 +211,19 @@ def simulate(profile: str = "small-cnn", *, seed: int = 1, speed: float = 1.0, *
     options.setdefault("model", "")
     w = Watch(None, backend="simulated", **options)
     result = w.simulate(profile, seed=seed, speed=speed)
+    Watch._raise_for_signal(result)  # pylint: disable=protected-access
+    return result
+
+
+def replay(path: "str | os.PathLike[str]", *, speed: float = 1.0, instant: bool = False, **options: Any) -> Result:
+    """Plays a saved build stream (a ``events=`` / ``--events`` file, or a service build's
+    ``GET /builds/{id}/events`` saved as Server-Sent Events) through the same views and
+    consumers as a live build, at its recorded pace, ``speed`` times faster, or at once
+    with ``instant``; returns the result, concluded as the original build's was.
+    ``options`` are :func:`watch`'s. Raises ValueError, before anything is shown, for a
+    file that is not one whole build's stream (the message names the line)."""
+    options.setdefault("model", "")
+    w = Watch(None, backend="replay", **options)
+    result = w.replay(path, speed=speed, instant=instant)
     Watch._raise_for_signal(result)  # pylint: disable=protected-access
     return result

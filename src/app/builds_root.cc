@@ -53,6 +53,8 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   manager_options.queue_limit = config.queue_limit;
   manager_options.cancel_grace_seconds = config.cancel_grace_seconds;
   manager_options.replica = ThisReplica(config);
+  // Replicas of one service are told apart in /metrics; one on its own disk needs no label.
+  if (root->store_->changes() != nullptr) root->metrics_.LabelReplica(manager_options.replica);
   manager_options.lease_seconds = config.lease_seconds;
   root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options);
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);

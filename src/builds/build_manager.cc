@@ -138,6 +138,7 @@ struct BuildManager::Active {
   Event finish;
   bool forced_kill = false;     // killed after the cancel grace (or a second service signal)
   std::string storage_failure;  // set when its events could not be stored: the build is stopped
+  bool fenced = false;          // another replica concluded it: this one writes nothing more of it
   bool err_closed = false;      // stderr read to its end
   std::optional<WorkerExit> exit;  // the worker's end, once polled
   int polls_after_exit = 0;
@@ -579,7 +580,22 @@ void BuildManager::OnStoreChanges(const std::vector<StoreChange>& changes) {
 void BuildManager::RenewLeases() {
   if (active_.empty()) return;
   const RenewResult renewed = queue().RenewLeases(options_.replica, options_.lease_seconds);
-  if (!renewed.ok()) QueueTrouble("renew the leases of its builds", renewed.error);
+  if (!renewed.ok()) return QueueTrouble("renew the leases of its builds", renewed.error);
+  const std::set<std::string> kept(renewed.ids.begin(), renewed.ids.end());
+  for (auto& [id, b] : active_) {
+    if (b->worker && !b->fenced && !IsFinal(b->record.state) && !kept.contains(id)) Fence(*b);
+  }
+}
+
+void BuildManager::Fence(Active& b) {
+  std::fprintf(stderr,
+               "trtwatch serve: build %s was concluded by another replica: this one (\"%s\") did not renew its "
+               "lease in time (paused, or cut off from the database); its worker is stopped and the record is "
+               "left as the other replica wrote it\n",
+               b.record.id.c_str(), options_.replica.c_str());
+  b.fenced = true;
+  b.pending.clear();
+  b.worker->ForceStop();
 }
 
 void BuildManager::ApplyCancelRequests() {
@@ -602,7 +618,7 @@ void BuildManager::QueueTrouble(const std::string& what, const std::string& erro
 
 void BuildManager::Start(Active& b) {
   const std::string id = b.record.id;
-  const std::string engine = b.request.simulate.empty() ? engine_dir() + "/" + id + ".engine.part" : "";
+  const std::string engine = b.request.simulate.empty() ? PartialEngine(id) : "";
   ExecutionStart start = executor_->Start(WorkerArguments(b.request, engine));
   if (!start.execution) {
     EndWithoutWorker(b, BuildState::kFailed, start.error);
@@ -678,7 +694,7 @@ void BuildManager::ReadErrors(const std::string& id) {
 }
 
 void BuildManager::HandleLine(Active& b, std::string_view line) {
-  if (line.empty()) return;
+  if (line.empty() || b.fenced) return;
   Event event;
   std::string error;
   if (!EventFromJson(line, &event, &error) || event.seq <= b.record.last_seq || b.saw_finish) {
@@ -727,7 +743,7 @@ void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, i
 }
 
 void BuildManager::Flush(Active& b) {
-  if (b.pending.empty()) return;
+  if (b.pending.empty() || b.fenced) return;
   if (b.storage_failure.empty() && !store_.AppendEvents(b.record.id, b.pending)) {
     StorageFailed(b, StorageError("the events of " + b.record.id, store_.last_error()));
   }
@@ -765,6 +781,13 @@ void BuildManager::Reap(const std::string& id) {
 }
 
 void BuildManager::Finish(Active& b, const WorkerExit& exit) {
+  if (b.fenced) {
+    std::remove(PartialEngine(b.record.id).c_str());  // never leave a partial engine
+    b.worker.reset();
+    --running_;
+    Close(b);
+    return SlotFreed();
+  }
   // Whatever stderr still holds, read without waiting (the worker is gone).
   b.err_tail += b.worker->DiagnosticsNow(kStderrDrain);
   KeepTail(&b.err_tail);
@@ -828,19 +851,23 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
     r.state = state;
     r.error = error;
   }
-  std::remove((engine_dir() + "/" + r.id + ".engine.part").c_str());  // never leave a partial engine
+  std::remove(PartialEngine(r.id).c_str());  // never leave a partial engine
   r.finished_at = NowUnix();
   r.phase_json = SnapshotJson(b.tree).dump();
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count());
   Close(b);
+  SlotFreed();
+}
+
+void BuildManager::SlotFreed() {
   MaybeStart();
   if (shutting_down_ && running_ == 0 && on_idle_) std::exchange(on_idle_, nullptr)();
 }
 
 void BuildManager::StoreEngine(BuildRecord& r) {
-  const std::string part = engine_dir() + "/" + r.id + ".engine.part";
+  const std::string part = PartialEngine(r.id);
   const std::string final_path = engine_dir() + "/" + r.id + ".engine";
   if (std::rename(part.c_str(), final_path.c_str()) != 0) {
     r.state = BuildState::kFailed;

@@ -200,6 +200,8 @@ class BuildManager {
   int64_t running() const { return running_; }
   // Where finished engines and timing-cache copies are kept (DATA_DIR/engines).
   std::string engine_dir() const { return options_.data_dir + "/engines"; }
+  // Where build `id`'s worker writes its engine, renamed into place only on success.
+  std::string PartialEngine(const std::string& id) const { return engine_dir() + "/" + id + ".engine.part"; }
   // Builds waiting in the store's queue, for every replica (0 when it cannot be read).
   int64_t queued();
 
@@ -221,7 +223,14 @@ class BuildManager {
   // readers of remote builds; every third of the lease: renewals and orphans.
   void ScheduleTick();
   void ReplicaTick();
+  // Renews this replica's leases; a build it runs whose lease was not renewed was
+  // concluded by another replica (this one was paused or cut off past its lease).
   void RenewLeases();
+  // Such a build: its worker is stopped, nothing more of it is written or relayed, and
+  // its readers are ended (they reconnect and read the record and log the other wrote).
+  void Fence(Active& build);
+  // A worker slot is free: the queue moves on, and a shutdown waiting for it completes.
+  void SlotFreed();
   void ApplyCancelRequests();
   // Other replicas' writes: new events of builds followed here, records for the
   // watchers, and a queue that may have grown.

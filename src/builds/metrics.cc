@@ -45,6 +45,27 @@ std::string EscapeLabelValue(std::string_view value) {
   return out;
 }
 
+std::string WithLabel(std::string_view exposition, std::string_view name, std::string_view value) {
+  const std::string label = std::string(name) + "=\"" + EscapeLabelValue(value) + "\"";
+  std::string out;
+  out.reserve(exposition.size() + exposition.size() / 4);
+  for (size_t start = 0; start < exposition.size();) {
+    const size_t end = std::min(exposition.find('\n', start), exposition.size());
+    std::string_view line = exposition.substr(start, end - start);
+    start = end + 1;
+    const size_t name_end = line.find_first_of("{ ");
+    if (line.empty() || line.front() == '#' || name_end == std::string_view::npos) {
+      out.append(line).append("\n");
+    } else if (line[name_end] == '{') {
+      out.append(line.substr(0, name_end + 1)).append(label).append(",").append(line.substr(name_end + 1)).append("\n");
+    } else {
+      out.append(line.substr(0, name_end)).append("{").append(label).append("}").append(line.substr(name_end));
+      out.append("\n");
+    }
+  }
+  return out;
+}
+
 Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
 
 void Histogram::Observe(double value) {
@@ -92,6 +113,11 @@ void Metrics::PhaseFinished(std::string_view phase, double seconds) {
     it = phase_seconds_.try_emplace(std::string(key), PhaseBounds()).first;
   }
   it->second.Observe(seconds);
+}
+
+void Metrics::LabelReplica(std::string replica) {
+  MutexLock lock(&mu_);
+  replica_ = std::move(replica);
 }
 
 void Metrics::SseClientOpened() {
@@ -166,7 +192,7 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
     out.append("trtwatch_http_responses_total{code=\"").append(std::to_string(code)).append("\"} ");
     out.append(std::to_string(n)).append("\n");
   }
-  return out;
+  return replica_.empty() ? out : WithLabel(out, "replica", replica_);
 }
 
 }  // namespace trtwatch::builds

@@ -58,6 +58,10 @@ class Metrics {
   void AcceptFailed() EXCLUDES(mu_);       // accept() failed (out of descriptors)
   void ConnectionRefused() EXCLUDES(mu_);  // over --max-connections: 503
 
+  // Every sample from now on carries replica="NAME" (replicas on a shared store:
+  // Prometheus tells them apart, and sums over the label give the service's totals).
+  void LabelReplica(std::string replica) EXCLUDES(mu_);
+
   // The exposition text; `running` and `queued` are the gauges' current values.
   std::string Render(int64_t running, int64_t queued) const EXCLUDES(mu_);
 
@@ -74,6 +78,10 @@ class Metrics {
   std::map<int, uint64_t> requests_ GUARDED_BY(mu_);  // HTTP status -> count
   uint64_t accept_failures_ GUARDED_BY(mu_) = 0;
   uint64_t refused_ GUARDED_BY(mu_) = 0;
+  std::string replica_ GUARDED_BY(mu_);  // empty: no replica label
 };
+
+// `exposition` with `name="value"` added to every sample line's labels (comments kept).
+std::string WithLabel(std::string_view exposition, std::string_view name, std::string_view value);
 
 }  // namespace trtwatch::builds

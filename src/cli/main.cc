@@ -6,6 +6,7 @@
 #include "cli/doctor_command.h"
 #include "cli/history_command.h"
 #include "cli/mcp_command.h"
+#include "cli/replay_command.h"
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
   trtwatch::McpCommandOptions mcp;
   CLI::App* mcp_cmd = trtwatch::AddMcpCommand(app, &mcp);
 
+  trtwatch::ReplayCommandOptions replay;
+  CLI::App* replay_cmd = trtwatch::AddReplayCommand(app, &replay);
+
   // UTF-8 arguments on every platform (Windows: from the wide command line, so that
   // paths outside the ANSI code page arrive intact).
   std::vector<std::string> args = trtwatch::Utf8Arguments(argc, argv);
@@ -86,6 +90,7 @@ int main(int argc, char** argv) {
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
+  if (replay_cmd->parsed()) return trtwatch::RunReplayCommand(replay);
   if (const std::optional<int> code = trtwatch::RunHistoryCommands(history)) return *code;
   return trtwatch::exit_code::kUsage;
 }

@@ -65,7 +65,11 @@ std::string EstimateText(const Estimate& estimate, double since, bool unicode) {
   return text + "from " + builds + where;
 }
 
-std::string BuildTitle(const std::string& backend, const std::string& model) {
+std::string BuildTitle(const std::string& backend, const std::string& model, const Facts& facts) {
+  if (backend == "replay") {
+    return "REPLAY of build " + Fact(facts, "replay_of") + " (" + BuildTitle(Fact(facts, "replay_of_backend"), model) +
+           ")";
+  }
   const std::string build = backend.empty() ? "build" : backend + " build";
   return model.empty() ? build : build + " of " + model;
 }

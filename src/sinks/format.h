@@ -16,8 +16,9 @@ std::string Fact(const Facts& facts, const std::string& key);
 
 // What is being built, for a view's first line: "tensorrt build of model.onnx"; without
 // the model's name (a build watched through the library, whose network has no file)
-// "tensorrt build", and "build" without a backend either.
-std::string BuildTitle(const std::string& backend, const std::string& model);
+// "tensorrt build", and "build" without a backend either. A replay names the recorded
+// build from its facts: "REPLAY of build b_… (tensorrt build of model.onnx)".
+std::string BuildTitle(const std::string& backend, const std::string& model, const Facts& facts = {});
 
 // "build succeeded", "build timed out", ...
 std::string StatusPhrase(BuildStatus status);

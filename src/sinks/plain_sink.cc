@@ -31,7 +31,7 @@ void PlainSink::OnEvent(const Event& e) {
                          Fact(e.facts, "seed") + ", speed " + Fact(e.facts, "speed") +
                          "x): no TensorRT, no GPU, no engine is written");
       } else {
-        Line(e.t, 0, BuildTitle(e.backend, e.model));
+        Line(e.t, 0, BuildTitle(e.backend, e.model, e.facts));
       }
       break;
     case EventType::kPhaseStart:

@@ -232,7 +232,7 @@ std::string DescribeBuild(const TreeSnapshot& tree) {
     if (!seed.empty()) text += " (seed " + seed + (speed.empty() ? "" : ", speed " + speed + "x") + ")";
     return Printable(text);
   }
-  return Printable(BuildTitle(tree.backend, tree.model));
+  return Printable(BuildTitle(tree.backend, tree.model, tree.facts));
 }
 
 std::vector<std::string> RenderFrame(const TreeSnapshot& tree, double now, const FrameOptions& options) {

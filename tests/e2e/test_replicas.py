@@ -77,6 +77,12 @@ def test_a_build_followed_on_two_replicas_and_cancelled_through_a_third_has_one_
         heard = read_until(changes, lambda e: e["data"]["id"] == doc["id"] and e["data"]["status"] == "cancelled")
         statuses = [e["data"]["status"] for e in heard if e["data"]["id"] == doc["id"]]
         assert statuses[0] in ("queued", "running") and statuses[-1] == "cancelled", statuses
+        # Each replica's /metrics labels its samples, so that a scraper tells them apart.
+        for s, name in ((a, "a"), (b, "b"), (c, "c")):
+            status, text, _ = s.request("GET", "/metrics")
+            assert status == 200
+            samples = [line for line in text.splitlines() if line and not line.startswith("#")]
+            assert samples and all(f'replica="{name}"' in line for line in samples), samples[:3]
     finally:
         stop_all([a, b, c])
 
@@ -159,5 +165,29 @@ def test_a_replica_that_cannot_reach_the_database_says_so_until_it_can(tmp_path,
         wait_for(lambda: s.request("GET", "/healthz")[0] == 200, 20, "/healthz healthy again")
         doc = s.submit({"simulate": "small-cnn", "speed": 8})
         assert s.wait_status(doc["id"], ["succeeded"], timeout=30)["status"] == "succeeded"
+    finally:
+        s.stop()
+
+
+def test_postgresql_stopped_and_started_mid_build_fails_it_visibly_and_keeps_its_record(tmp_path, pg):
+    uri = pg.create_database("drill_restart")
+    s = replica(tmp_path, uri, "steady").start()
+    try:
+        doc = s.submit({"simulate": "large-transformer", "seed": 5})  # minutes long
+        reader = SseReader(s.port, doc["events_url"])
+        read_until(reader, lambda e: e["event"] == "step")
+        pg.stop()
+        try:
+            wait_for(lambda: s.request("GET", "/healthz")[0] == 503, 20, "/healthz unhealthy while PostgreSQL is down")
+        finally:
+            pg.start()
+        wait_for(lambda: s.request("GET", "/healthz")[0] == 200, 40, "/healthz healthy again")
+        # Its events could not be kept, so the build was stopped and failed, saying why;
+        # the record reached the database once it was back: never stuck running.
+        record = s.wait_status(doc["id"], ["failed"], timeout=40)
+        assert "store" in record["error"] or "database" in record["error"], record["error"]
+        assert pg.psql("drill_restart", f"SELECT status FROM builds WHERE id = '{doc['id']}'") == "failed"
+        after = s.submit({"simulate": "small-cnn", "speed": 8})
+        assert s.wait_status(after["id"], ["succeeded"], timeout=30)["status"] == "succeeded"
     finally:
         s.stop()

@@ -1,4 +1,5 @@
 """trtwatch.watch around the TensorRT TEST DOUBLE's build_serialized_network."""
+import json
 import os
 import sys
 import threading
@@ -200,6 +201,22 @@ def test_simulate_takes_the_same_path():
     assert kinds[0] == "build_start" and kinds[-1] == "build_finish"
     with pytest.raises(ValueError, match="small-cnn"):
         trtwatch.simulate("no-such-profile")
+
+
+def test_replay_plays_a_saved_stream_through_the_same_path(tmp_path):
+    saved = tmp_path / "build.jsonl"
+    original = trtwatch.simulate("failing", speed=100, progress="quiet", events=str(saved))
+    assert original.status == "failed"
+    events = []
+    r = trtwatch.replay(saved, instant=True, progress="quiet", on_event=events.append)
+    assert r.status == "failed" and r.error == original.error
+    assert events[0]["backend"] == "replay"
+    assert events[0]["facts"]["replay_of"] == original.build_id
+    assert [e["phase"] for e in events if e["type"] == "phase_start"] == [
+        e["phase"] for e in map(json.loads, saved.read_text().splitlines()) if e["type"] == "phase_start"]
+    saved.write_text(saved.read_text().splitlines()[0] + "\n")
+    with pytest.raises(ValueError, match="truncated"):
+        trtwatch.replay(saved)
 
 
 def test_leaving_simulate_events_early_cancels_the_build():

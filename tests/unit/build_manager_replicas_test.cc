@@ -104,12 +104,16 @@ class BuildManagerReplicasTest : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  Replica& Add(const std::string& name, int max_concurrent, double lease_seconds = 15) {
+  // `io`: the event loop it runs on (default: the one RunUntil runs; a replica on a
+  // loop of its own is paused while RunUntil runs).
+  Replica& Add(const std::string& name, int max_concurrent, double lease_seconds = 15,
+               boost::asio::io_context* io = nullptr) {
+    boost::asio::io_context& loop = io ? *io : io_;
     StoreOpening opened = PostgresStore::Open(server_->Uri(db_));
     EXPECT_TRUE(opened.store) << opened.error;
     auto replica = std::make_unique<Replica>();
     replica->store = std::move(opened.store);
-    auto launcher = std::make_unique<FakeWorkerLauncher>(io_);
+    auto launcher = std::make_unique<FakeWorkerLauncher>(loop);
     replica->fake = launcher.get();
     ManagerOptions options;
     options.data_dir = dir_;
@@ -118,7 +122,7 @@ class BuildManagerReplicasTest : public ::testing::Test {
     options.lease_seconds = lease_seconds;
     options.worker_exe = "/opt/trtwatch/bin/trtwatch";
     auto executor = std::make_unique<LocalExecutor>(std::move(launcher), options.worker_exe);
-    replica->manager = std::make_unique<BuildManager>(io_, *replica->store, metrics_, options, std::move(executor));
+    replica->manager = std::make_unique<BuildManager>(loop, *replica->store, metrics_, options, std::move(executor));
     replicas_.push_back(std::move(replica));
     return *replicas_.back();
   }
@@ -213,6 +217,40 @@ TEST_F(BuildManagerReplicasTest, TheBuildOfAReplicaThatStoppedRenewingIsInterrup
   ASSERT_EQ(log.size(), 4u);  // build_start, phase_start, + phase_finish (early), build_finish
   EXPECT_NE(log[2].json.find("\"early\":true"), std::string::npos) << log[2].json;
   EXPECT_NE(log[3].json.find("\"build_finish\""), std::string::npos);
+}
+
+// Fencing: a replica paused past its lease (SIGSTOP, a VM frozen, a network cut) comes
+// back to find its build concluded by another. At its next renewal it stops the worker
+// and writes nothing more: the record and the log stay as the other replica wrote them.
+TEST_F(BuildManagerReplicasTest, AReplicaThatLostItsLeaseStopsItsWorkerAndWritesNothingMore) {
+  boost::asio::io_context paused_io;
+  Replica& paused = Add("paused", 1, /*lease_seconds=*/1, &paused_io);
+  paused.fake->Next(CancellableWorker());
+  const std::string id = paused.manager->Submit(R"({"simulate":"small-cnn"})").id;
+  const auto run_paused_until = [&](const std::function<bool()>& done, int turns = 1000) {
+    for (int i = 0; i < turns && !done(); ++i) {
+      paused_io.restart();
+      paused_io.run_for(std::chrono::milliseconds(20));
+    }
+    return done();
+  };
+  FollowingReader reader;
+  ASSERT_TRUE(paused.manager->Subscribe(id, &reader).live);
+  ASSERT_TRUE(run_paused_until([&] { return Record(paused, id)["events"] == 2; }));
+
+  Replica& survivor = Add("survivor", 0, 1);  // runs on io_ while "paused" does not
+  ASSERT_TRUE(RunUntil([&] { return Record(survivor, id)["status"] == "interrupted"; }));
+  const json concluded = Record(survivor, id);
+  const std::vector<StoredEvent> log = survivor.store->EventsAfter(id, 0);
+
+  ASSERT_TRUE(run_paused_until([&] { return reader.ended; })) << "resumed: it renews, finds the build gone";
+  const FakeWorkerState& w = *paused.fake->worker(0);
+  ASSERT_FALSE(w.signals.empty());
+  EXPECT_EQ(w.signals.back().signal, FakeWorkerState::Signal::kKill);
+  run_paused_until([] { return false; }, 50);  // a second more: whatever it would still write, it had time to
+  EXPECT_EQ(Record(survivor, id), concluded);
+  EXPECT_EQ(survivor.store->EventsAfter(id, 0).size(), log.size());
+  EXPECT_EQ(paused.manager->running(), 0);
 }
 
 // Replica names reach records and errors, and come back from the database: only the

@@ -34,6 +34,8 @@ TEST(FormatTest, BuildTitleNamesTheModelOnlyWhenKnown) {
   EXPECT_EQ(BuildTitle("tensorrt", "resnet50.onnx"), "tensorrt build of resnet50.onnx");
   EXPECT_EQ(BuildTitle("tensorrt", ""), "tensorrt build");  // never "tensorrt build of "
   EXPECT_EQ(BuildTitle("", ""), "build");
+  EXPECT_EQ(BuildTitle("replay", "resnet50.onnx", {{"replay_of", "b_42"}, {"replay_of_backend", "tensorrt"}}),
+            "REPLAY of build b_42 (tensorrt build of resnet50.onnx)");
 }
 
 TEST(FormatTest, SummaryNamesStatusLatencyAndTopPhases) {

@@ -64,6 +64,26 @@ TEST(MetricsTest, RendersPrometheusText) {
   }
 }
 
+TEST(MetricsTest, AReplicaLabelsEverySampleAndNoComment) {
+  Metrics metrics;
+  metrics.BuildFinished("succeeded", 2);
+  metrics.LabelReplica("gpu-\"a\"");
+  const std::string text = metrics.Render(1, 0);
+  EXPECT_TRUE(HasLine(text, "trtwatch_builds_running{replica=\"gpu-\\\"a\\\"\"} 1"));
+  EXPECT_TRUE(HasLine(text, "trtwatch_builds_finished_total{replica=\"gpu-\\\"a\\\"\",status=\"succeeded\"} 1"));
+  EXPECT_TRUE(HasLine(text, "# TYPE trtwatch_builds_running gauge"));
+  size_t samples = 0;
+  size_t labelled = 0;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = text.substr(start, end - start);
+    if (line.empty() || line[0] == '#') continue;
+    ++samples;
+    labelled += line.find("replica=\"gpu-") != std::string::npos;
+  }
+  EXPECT_GT(samples, 20u);
+  EXPECT_EQ(labelled, samples);
+}
+
 TEST(MetricsTest, PhasesWithNumberedNamesShareOneSeries) {
   Metrics m;
   m.PhaseFinished("Building layer 12 of 480", 1);

@@ -30,6 +30,16 @@ namespace {
 using Outcome = StoreOpening::Outcome;
 constexpr int kCurrentSchema = 2;  // 1: the first release; 2: replicas (the queue's columns)
 
+// Whether the store answers a probe within `limit` (a lost PostgreSQL is retried with back-off).
+bool ProbeWithin(RecordStore& store, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!store.Probe()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
 // SQLite in the test's folder, through a VFS that can fail every write (a full disk).
 class SqliteFixture {
  public:
@@ -305,7 +315,7 @@ TYPED_TEST(StoreBehaviourTest, WriteFailuresAreReportedAndTheStoreRecovers) {
   std::vector<std::string> removed{"x"};
   EXPECT_FALSE(store->Prune({"failed"}, "", 1, &removed) && !removed.empty());
   this->store_.HealWrites();
-  EXPECT_TRUE(store->Probe()) << store->last_error();
+  EXPECT_TRUE(ProbeWithin(*store, std::chrono::seconds(5))) << store->last_error();
   EXPECT_EQ(store->LastSeq("b"), 1u) << "the failed batch left nothing";
   ASSERT_TRUE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}})) << store->last_error();
   EXPECT_EQ(store->LastSeq("b"), 3u);
@@ -730,6 +740,22 @@ TEST_F(PostgresStoreTest, ReplicasShareTheDatabaseAndReconnectAfterARestart) {
   pg_.HealWrites();
   EXPECT_FALSE(first.store->Put("a", "running", "{}")) << "the old session is gone";
   EXPECT_TRUE(first.store->Put("a", "running", "{}")) << first.store->last_error();
+}
+
+// A database that is gone is not asked again at every call: after a failed attempt the
+// store answers at once, saying when it tries again, and reconnects after that.
+TEST_F(PostgresStoreTest, ALostDatabaseIsRetriedWithBackOff) {
+  StoreOpening opened = pg_.Open();
+  ASSERT_TRUE(opened.store) << opened.error;
+  pg_.BreakWrites();
+  EXPECT_FALSE(opened.store->Put("a", "queued", "{}"));
+  EXPECT_FALSE(opened.store->Probe());  // the session is gone: one attempt to reconnect, refused
+  EXPECT_FALSE(opened.store->Probe());
+  EXPECT_NE(opened.store->last_error().find("cannot connect to"), std::string::npos) << opened.store->last_error();
+  EXPECT_NE(opened.store->last_error().find("; next attempt in 1 s"), std::string::npos)
+      << opened.store->last_error();
+  pg_.HealWrites();
+  EXPECT_TRUE(ProbeWithin(*opened.store, std::chrono::seconds(5))) << opened.store->last_error();
 }
 
 // Two replicas claiming at once from two threads (each its own store and connection):

@@ -186,8 +186,18 @@ StoreOpening PostgresStore::Open(const std::string& uri) {
 }
 
 bool PostgresStore::Connect() {
+  using std::chrono::seconds;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_attempt_) {
+    const auto wait = std::chrono::ceil<seconds>(next_attempt_ - now).count();
+    last_error_ = connect_error_ + "; next attempt in " + std::to_string(wait) + " s";
+    return false;
+  }
   PQfinish(conn_);
   conn_ = NewSession();
+  if (!conn_) connect_error_ = last_error_;
+  backoff_ = conn_ ? seconds(0) : std::clamp(backoff_ * 2, seconds(1), seconds(30));
+  next_attempt_ = now + backoff_;
   return conn_ != nullptr;
 }
 

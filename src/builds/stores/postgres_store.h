@@ -25,6 +25,7 @@
 // Threading: as RecordStore (builds/stores/record_store.h): one thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -90,6 +91,9 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   PostgresStore(std::string uri, std::string name);
   // Connected, outside any transaction; else false with last_error_.
   bool Ready();
+  // A new session, unless a lost database's back-off still runs: after a failed
+  // attempt, calls fail at once for 1 s, then 2, 4 … up to 30 s, so a database that is
+  // gone costs the manager's thread no connect timeout per call.
   bool Connect();
   // A new session on uri_, or null with last_error_.
   pg_conn* NewSession();
@@ -110,6 +114,9 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   pg_conn* conn_ = nullptr;
   pg_conn* listen_ = nullptr;  // the change feed's session (LISTEN), non-blocking
   std::string last_error_;
+  std::chrono::steady_clock::time_point next_attempt_{};  // Connect's back-off
+  std::chrono::seconds backoff_{0};
+  std::string connect_error_;  // why the last attempt failed
 };
 
 }  // namespace trtwatch::builds
