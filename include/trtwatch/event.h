@@ -24,10 +24,11 @@ enum class EventType : uint8_t {
   kStall,
   kLog,
   kBuildFinish,
+  kEstimate,
 };
 
 // "build_start", "phase_start", "step", "phase_finish", "cancel_requested", "stall",
-// "log", "build_finish".
+// "log", "build_finish", "estimate".
 std::string_view EventTypeName(EventType type);
 bool ParseEventType(std::string_view name, EventType* type);
 
@@ -80,6 +81,9 @@ struct Event {
 
   // log
   Severity severity = Severity::kInfo;
+
+  // estimate
+  Estimate estimate;
 
   // build_finish
   BuildStatus status = BuildStatus::kFailed;

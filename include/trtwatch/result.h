@@ -79,6 +79,21 @@ struct CancelLatency {
   double to_return = 0;                  // until the build call returned
 };
 
+// The remaining time as trtwatch's history predicts it (docs/history.md): a range from
+// the earlier builds of the same build key, never from step counts. `remaining` is
+// empty when there is too little history (`builds` says how much there is).
+struct Estimate {
+  struct Remaining {
+    double p10 = 0;  // seconds: 1 build in 10 would need less
+    double p50 = 0;
+    double p90 = 0;
+  };
+  std::optional<Remaining> remaining;
+  int64_t builds = 0;            // earlier successful builds it is based on
+  std::string match = "exact";   // "exact": the same key; "similar": another GPU of the same architecture
+  bool longer_than_history = false;  // this build already took longer than any of them
+};
+
 // Exit codes of `trtwatch build`, which BuildResult::exit_code follows, so that a
 // program embedding trtwatch can exit the way the command line tool does.
 namespace exit_code {
@@ -101,6 +116,7 @@ struct BuildResult {
   Anomalies anomalies;
   uint64_t events_dropped = 0;  // over all sinks (coalesced steps are not drops)
   CacheUse cache;  // the build key, and whether the engine cache was hit
+  std::optional<Estimate> estimate;  // the last estimate the build showed, if history gave one
   int exit_code = exit_code::kFailed;  // what `trtwatch build` exits with for this result
 
   bool succeeded() const { return status == BuildStatus::kSucceeded; }

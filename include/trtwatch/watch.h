@@ -48,6 +48,8 @@
 
 namespace trtwatch {
 
+class Runner;
+
 class Monitor;  // the core's callback target (private)
 class Watch;
 struct SimulateOptions;
@@ -80,6 +82,11 @@ struct WatchOptions {
   std::string model;  // what build_start names as the model
   std::string backend = "tensorrt";
   Facts facts;  // more build_start facts: ("precision", "fp16"), ...
+  // The build history (docs/history.md): its folder ("": TRTWATCH_HISTORY, else the
+  // user's state folder), or none. A build is remembered, and shows an ETA from the
+  // earlier ones, when it has a build key (Simulate's builds do).
+  std::string history;
+  bool no_history = false;
 };
 
 class Watch {
@@ -127,6 +134,8 @@ class Watch {
   friend BuildResult Replay(Watch& watch, const ReplayOptions& options);
   // What build_start says about the backend, replaced before Start (the simulation).
   void Describe(std::string backend, std::string model, const Facts& facts);
+  // The one build path under this watch (the simulation gives it the build's key recipe).
+  Runner& runner();
 
   struct State;
   std::unique_ptr<State> state_;

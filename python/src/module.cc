@@ -115,13 +115,30 @@ PYBIND11_MODULE(_trtwatch, m) {
       .def_readonly("phases", &BuildResult::phases)
       .def_property_readonly("anomalies", [](const BuildResult& r) { return ResultAnomalies(r.anomalies); })
       .def_readonly("events_dropped", &BuildResult::events_dropped)
+      .def_property_readonly("estimate",
+                             [](const BuildResult& r) -> std::optional<py::dict> {
+                               if (!r.estimate) return std::nullopt;
+                               py::dict estimate;
+                               if (r.estimate->remaining) {
+                                 estimate["remaining"] = py::dict(py::arg("p10") = r.estimate->remaining->p10,
+                                                                  py::arg("p50") = r.estimate->remaining->p50,
+                                                                  py::arg("p90") = r.estimate->remaining->p90);
+                               } else {
+                                 estimate["remaining"] = py::none();
+                               }
+                               estimate["based_on"] =
+                                   py::dict(py::arg("builds") = r.estimate->builds, py::arg("match") = r.estimate->match);
+                               estimate["longer_than_history"] = r.estimate->longer_than_history;
+                               return estimate;
+                             })
       .def_readonly("exit_code", &BuildResult::exit_code);
 
   py::class_<PythonWatch>(m, "Watch", "One build watched by the C++ core. Use trtwatch.watch().")
       .def(py::init([](const std::string& progress, const std::string& color, const std::string& events,
                        const std::string& trace, std::optional<double> timeout, std::optional<double> stall,
                        const std::string& stall_action, std::optional<double> kill_after, bool handle_signals,
-                       std::string model, std::string backend, Facts facts, const std::vector<py::object>& consumers) {
+                       std::string model, std::string backend, Facts facts, const std::vector<py::object>& consumers,
+                       std::string history, bool no_history) {
              WatchOptions options;
              options.progress = FromName<Progress>("progress", progress, kProgress);
              options.color = FromName<Color>("color", color, kColor);
@@ -135,6 +152,8 @@ PYBIND11_MODULE(_trtwatch, m) {
              options.model = std::move(model);
              options.backend = std::move(backend);
              options.facts = std::move(facts);
+             options.history = std::move(history);
+             options.no_history = no_history;
              try {
                return std::make_unique<PythonWatch>(std::move(options), consumers);
              } catch (const std::invalid_argument& e) {
@@ -145,7 +164,7 @@ PYBIND11_MODULE(_trtwatch, m) {
            py::arg("trace") = "", py::arg("timeout") = py::none(), py::arg("stall") = py::none(),
            py::arg("stall_action") = "warn", py::arg("kill_after") = py::none(), py::arg("handle_signals") = false,
            py::arg("model") = "", py::arg("backend") = "tensorrt", py::arg("facts") = Facts{},
-           py::arg("consumers") = std::vector<py::object>{})
+           py::arg("consumers") = std::vector<py::object>{}, py::arg("history") = "", py::arg("no_history") = false)
       .def("phase_start",
            [](PythonWatch& w, const std::string& name, std::optional<std::string> parent, int32_t steps) {
              w.watch().phaseStart(name.c_str(), parent ? parent->c_str() : nullptr, steps);

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,10 @@ class Result:
     events_dropped: int = 0  #: events some consumer missed (coalesced steps are not drops)
     monitor_failures: int = 0  #: exceptions caught inside the progress monitor
     callback_errors: int = 0  #: exceptions raised by your on_event consumers
+    #: The last ETA the build showed, from its history (docs/history.md):
+    #: {"remaining": {"p10", "p50", "p90"} seconds or None, "based_on": {"builds", "match"},
+    #: "longer_than_history"}; None when the build has no history to go by.
+    estimate: Optional[Dict[str, Any]] = None
 
     @property
     def succeeded(self) -> bool:
@@ -91,4 +95,5 @@ class Result:
             events_dropped=native.events_dropped,
             monitor_failures=monitor_failures,
             callback_errors=callback_errors,
+            estimate=native.estimate,
         )

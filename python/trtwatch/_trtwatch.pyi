@@ -23,6 +23,7 @@ class BuildResult:
     phases: List[PhaseSummary]
     anomalies: Dict[str, int]
     events_dropped: int
+    estimate: Optional[Dict[str, object]]
     exit_code: int
 
 class Watch:
@@ -30,7 +31,8 @@ class Watch:
                  timeout: Optional[float] = ..., stall: Optional[float] = ..., stall_action: str = ...,
                  kill_after: Optional[float] = ..., handle_signals: bool = ..., model: str = ...,
                  backend: str = ..., facts: Sequence[Tuple[str, str]] = ...,
-                 consumers: Sequence[Callable[[dict], object]] = ...) -> None: ...
+                 consumers: Sequence[Callable[[dict], object]] = ..., history: str = ...,
+                 no_history: bool = ...) -> None: ...
     def phase_start(self, phase_name: str, parent_phase: Optional[str], num_steps: int) -> None: ...
     def step_complete(self, phase_name: str, step: int) -> bool: ...
     def phase_finish(self, phase_name: str) -> None: ...

@@ -38,7 +38,7 @@ class Watch:
                  handle_signals: Optional[bool] = None,
                  on_event: Union[None, Consumer, Sequence[Consumer]] = None,
                  model: str = "", facts: Optional[Iterable[Tuple[str, str]]] = None,
-                 backend: str = "tensorrt") -> None:
+                 backend: str = "tensorrt", history: Optional[str] = None, no_history: bool = False) -> None:
         if progress not in _PROGRESS:
             raise ValueError(f"progress must be one of {', '.join(_PROGRESS)}, not {progress!r}")
         consumers: List[Consumer] = []
@@ -57,7 +57,8 @@ class Watch:
             progress=progress, color=color, events=events or "", trace=trace or "",
             timeout=_seconds(timeout), stall=_seconds(stall), stall_action=stall_action,
             kill_after=_seconds(kill_after), handle_signals=handle_signals, model=model,
-            backend=backend, facts=[(str(k), str(v)) for k, v in (facts or [])], consumers=consumers)
+            backend=backend, facts=[(str(k), str(v)) for k, v in (facts or [])], consumers=consumers,
+            history=history or "", no_history=no_history)
         self._config = config
         self._engine: Any = _UNSET
         self._result: Optional[Result] = None
@@ -192,6 +193,10 @@ def watch(config: Any = None, **options: Any) -> Watch:
         event's dict on a trtwatch thread.
     model, facts
         what build_start says about the build.
+    history, no_history
+        the build history's folder (default: TRTWATCH_HISTORY, else the user's state
+        folder), or none. Builds with a build key (simulated ones) are remembered and
+        show an ETA from the earlier ones; ``result.estimate`` holds the last one.
 
     Raises ValueError for bad options (an unwritable events path, a zero timeout ...).
     """

@@ -6,6 +6,8 @@
 
 #include "backends/simulated/simulator.h"
 #include "core/build_session.h"
+#include "keys/simulated_key.h"
+#include "runner/runner.h"
 
 namespace trtwatch {
 
@@ -19,6 +21,9 @@ BuildResult Simulate(Watch& watch, const SimulateOptions& options) {
   sim::SimulatedBackend backend(*profile, sim::SimulationOptions{options.seed, options.speed});
   const BuildInfo info = backend.Describe();
   watch.Describe(info.backend, info.model, info.facts);
+  keys::RecipeOutcome recipe;
+  recipe.recipe = keys::SimulatedKeyRecipe(*profile, sim::SimulationOptions{options.seed, options.speed});
+  watch.runner().SetKeyRecipe(std::move(recipe));
   watch.Start();
   const BuildOutcome outcome = CallBuild([&] { return backend.Build(*watch.monitor_); });
   return watch.Finish(outcome.engine_built, outcome.error);

@@ -8,6 +8,7 @@
 
 #include "core/build_id.h"
 #include "core/mutex.h"
+#include "runner/history_folder.h"
 #include "runner/runner.h"
 
 namespace trtwatch {
@@ -55,6 +56,8 @@ Watch::Watch(WatchOptions options) : state_(std::make_unique<State>()) {
   run.kill_after = ToSeconds(options.kill_after);
   run.handle_signals = options.handle_signals;
   run.program = "trtwatch";
+  const HistoryFolder history = ChooseHistoryFolder(options.history, options.no_history, ProcessEnvironment());
+  run.history.folder = history.path;  // none found: no history, never an error
   for (const std::shared_ptr<Sink>& sink : options.sinks) {
     if (!sink) throw std::invalid_argument("trtwatch::WatchOptions::sinks holds a null sink; remove it");
     run.sinks.push_back(sink.get());
@@ -70,7 +73,9 @@ Watch::Watch(WatchOptions options) : state_(std::make_unique<State>()) {
   state_->info.build_id = NewBuildId();
 }
 
-Watch::~Watch() = default;  // the runner concludes a build left unfinished
+Watch::~Watch() = default;
+
+Runner& Watch::runner() { return *state_->runner; }  // the runner concludes a build left unfinished
 
 void Watch::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
   monitor_->phaseStart(phaseName, parentPhase, nbSteps);

@@ -231,7 +231,8 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
     }
   }
   if (!r.timeout.empty()) args.insert(args.end(), {"--timeout", r.timeout});
-  args.insert(args.end(), {"--progress", "json"});
+  // The service keeps its builds in its store; a worker leaves the local history alone.
+  args.insert(args.end(), {"--progress", "json", "--no-history"});
   return args;
 }
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "builds/phase_family.h"
+#include "history/phase_family.h"
 
 namespace trtwatch::builds {
 
@@ -104,7 +104,7 @@ void Metrics::BuildFinished(std::string_view status, double seconds) {
 }
 
 void Metrics::PhaseFinished(std::string_view phase, double seconds) {
-  const std::string family = PhaseFamily(phase);  // outside the lock: it allocates
+  const std::string family = history::PhaseFamily(phase);  // outside the lock: it allocates
   MutexLock lock(&mu_);
   auto it = phase_seconds_.find(family);
   if (it == phase_seconds_.end()) {

@@ -2,7 +2,7 @@
 //
 // No label ever carries a build id (unbounded cardinality); status labels take the
 // eight record states only, and `phase` labels take phase-name families (digits folded,
-// builds/phase_family.h), at most kMaxPhaseFamilies of them plus "other".
+// history/phase_family.h), at most kMaxPhaseFamilies of them plus "other".
 //
 // Threading: every member may be called from any thread. One mutex guards all the
 // values, so Render() formats a consistent snapshot (no counter moves while it is

@@ -10,6 +10,7 @@
 #include "keys/simulated_key.h"
 #include "keys/tensorrt_key.h"
 #include "runner/duration.h"
+#include "runner/history_folder.h"
 #include "runner/runner.h"
 
 namespace trtwatch {
@@ -119,6 +120,11 @@ int RunBuildCommand(const BuildCommandOptions& options) {
     return UsageError("--stall-action must be warn or cancel (got \"" + options.stall_action + "\")");
   }
   run.cancel_on_stall = options.stall_action == "cancel";
+  const HistoryFolder history = ChooseHistoryFolder(options.history, options.no_history, ProcessEnvironment());
+  if (history.outcome == HistoryFolder::Outcome::kUnknown) {
+    std::fprintf(stderr, "trtwatch build: warning: no build history: %s\n", history.error.c_str());
+  }
+  run.history.folder = history.path;
   run.key_recipe = std::move(key_recipe);
   const EngineCacheFlags cache_flags = ResolveEngineCacheFlags(options.engine_cache, options.engine_cache_max_size,
                                                                options.engine_cache_max_entries, options.no_engine_cache);

@@ -24,6 +24,8 @@ struct BuildCommandOptions {
   std::string kill_after;         // exit 137 this long after a cancel request
   std::string stall_timeout;
   std::string stall_action = "warn";  // warn|cancel
+  std::string history;  // --history DIR (docs/history.md); empty: TRTWATCH_HISTORY, the state folder
+  bool no_history = false;
   trt::RawBuildFlags tensorrt;  // trtexec-style options (cli/tensorrt_flags.cc)
   std::string engine_cache;             // --engine-cache DIR (default: TRTWATCH_ENGINE_CACHE)
   bool no_engine_cache = false;         // --no-engine-cache: neither

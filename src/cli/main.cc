@@ -5,6 +5,7 @@
 #include "cli/build_command.h"
 #include "cli/cache_command.h"
 #include "cli/doctor_command.h"
+#include "cli/history_command.h"
 #include "cli/mcp_command.h"
 #include "cli/replay_command.h"
 #include <trtwatch/result.h>
@@ -55,11 +56,15 @@ int main(int argc, char** argv) {
                         "Least recently used engines go past this size (e.g. 50G; default 100G)");
   build_cmd->add_option("--engine-cache-max-entries", build.engine_cache_max_entries,
                         "... or past this many engines (default 1000)");
+  build_cmd->add_option("--history", build.history,
+                        "Keep the build history in DIR (default: TRTWATCH_HISTORY, else ~/.local/state/trtwatch)");
+  build_cmd->add_flag("--no-history", build.no_history, "Neither read nor add to the build history (no ETA)");
 
   trtwatch::AddTensorRtFlags(build_cmd, &build);
 
   trtwatch::CacheCommandOptions cache;
   CLI::App* cache_cmd = trtwatch::AddCacheCommand(app, &cache);
+  trtwatch::HistoryCommands history = trtwatch::AddHistoryCommands(app);
 
   trtwatch::DoctorOptions doctor;
   CLI::App* doctor_cmd =
@@ -99,5 +104,6 @@ int main(int argc, char** argv) {
   if (cache_cmd->parsed()) return trtwatch::RunCacheCommand(cache);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
   if (replay_cmd->parsed()) return trtwatch::RunReplayCommand(replay);
+  if (const std::optional<int> code = trtwatch::RunHistoryCommands(history)) return *code;
   return trtwatch::exit_code::kUsage;
 }

@@ -8,9 +8,9 @@ namespace trtwatch {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> kTypeNames = {
-    "build_start", "phase_start", "step", "phase_finish", "cancel_requested",
-    "stall",       "log",         "build_finish"};
+constexpr std::array<std::string_view, 9> kTypeNames = {
+    "build_start", "phase_start", "step",         "phase_finish", "cancel_requested",
+    "stall",       "log",         "build_finish", "estimate"};
 
 constexpr std::array<std::string_view, 5> kSeverityNames = {"internal_error", "error", "warning",
                                                             "info", "verbose"};

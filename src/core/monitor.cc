@@ -357,6 +357,19 @@ void Monitor::ReportStall(double silent_for) {
   pending_cv_.Signal();
 }
 
+void Monitor::ReportEstimate(const Estimate& estimate) {
+  Event e;
+  e.type = EventType::kEstimate;
+  e.estimate = estimate;
+  {
+    MutexLock lock(&mu_);
+    if (finished_) return;
+    e.t = SecondsSinceStart();
+    Push(std::move(e), /*wake=*/true);
+  }
+  pending_cv_.Signal();
+}
+
 BuildResult Monitor::BuildReturned(const BuildOutcome& outcome) {
   BuildResult result;
   {

@@ -13,7 +13,7 @@
 //    phase started or finished), for an anomaly, and once when the first refused step is
 //    dated.
 //  - phaseStart / phaseFinish and the lifecycle calls (BuildStarted, Log, RequestCancel,
-//    ReportStall, BuildReturned) take the monitor's lock; every time they stamp is read
+//    ReportStall, ReportEstimate, BuildReturned) take the monitor's lock; every time they stamp is read
 //    under it, so no event is older than the state it describes.
 //  - Events are not delivered from the callbacks. Structural events and logs wait in a
 //    pending batch; a phase with a new step is put once on a lock-free "dirty" list.
@@ -64,6 +64,8 @@ class Monitor {
   bool RequestCancel(CancelReason reason, std::string message);
   // Emits a stall event: no callback for `silent_for` seconds.
   void ReportStall(double silent_for);
+  // Emits an estimate event (the remaining time from history; runner/estimate_feed.h).
+  void ReportEstimate(const Estimate& estimate);
   // The backend's build call returned. Closes phases left open, concludes the status,
   // emits build_finish and returns the result. Later calls return the same result.
   BuildResult BuildReturned(const BuildOutcome& outcome);

@@ -75,6 +75,10 @@ void PhaseTree::Apply(const Event& event) {
     case EventType::kStall:
       state_.stalled_for = event.silent_for;
       break;
+    case EventType::kEstimate:
+      state_.estimate = event.estimate;
+      state_.estimate_t = event.t;
+      break;
     case EventType::kLog:
       if (event.severity <= Severity::kError) {
         state_.last_errors.push_back(event.message);

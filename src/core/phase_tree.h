@@ -41,6 +41,8 @@ struct TreeSnapshot {
   std::string cancel_message;
   double cancel_requested_at = 0;
   std::optional<double> stalled_for;  // set by a stall event, cleared by progress
+  std::optional<Estimate> estimate;   // the latest estimate event's
+  double estimate_t = 0;              // ...and when it came, to count down from
   bool finished = false;
   BuildStatus status = BuildStatus::kFailed;
   std::string error;

@@ -3,15 +3,14 @@
 // read-modify-write of it, or so that only one process at a time owns a resource
 // (the service's embedded record store).
 //
-// The lock is advisory (flock on POSIX) and lives on its own lock file, never on the
+// The lock is advisory (flock on POSIX; LockFileEx on Windows) and lives on its own lock file, never on the
 // data file: the data file is replaced by rename, which would leave a lock on the
 // old inode behind. The lock file is left in place (removing it would race with the
 // next holder). Released by the destructor, or by the system if the process dies.
 //
 // Threading: each FileLock is used by one thread; locks taken through separate
 // FileLock objects exclude each other, also within one process. Implementations:
-// platform/posix/file_lock.cc (flock), platform/win32/file_lock.cc (LockFileEx: the
-// engine cache's key locks; a refused TryAcquire there cannot name the holder).
+// platform/posix/file_lock.cc (flock), platform/win32/file_lock.cc (LockFileEx).
 #pragma once
 
 #include <memory>

@@ -143,6 +143,17 @@ std::string EventToJson(const Event& e) {
       j["severity"] = SeverityName(e.severity);
       j["message"] = e.message;
       break;
+    case EventType::kEstimate:
+      if (e.estimate.remaining) {
+        j["remaining"] = {{"p10", Seconds(e.estimate.remaining->p10)},
+                          {"p50", Seconds(e.estimate.remaining->p50)},
+                          {"p90", Seconds(e.estimate.remaining->p90)}};
+      } else {
+        j["remaining"] = nullptr;
+      }
+      j["based_on"] = {{"builds", e.estimate.builds}, {"match", e.estimate.match}};
+      j["longer_than_history"] = e.estimate.longer_than_history;
+      break;
     case EventType::kBuildFinish: {
       j["status"] = BuildStatusName(e.status);
       j["error"] = e.error.empty() ? json(nullptr) : json(e.error);
@@ -242,6 +253,22 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
         }
         e.message = j.at("message").get<std::string>();
         break;
+      case EventType::kEstimate: {
+        if (!j.at("remaining").is_null()) {
+          const json& r = j["remaining"];
+          e.estimate.remaining = Estimate::Remaining{r.at("p10").get<double>(), r.at("p50").get<double>(),
+                                                     r.at("p90").get<double>()};
+        }
+        const json& based_on = j.at("based_on");
+        e.estimate.builds = Integer<int64_t>(based_on.at("builds"), "builds");
+        e.estimate.match = based_on.at("match").get<std::string>();
+        if (e.estimate.match != "exact" && e.estimate.match != "similar") {
+          *error = "based_on.match must be \"exact\" or \"similar\"";
+          return false;
+        }
+        e.estimate.longer_than_history = j.value("longer_than_history", false);
+        break;
+      }
       case EventType::kBuildFinish: {
         if (!ParseBuildStatus(j.at("status").get<std::string>(), &e.status)) {
           *error = "unknown build status";

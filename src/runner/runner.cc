@@ -8,7 +8,9 @@
 
 #include "core/build_id.h"
 #include "platform/terminal.h"
+#include "history/build_recorder.h"
 #include "runner/duration.h"
+#include "runner/estimate_feed.h"
 #include "runner/process_control.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/plain_sink.h"
@@ -47,6 +49,23 @@ std::unique_ptr<Sink> MakeProgressSink(const OutputMode& mode, const Clock& cloc
 
 bool Positive(const std::optional<double>& seconds) { return !seconds || *seconds > 0; }
 
+Facts KeyParts(const keys::BuildKey& key) {
+  Facts parts;
+  for (const keys::KeyPart& part : key.parts) parts.emplace_back(part.name, part.value);
+  return parts;
+}
+
+// Damaged history lines could be many: a few are shown, the rest counted.
+void PrintHistoryWarnings(const std::string& program, const std::vector<std::string>& warnings) {
+  constexpr size_t kShown = 3;
+  for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+    std::fprintf(stderr, "%s: warning: history: %s\n", program.c_str(), warnings[i].c_str());
+  }
+  if (warnings.size() > kShown) {
+    std::fprintf(stderr, "%s: warning: history: %zu more like these\n", program.c_str(), warnings.size() - kShown);
+  }
+}
+
 }  // namespace
 
 struct Runner::Parts {
@@ -63,8 +82,13 @@ struct Runner::Parts {
   std::unique_ptr<FileLock> key_lock;               // held from the lookup until stored
   bool reused = false;
   bool holds_signals = false;
+  // History: on when `history_file` is set.
+  std::unique_ptr<history::HistoryFile> history_file;
+  history::BuildRecorder* recorder = nullptr;  // one of `owned`
+  std::unique_ptr<EstimateFeed> estimates;  // while the build runs
 
   ~Parts() {
+    estimates.reset();
     control.reset();
     if (holds_signals) g_signals_taken.store(false);
   }
@@ -118,6 +142,14 @@ std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
     parts->owned.push_back(std::move(progress));
   }
 
+  if (!options.history.folder.empty()) {
+    // The key may come with the build (Start); the recorder must be a sink from now.
+    parts->history_file = std::make_unique<history::HistoryFile>(options.history.folder, options.history.limits);
+    auto recorder = std::make_unique<history::BuildRecorder>();
+    parts->recorder = recorder.get();
+    parts->owned.push_back(std::move(recorder));
+  }
+
   std::vector<Sink*> sinks;
   for (auto& sink : parts->owned) sinks.push_back(sink.get());
   sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
@@ -140,6 +172,8 @@ Runner::~Runner() {
 }
 
 Monitor& Runner::monitor() { return parts_->session->monitor(); }
+
+void Runner::SetKeyRecipe(keys::RecipeOutcome recipe) { parts_->options.key_recipe = std::move(recipe); }
 
 const keys::BuildKey* Runner::key() const { return parts_->key ? &*parts_->key : nullptr; }
 
@@ -223,13 +257,28 @@ void Runner::Start(BuildInfo info) {
   }
   parts_->session->Start(info);
   for (const std::string& warning : warnings) monitor().Log(Severity::kWarning, warning);
+  StartEstimates();
+}
+
+void Runner::StartEstimates() {
+  // Without a key there is nothing to know this build by: it is neither estimated nor
+  // remembered; nor is an engine the cache reused (no build ran: its time says nothing).
+  if (parts_->recorder == nullptr || !parts_->key || parts_->reused) return;
+  history::ReadResult earlier = parts_->history_file->Read();
+  PrintHistoryWarnings(parts_->options.program, earlier.warnings);
+  parts_->estimates = std::make_unique<EstimateFeed>(
+      monitor(), *parts_->recorder,
+      history::SelectEarlierBuilds(earlier.entries, parts_->key->digest, KeyParts(*parts_->key)));
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {
   finished_ = true;
   if (parts_->control) parts_->control->BuildReturned();
+  if (parts_->estimates) parts_->estimates->Stop();
   BuildResult result = parts_->session->Finish(outcome);
   if (parts_->engine_cache) StoreInEngineCache(result);
+  if (parts_->estimates) result.estimate = parts_->estimates->last();
+  Remember(result);
   bool terminated = false;
   if (parts_->control) {
     const std::optional<ProcessSignal> signal = parts_->control->first_signal();
@@ -248,6 +297,18 @@ BuildResult Runner::Finish(const BuildOutcome& outcome) {
     if (result.exit_code == exit_code::kSucceeded) result.exit_code = exit_code::kFailed;
   }
   return result;
+}
+
+void Runner::Remember(const BuildResult& result) {
+  if (parts_->recorder == nullptr || !started_ || !parts_->key || parts_->reused) return;
+  history::HistoryEntry entry = parts_->recorder->Entry(result);
+  entry.key = parts_->key->digest;
+  entry.key_parts = KeyParts(*parts_->key);
+  entry.finished_at = history::UnixNow();
+  const history::AppendResult appended = parts_->history_file->Append(entry, entry.finished_at);
+  if (appended.outcome != history::AppendResult::Outcome::kWritten) {
+    PrintHistoryWarnings(parts_->options.program, {appended.warning});
+  }
 }
 
 BuildResult Runner::Run(BuildInfo info, const BuildFunction& build) {

@@ -24,10 +24,17 @@
 #include "core/monitor.h"
 #include "core/sink.h"
 #include "cache/engine_cache.h"
+#include "history/history_file.h"
 #include "keys/build_key.h"
 #include "runner/output_mode.h"
 
 namespace trtwatch {
+
+// Where the build is remembered and what it is remembered by (docs/history.md).
+struct HistoryOptions {
+  std::string folder;  // empty: no history (--no-history); a build without a key is not remembered either
+  history::HistoryLimits limits;
+};
 
 struct RunOptions {
   OutputFlags output;  // --progress / --color, as the user wrote them
@@ -40,6 +47,9 @@ struct RunOptions {
   // Ctrl+C, SIGTERM and SIGHUP cancel cooperatively; a second Ctrl+C exits 130. Only
   // one runner in a process may watch signals at a time.
   bool handle_signals = true;
+  // The earlier builds of the key give the estimate; this one is added at the end.
+  // Problems with the history are warnings, never a failed build.
+  HistoryOptions history;
   std::vector<Sink*> sinks;  // further consumers, owned by the caller; outlive the runner
   // How messages name the program and options: "trtwatch build" with flag names, or
   // a library's own wording.
@@ -76,6 +86,10 @@ class Runner {
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
 
+  // What the build depends on, when the caller knows it only after Create (a Watch's
+  // simulation): replaces RunOptions::key_recipe. Before Start only.
+  void SetKeyRecipe(keys::RecipeOutcome recipe);
+
   // Thread-safe: the callbacks, Log, RequestCancel.
   Monitor& monitor();
 
@@ -105,6 +119,10 @@ class Runner {
   std::vector<std::string> UseEngineCache(BuildInfo* info);
   // After a miss: keeps a succeeded engine, counts the miss, lets the next waiter in.
   void StoreInEngineCache(const BuildResult& result);
+  // Reads the earlier builds of the build's key and starts the estimate events.
+  void StartEstimates();
+  // Adds the finished build to the history, if there is one; a failure is a warning.
+  void Remember(const BuildResult& result);
 
   std::unique_ptr<Parts> parts_;
   bool started_ = false;

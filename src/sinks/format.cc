@@ -50,6 +50,43 @@ std::string FormatReuse(const CacheUse& cache) {
   return text + " (engine cache, key " + cache.key.substr(0, 12) + ")";
 }
 
+namespace {
+
+// "20–35 s", "4–6 min", "2–3 h": the low end rounded down, the high end up, never equal.
+std::string RangeText(double low, double high, const char* dash) {
+  double unit = 1;
+  double step = 5;
+  const char* name = " s";
+  if (high >= 7200) {
+    unit = 3600;
+    step = 1;
+    name = " h";
+  } else if (high >= 90) {
+    unit = 60;
+    step = 1;
+    name = " min";
+  }
+  const long lo = static_cast<long>(std::floor(low / unit / step) * step);
+  long hi = static_cast<long>(std::ceil(high / unit / step) * step);
+  if (hi <= lo) hi = lo + static_cast<long>(step);
+  return std::to_string(lo) + dash + std::to_string(hi) + name;
+}
+
+}  // namespace
+
+std::string EstimateText(const Estimate& estimate, double since, bool unicode) {
+  const std::string builds = std::to_string(estimate.builds) + " earlier build" + (estimate.builds == 1 ? "" : "s");
+  const std::string where = estimate.match == "similar" ? " on similar GPUs" : "";
+  if (!estimate.remaining) {
+    return "no ETA: " + builds + " of this model and GPU" + where + " (3 needed)";
+  }
+  const double low = std::max(0.0, estimate.remaining->p10 - since);
+  const double high = std::max(0.0, estimate.remaining->p90 - since);
+  std::string text = "about " + RangeText(low, high, unicode ? "\u2013" : "-") + " left, ";
+  if (estimate.longer_than_history) return text + "longer than any of the " + builds + where;
+  return text + "from " + builds + where;
+}
+
 std::string BuildTitle(const std::string& backend, const std::string& model, const Facts& facts) {
   if (backend == "replay") {
     return "REPLAY of build " + Fact(facts, "replay_of") + " (" + BuildTitle(Fact(facts, "replay_of_backend"), model) +

@@ -34,4 +34,11 @@ std::string StatusPhrase(BuildStatus status);
 // refusal, 30 ms until the builder returned".
 std::string FormatCancelLatency(const CancelLatency& latency);
 
+// The remaining time as a range a person reads: "about 4–6 min left, from 7 earlier
+// builds" (seconds under 90 s, hours from 2 h), "…on similar GPUs" for a similar key,
+// "longer than any of the 7 earlier builds" once it is, and "no ETA: …" without
+// enough history. `since` counts the range down: seconds since the estimate came.
+// `unicode` false writes "-" for the dash.
+std::string EstimateText(const Estimate& estimate, double since, bool unicode = true);
+
 }  // namespace trtwatch

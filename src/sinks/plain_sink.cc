@@ -63,6 +63,13 @@ void PlainSink::OnEvent(const Event& e) {
     case EventType::kLog:
       Line(e.t, 0, std::string(SeverityName(e.severity)) + ": " + e.message);
       break;
+    case EventType::kEstimate: {
+      // Every estimate event would repeat itself in a log; a changed range is news.
+      std::string text = EstimateText(e.estimate, 0, /*unicode=*/false);
+      if (text != last_estimate_) Line(e.t, 0, text);
+      last_estimate_ = std::move(text);
+      break;
+    }
     case EventType::kBuildFinish:
       for (const std::string& line : FormatSummary(e)) Line(e.t, 0, line);
       break;

@@ -27,6 +27,7 @@ class PlainSink final : public Sink {
   std::FILE* const out_;
   const double progress_every_;
   PhaseTree tree_;
+  std::string last_estimate_;  // the estimate line printed last
   std::map<int64_t, double> last_progress_;  // phase id -> t of its last progress line
 };
 

@@ -89,6 +89,7 @@ void TraceBuilder::Apply(const Event& e) {
       instants_.push_back(Instant{"stall", e.t, "no progress callback for " + std::to_string(e.silent_for) + " s"});
       break;
     case EventType::kLog:
+    case EventType::kEstimate:
       break;
     case EventType::kBuildFinish:
       finished_ = true;

@@ -259,6 +259,11 @@ std::vector<std::string> RenderFrame(const TreeSnapshot& tree, double now, const
   const size_t room = usable > right_w ? usable - right_w : 0;
   lines.push_back(TruncateToWidth(p.Paint(ElideMiddle(describe, room, options.unicode), kBold) + right, usable));
 
+  // The remaining time from history, counting down between estimates.
+  if (tree.estimate && !tree.finished && !cancelling) {
+    lines.push_back(TruncateToWidth("  " + p.Paint(EstimateText(*tree.estimate, now - tree.estimate_t, options.unicode), kDim), usable));
+  }
+
   // Cancelling: said at once, with its reason and how to stop waiting.
   if (cancelling) {
     lines.push_back(TruncateToWidth(

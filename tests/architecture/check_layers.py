@@ -12,7 +12,7 @@ import pathlib
 import re
 import sys
 
-BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "keys", "cache"}
+BELOW_RUNNER = {"core", "platform", "protocol", "sinks", "backends", "keys", "cache", "history"}
 # folder -> the folders (besides itself) it may include from
 ALLOWED = {
     "core": set(),
@@ -20,6 +20,7 @@ ALLOWED = {
     "protocol": {"core"},
     "sinks": {"core", "platform", "protocol"},
     "backends": {"core", "platform", "protocol"},
+    "history": {"core", "platform", "protocol"},
     # the build key: what a backend's engine depends on, over the backends' options
     "keys": {"core", "platform", "protocol", "backends"},
     # the engine cache: engines kept by build key

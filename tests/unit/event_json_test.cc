@@ -26,7 +26,7 @@ TEST(EventJsonTest, PhaseStartOfARootHasNullParentAndAllFields) {
 }
 
 TEST(EventJsonTest, EveryTypeRoundTrips) {
-  std::vector<Event> events(8);
+  std::vector<Event> events(10);
   for (size_t i = 0; i < events.size(); ++i) {
     events[i].type = static_cast<EventType>(i);
     events[i].seq = i + 1;
@@ -61,12 +61,37 @@ TEST(EventJsonTest, EveryTypeRoundTrips) {
   events[7].phases = {PhaseSummary{"p", 1, 1, 1.5, 0.25}};
   events[7].anomalies.step_out_of_range = 2;
   events[7].dropped = 5;
+  events[8].estimate.remaining = Estimate::Remaining{240, 300, 360};
+  events[8].estimate.builds = 7;
+  events[8].estimate.match = "similar";
+  events[8].estimate.longer_than_history = true;
+  events[9].type = EventType::kEstimate;  // too little history: no range
+  events[9].estimate.builds = 2;
   for (const Event& e : events) {
     Event back;
     std::string error;
     ASSERT_TRUE(EventFromJson(EventToJson(e), &back, &error)) << error;
     EXPECT_EQ(EventToJson(back), EventToJson(e));
   }
+}
+
+TEST(EventJsonTest, AnEstimateCarriesItsRangeAndWhatItIsBasedOn) {
+  Event e;
+  e.type = EventType::kEstimate;
+  e.seq = 4;
+  e.estimate.remaining = Estimate::Remaining{240, 300.5, 360};
+  e.estimate.builds = 7;
+  const auto j = nlohmann::json::parse(EventToJson(e));
+  EXPECT_EQ(j["type"], "estimate");
+  EXPECT_DOUBLE_EQ(j["remaining"]["p50"].get<double>(), 300.5);
+  EXPECT_EQ(j["based_on"]["builds"], 7);
+  EXPECT_EQ(j["based_on"]["match"], "exact");
+  Event bad;
+  std::string error;
+  EXPECT_FALSE(EventFromJson(R"({"v":1,"seq":1,"t":0,"type":"estimate","remaining":null,)"
+                             R"("based_on":{"builds":1,"match":"roughly"}})",
+                             &bad, &error));
+  EXPECT_NE(error.find("based_on.match"), std::string::npos) << error;
 }
 
 TEST(EventJsonTest, PhaseSummariesCarrySelfTimeAndOldDocumentsDefaultItToTheTotal) {

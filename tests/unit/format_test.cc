@@ -15,6 +15,21 @@ TEST(FormatTest, Durations) {
   EXPECT_EQ(FormatDuration(-1), "0.0s");
 }
 
+TEST(FormatTest, EstimatesReadAsARangeThatCountsDown) {
+  Estimate estimate;
+  estimate.builds = 7;
+  estimate.remaining = Estimate::Remaining{250, 300, 340};
+  EXPECT_EQ(EstimateText(estimate, 0), "about 4\u20136 min left, from 7 earlier builds");
+  EXPECT_EQ(EstimateText(estimate, 0, /*unicode=*/false), "about 4-6 min left, from 7 earlier builds");
+  EXPECT_EQ(EstimateText(estimate, 280, false), "about 0-60 s left, from 7 earlier builds");
+  estimate.match = "similar";
+  estimate.longer_than_history = true;
+  EXPECT_EQ(EstimateText(estimate, 0, false), "about 4-6 min left, longer than any of the 7 earlier builds on similar GPUs");
+  Estimate none;
+  none.builds = 2;
+  EXPECT_EQ(EstimateText(none, 0), "no ETA: 2 earlier builds of this model and GPU (3 needed)");
+}
+
 TEST(FormatTest, BuildTitleNamesTheModelOnlyWhenKnown) {
   EXPECT_EQ(BuildTitle("tensorrt", "resnet50.onnx"), "tensorrt build of resnet50.onnx");
   EXPECT_EQ(BuildTitle("tensorrt", ""), "tensorrt build");  // never "tensorrt build of "

@@ -1,5 +1,5 @@
-// The metrics family of a phase name (builds/phase_family.h).
-#include "builds/phase_family.h"
+// The metrics family of a phase name (history/phase_family.h).
+#include "history/phase_family.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "protocol/utf8.h"
 
-namespace trtwatch::builds {
+namespace trtwatch::history {
 namespace {
 
 TEST(PhaseFamilyTest, FoldsEveryRunOfDigitsIntoN) {
@@ -46,4 +46,4 @@ TEST(PhaseFamilyTest, CutsLongNamesOnACharacterBoundary) {
 }
 
 }  // namespace
-}  // namespace trtwatch::builds
+}  // namespace trtwatch::history

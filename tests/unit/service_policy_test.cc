@@ -162,7 +162,7 @@ TEST(BuildRequestTest, SimulatedRequestBecomesWorkerArguments) {
       << error;
   EXPECT_EQ(WorkerArguments(r, ""),
             (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "4", "--speed", "2.5",
-                                      "--timeout", "30m", "--progress", "json"}));
+                                      "--timeout", "30m", "--progress", "json", "--no-history"}));
 }
 
 TEST_F(ModelPathTest, RealBuildsUseTheEngineCacheUnlessTheRequestSaysNo) {
@@ -207,7 +207,7 @@ TEST_F(ModelPathTest, BuildOptionsAreAnAllowListWithConfinedPaths) {
   EXPECT_EQ(WorkerArguments(r, "/e"),
             (std::vector<std::string>{"build", fs::canonical(base_ / "root/sub/net.onnx").string(), "-o", "/e",
                                       "--fp16", "--maxThreads", "4", "--memPoolSize", "workspace:1G", "--minShapes",
-                                      "x:1x3", "--progress", "json"}));
+                                      "x:1x3", "--progress", "json", "--no-history"}));
   for (const char* refused : {R"({"onnx":"/etc/shadow"})", R"({"saveEngine":"/tmp/e"})", R"({"colour":"red"})",
                               R"({"events":"/tmp/x"})", R"({"simulate":"small-cnn"})"}) {
     EXPECT_FALSE(parse(refused, &r, &error)) << refused;

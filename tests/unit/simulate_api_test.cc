@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <optional>
+#include <unistd.h>
 #include <stdexcept>
 #include <thread>
 
@@ -53,6 +56,36 @@ TEST(SimulateApiTest, ACancelFromAnotherThreadEndsItCancelled) {
   EXPECT_EQ(result.cancel_reason, CancelReason::kBudget);
   EXPECT_EQ(result.error, "budget spent");
   EXPECT_EQ(result.exit_code, exit_code::kTimedOut);
+}
+
+TEST(SimulateApiTest, TheFourthBuildOfAProfileGetsAnEstimateFromTheThreeBefore) {
+  char folder[] = "/tmp/trtwatch-history-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  std::vector<std::optional<Estimate>> estimates;
+  std::vector<Event> fourth_events;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    auto sink = std::make_shared<RecordingSink>();
+    WatchOptions options = QuietWith(sink);
+    options.history = folder;
+    Watch watch(std::move(options));
+    const BuildResult result = Simulate(watch, {.profile = "small-cnn", .seed = seed, .speed = 50});
+    ASSERT_TRUE(result.succeeded()) << result.error;
+    estimates.push_back(result.estimate);
+    fourth_events = sink->events();
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(estimates[i]);
+    EXPECT_FALSE(estimates[i]->remaining) << "build " << i + 1 << " has too little history";
+    EXPECT_EQ(estimates[i]->builds, static_cast<int64_t>(i));
+  }
+  ASSERT_TRUE(estimates[3] && estimates[3]->remaining);
+  EXPECT_EQ(estimates[3]->builds, 3);
+  EXPECT_LE(estimates[3]->remaining->p10, estimates[3]->remaining->p90);
+  const bool streamed = std::any_of(fourth_events.begin(), fourth_events.end(), [](const Event& e) {
+    return e.type == EventType::kEstimate && e.estimate.remaining.has_value();
+  });
+  EXPECT_TRUE(streamed) << "the sinks see the estimate events";
+  std::filesystem::remove_all(folder);
 }
 
 TEST(SimulateApiTest, TheFailingProfileEndsFailedWithItsMessage) {

@@ -47,6 +47,19 @@ TEST(TtyFrameTest, HeaderSaysSimulatedElapsedAndStatus) {
   EXPECT_TRUE(Contains(lines[0], "12 phases done")) << lines[0];
 }
 
+TEST(TtyFrameTest, AnEstimateShowsUnderTheHeaderAndCountsDownBetweenEstimates) {
+  TreeSnapshot tree = SimulatedTree();
+  tree.estimate = Estimate{Estimate::Remaining{250, 300, 340}, 7, "exact", false};
+  tree.estimate_t = 10;
+  auto lines = RenderFrame(tree, 10.0, FrameOptions{});
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_TRUE(Contains(lines[1], "about 4\u20136 min left, from 7 earlier builds")) << lines[1];
+  lines = RenderFrame(tree, 130.0, FrameOptions{});  // two silent minutes later
+  EXPECT_TRUE(Contains(lines[1], "about 2\u20134 min left")) << lines[1];
+  tree.finished = true;
+  EXPECT_FALSE(Contains(RenderFrame(tree, 131.0, FrameOptions{})[1], "left")) << "a finished build has no ETA";
+}
+
 TEST(TtyFrameTest, NarrowHeadersDropTheCountBeforeTheDescription) {
   const auto lines = RenderFrame(SimulatedTree(), 10.0, FrameOptions{});  // 80 columns
   EXPECT_TRUE(Contains(lines[0], "SIMULATED build of large-transformer (seed 1, speed 4x)")) << lines[0];

@@ -67,6 +67,10 @@ bool ReplayBackend::Play(const Event& e, Monitor& monitor) {
     case EventType::kLog:
       monitor.Log(e.severity, e.message);
       return true;
+    case EventType::kEstimate:
+      // The original's ETA, as it was shown then.
+      monitor.ReportEstimate(e.estimate);
+      return true;
     case EventType::kBuildStart:
     case EventType::kBuildFinish:
       return true;

@@ -2,31 +2,55 @@
 
 #include <fcntl.h>
 #include <io.h>
+#include <process.h>
+#include <sys/stat.h>
 #include <windows.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "platform/win32/text.h"
 
-// Windows: LockFileEx on the whole lock file, through the C run-time descriptor's
-// handle. A locked range cannot be read by others, so a refused TryAcquire cannot
-// name the holder (holder_pid stays 0).
+// Windows: the lock file is a C run-time descriptor opened with _wopen (so that
+// FileLock keeps one int on every platform); LockFileEx takes an exclusive lock on its
+// first byte through the descriptor's handle. Locks belong to the handle: two
+// FileLocks on one path exclude each other inside one process too.
 
 namespace trtwatch {
 
 namespace {
 
-bool LockWhole(int fd, DWORD flags) {
-  OVERLAPPED overlapped{};
-  const HANDLE handle = reinterpret_cast<HANDLE>(_get_osfhandle(fd));
-  return LockFileEx(handle, LOCKFILE_EXCLUSIVE_LOCK | flags, 0, MAXDWORD, MAXDWORD, &overlapped) != 0;
-}
-
 int OpenLockFile(const std::string& lock_path, std::string* error) {
-  const int fd = _wopen(win32::Widen(lock_path).c_str(), _O_RDWR | _O_CREAT | _O_BINARY | _O_NOINHERIT, 0666);
+  const int fd = _wopen(win32::Widen(lock_path).c_str(), _O_RDWR | _O_CREAT | _O_BINARY | _O_NOINHERIT,
+                        _S_IREAD | _S_IWRITE);
   if (fd < 0) *error = "cannot open the lock file \"" + lock_path + "\": " + std::strerror(errno);
   return fd;
+}
+
+// Locks a byte far past the PID text, so that the holder's PID stays readable.
+bool LockByte(int fd, DWORD flags, DWORD* error_code) {
+  OVERLAPPED where = {};
+  where.Offset = 0x7fffffff;
+  const HANDLE handle = reinterpret_cast<HANDLE>(_get_osfhandle(fd));
+  if (LockFileEx(handle, flags, 0, 1, 0, &where)) return true;
+  *error_code = GetLastError();
+  return false;
+}
+
+long ReadHolderPid(int fd) {
+  char text[32] = {};
+  if (_lseek(fd, 0, SEEK_SET) != 0) return 0;
+  const int n = _read(fd, text, sizeof text - 1);
+  return n > 0 ? std::strtol(text, nullptr, 10) : 0;
+}
+
+void WriteOwnPid(int fd) {
+  const std::string text = std::to_string(static_cast<long>(_getpid())) + "\n";
+  if (_chsize(fd, 0) == 0 && _lseek(fd, 0, SEEK_SET) == 0) {
+    [[maybe_unused]] const int n = _write(fd, text.data(), static_cast<unsigned>(text.size()));
+  }
 }
 
 }  // namespace
@@ -34,8 +58,9 @@ int OpenLockFile(const std::string& lock_path, std::string* error) {
 std::unique_ptr<FileLock> FileLock::Acquire(const std::string& lock_path, std::string* error) {
   const int fd = OpenLockFile(lock_path, error);
   if (fd < 0) return nullptr;
-  if (!LockWhole(fd, 0)) {
-    *error = "cannot lock \"" + lock_path + "\": " + win32::ErrorText(GetLastError());
+  DWORD code = 0;
+  if (!LockByte(fd, LOCKFILE_EXCLUSIVE_LOCK, &code)) {
+    *error = "cannot lock \"" + lock_path + "\": " + win32::ErrorText(code);
     _close(fd);
     return nullptr;
   }
@@ -46,25 +71,23 @@ TryLockResult FileLock::TryAcquire(const std::string& lock_path) {
   TryLockResult result;
   const int fd = OpenLockFile(lock_path, &result.error);
   if (fd < 0) return result;
-  if (!LockWhole(fd, LOCKFILE_FAIL_IMMEDIATELY)) {
-    const DWORD err = GetLastError();
-    if (err == ERROR_LOCK_VIOLATION || err == ERROR_IO_PENDING) {
+  DWORD code = 0;
+  if (!LockByte(fd, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, &code)) {
+    if (code == ERROR_LOCK_VIOLATION) {
       result.outcome = TryLockResult::Outcome::kHeld;
+      result.holder_pid = ReadHolderPid(fd);
     } else {
-      result.error = "cannot lock \"" + lock_path + "\": " + win32::ErrorText(err);
+      result.error = "cannot lock \"" + lock_path + "\": " + win32::ErrorText(code);
     }
     _close(fd);
     return result;
   }
+  WriteOwnPid(fd);
   result.outcome = TryLockResult::Outcome::kAcquired;
   result.lock.reset(new FileLock(fd));
   return result;
 }
 
-FileLock::~FileLock() {
-  OVERLAPPED overlapped{};
-  UnlockFileEx(reinterpret_cast<HANDLE>(_get_osfhandle(fd_)), 0, MAXDWORD, MAXDWORD, &overlapped);
-  _close(fd_);
-}
+FileLock::~FileLock() { _close(fd_); }  // closing the handle releases the lock
 
 }  // namespace trtwatch

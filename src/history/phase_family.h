@@ -1,4 +1,4 @@
-// The family a phase name is counted under in the service's metrics, so that the
+// The family a phase name is counted under (the service's metrics, build history), so that the
 // `phase` label keeps a bounded number of values.
 //
 // TensorRT puts counters in some phase names ("Building layer 12 of 480", "Tactic 3",
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace trtwatch::builds {
+namespace trtwatch::history {
 
 // Longest family in bytes, before the "…" that marks a cut.
 inline constexpr size_t kMaxPhaseFamilyBytes = 120;
@@ -23,4 +23,4 @@ inline constexpr size_t kMaxPhaseFamilyBytes = 120;
 // kMaxPhaseFamilyBytes bytes (cut on a character boundary, then "…").
 std::string PhaseFamily(std::string_view phase);
 
-}  // namespace trtwatch::builds
+}  // namespace trtwatch::history

@@ -1,8 +1,8 @@
-#include "builds/phase_family.h"
+#include "history/phase_family.h"
 
 #include "protocol/utf8.h"
 
-namespace trtwatch::builds {
+namespace trtwatch::history {
 
 std::string PhaseFamily(std::string_view phase) {
   // Digits are ASCII, so folding them never splits a character of the valid text.
@@ -27,4 +27,4 @@ std::string PhaseFamily(std::string_view phase) {
   return family;
 }
 
-}  // namespace trtwatch::builds
+}  // namespace trtwatch::history

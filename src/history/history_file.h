@@ -1,0 +1,68 @@
+// HistoryFile: the local build history, one JSON line per finished build, in a folder
+// of the user's (docs/history.md).
+//
+// `history.jsonl` starts with a version line ({"trtwatch_history": 1}); each further
+// line is an entry (history_entry.h). Writers take `history.lock` (platform/file_lock.h)
+// and append one line, so builds finishing at once in several processes lose nothing.
+// When the file holds more than `max_entries` (plus a quarter, so that compaction is
+// rare) or its oldest entry is older than `max_age_days`, the writer rewrites it under
+// the same lock through an AtomicFile: the newest entries within the age, damaged lines
+// left out. Readers take no lock: a line still being appended (no newline yet) is
+// left for the next read. Damaged lines are skipped with a warning.
+//
+// History never makes a build fail: every problem (a damaged file, a lock that cannot
+// be taken, a file from a newer trtwatch) is a warning in the result.
+//
+// Threading: each call opens, locks and closes what it needs; any thread, any process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "history/history_entry.h"
+
+namespace trtwatch::history {
+
+inline constexpr int kHistoryVersion = 1;
+
+struct HistoryLimits {
+  size_t max_entries = 1000;
+  double max_age_days = 90;
+};
+
+struct AppendResult {
+  enum class Outcome { kWritten, kNotWritten };
+  Outcome outcome = Outcome::kNotWritten;
+  std::string warning;  // kNotWritten: why, for the user (never a reason to fail a build)
+};
+
+struct ReadResult {
+  std::vector<HistoryEntry> entries;  // oldest first
+  std::vector<std::string> warnings;  // damaged lines, a newer version, an unreadable file
+};
+
+class HistoryFile {
+ public:
+  HistoryFile(std::string folder, HistoryLimits limits);
+
+  // Appends `entry`, creating the folder and the file as needed; compacts when over
+  // the limits. `now` (Unix seconds) ages the entries.
+  AppendResult Append(const HistoryEntry& entry, int64_t now);
+  // Every entry that reads back whole. A missing file is an empty history.
+  ReadResult Read() const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  const std::string folder_;
+  const std::string path_;
+  const std::string lock_path_;
+  const HistoryLimits limits_;
+};
+
+// Unix seconds now (the system clock: entries are dated for people).
+int64_t UnixNow();
+
+}  // namespace trtwatch::history
