@@ -174,8 +174,9 @@ TEST_F(BuildManagerProcessTest, AWorkerThatSucceedsGivesASucceededRecordAndTheWh
   ASSERT_GE(spec.argv.size(), 4u);
   EXPECT_EQ(spec.argv[0], "trtwatch");
   EXPECT_EQ(spec.argv[1], "build");
-  EXPECT_EQ(spec.argv[spec.argv.size() - 2], "--progress");
-  EXPECT_EQ(spec.argv.back(), "json");
+  EXPECT_EQ(spec.argv[spec.argv.size() - 3], "--progress");
+  EXPECT_EQ(spec.argv[spec.argv.size() - 2], "json");
+  EXPECT_EQ(spec.argv.back(), "--no-history");  // the service keeps its own records
   EXPECT_TRUE(fake_->worker(0)->signals.empty());
   EXPECT_FALSE(fake_->worker(0)->dropped_before_end);
 

@@ -173,10 +173,11 @@ TEST_F(ModelPathTest, RealBuildsUseTheEngineCacheUnlessTheRequestSaysNo) {
   const std::string model = fs::canonical(base_ / "root/sub/net.onnx").string();
   EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
             (std::vector<std::string>{"build", model, "-o", "/e", "--engine-cache", "/data/engine-cache", "--progress",
-                                      "json"}));
+                                      "json", "--no-history"}));
   ASSERT_TRUE(ParseBuildRequest(R"({"model":"sub/net.onnx","cache":false})", paths, &r, &error)) << error;
   EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
-            (std::vector<std::string>{"build", model, "-o", "/e", "--no-engine-cache", "--progress", "json"}));
+            (std::vector<std::string>{"build", model, "-o", "/e", "--no-engine-cache", "--progress", "json",
+                                      "--no-history"}));
   EXPECT_NE(r.json.find("\"cache\":false"), std::string::npos) << r.json;
   EXPECT_FALSE(ParseBuildRequest(R"({"model":"sub/net.onnx","cache":"no"})", paths, &r, &error));
   EXPECT_NE(error.find("true or false"), std::string::npos) << error;
