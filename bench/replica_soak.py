@@ -68,8 +68,9 @@ from datetime import datetime
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
-from sse_soak import client_process, http, percentile, rss_kib  # noqa: E402
+from sse_soak import client_process, client_shares, http, percentile, rss_kib, start_clients  # noqa: E402
 from pg_server import PgServer  # noqa: E402
+from waiting import wait_for  # noqa: E402
 
 
 class Replica:
@@ -107,16 +108,6 @@ class Replica:
         self.err.close()
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise RuntimeError(f"not within {timeout} s: {what}")
-
-
 def stats(values, unit="ms"):
     if not values:
         return "none"
@@ -149,23 +140,12 @@ def fanout(args, pg, tmp):
         procs = []
         t0 = time.monotonic()
         for r in replicas:
-            shares = [args.clients // args.processes + (1 if i < args.clients % args.processes else 0)
-                      for i in range(args.processes)]
-            for n in shares:
+            for n in client_shares(args.clients, args.processes):
                 if n:
                     p = multiprocessing.Process(target=client_process, args=(
                         r.port, path, n, args.sample_every, connected_q, results_q[r.name]))
                     procs.append((r.name, p))
-        for _, p in procs:
-            p.start()
-        errors, connects = [], []
-        for _ in procs:
-            e, c = connected_q.get(timeout=300)
-            errors += e
-            connects += c
-        connect_s = time.monotonic() - t0
-        if errors:
-            print(f"replica_soak: {len(errors)} clients failed to connect, e.g. {errors[0]}", file=sys.stderr)
+        errors, connects, connect_s = start_clients([p for _, p in procs], connected_q, t0, "replica_soak")
         rss_connected = {r.name: rss_kib(r.proc.pid)["VmRSS"] for r in replicas}
 
         # Free one slot: that replica claims the measured build.

@@ -186,6 +186,27 @@ def read_stream(port, path):
     return out
 
 
+def client_shares(clients, processes):
+    """How many of `clients` each of `processes` client processes holds."""
+    return [clients // processes + (1 if i < clients % processes else 0) for i in range(processes)]
+
+
+def start_clients(procs, connected_q, t0, name):
+    """Starts the client processes and waits until each has connected its clients:
+    (connect errors, each client's connect time, seconds from `t0` until all were in)."""
+    for p in procs:
+        p.start()
+    errors, connects = [], []
+    for _ in procs:
+        e, c = connected_q.get(timeout=300)
+        errors += e
+        connects += c
+    connect_s = time.monotonic() - t0
+    if errors:
+        print(f"{name}: {len(errors)} clients failed to connect, e.g. {errors[0]}", file=sys.stderr)
+    return errors, connects, connect_s
+
+
 def percentile(values, p):
     if not values:
         return float("nan")
@@ -225,23 +246,13 @@ def soak(args):
         assert build["status"] == "queued", build
         connected_q = multiprocessing.Queue()
         results_q = multiprocessing.Queue()
-        shares = [args.clients // args.processes + (1 if i < args.clients % args.processes else 0)
-                  for i in range(args.processes)]
+        shares = client_shares(args.clients, args.processes)
         t0 = time.monotonic()
         procs = [multiprocessing.Process(target=client_process,
                                          args=(port, build["events_url"], n, args.sample_every, connected_q,
                                                results_q))
                  for n in shares if n]
-        for p in procs:
-            p.start()
-        errors, connects = [], []
-        for _ in procs:
-            e, c = connected_q.get(timeout=300)
-            errors += e
-            connects += c
-        connect_s = time.monotonic() - t0
-        if errors:
-            print(f"sse_soak: {len(errors)} clients failed to connect, e.g. {errors[0]}", file=sys.stderr)
+        errors, connects, connect_s = start_clients(procs, connected_q, t0, "sse_soak")
         rss_connected = rss_kib(server.pid)
 
         cpu_before = cpu_seconds(server.pid)

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -74,6 +75,31 @@ Contents Parse(const std::string& path, std::string_view text) {
     }
   }
   return contents;
+}
+
+// What an append needs to know of the file, read without parsing every entry (it is read
+// under the lock, by every build): whether a newer trtwatch wrote it, how many entry
+// lines it has, and when its oldest readable entry finished.
+struct Survey {
+  size_t lines = 0;
+  bool newer = false;
+  std::optional<int64_t> oldest;
+};
+
+Survey SurveyOf(std::string_view text) {
+  Survey survey;
+  const std::vector<std::string_view> lines = CompleteLines(text);
+  if (lines.empty()) return survey;
+  const int version = VersionOf(lines[0]);
+  survey.newer = version > kHistoryVersion;
+  for (size_t i = version == kHistoryVersion ? 1 : 0; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    ++survey.lines;
+    if (survey.oldest) continue;
+    ParsedEntry parsed = EntryFromJson(lines[i]);
+    if (parsed.entry) survey.oldest = parsed.entry->finished_at;
+  }
+  return survey;
 }
 
 // Reads `path`; a missing file reads as empty.
@@ -164,16 +190,17 @@ AppendResult HistoryFile::Append(const HistoryEntry& entry, int64_t now) {
 
   std::string text;
   if (!ReadText(path_, &text, &error)) return refuse(error);
-  Contents contents = Parse(path_, text);
-  if (contents.newer) return refuse(contents.warnings.front());
+  const Survey survey = SurveyOf(text);
+  if (survey.newer) return refuse(Parse(path_, text).warnings.front());
 
   const std::string line = EntryToJson(entry) + "\n";
   const double max_age_seconds = limits_.max_age_days * 86400;
-  const bool too_many = contents.lines + 1 > limits_.max_entries + limits_.max_entries / 4;
-  const bool too_old = !contents.entries.empty() &&
-                       static_cast<double>(now - contents.entries.front().finished_at) > max_age_seconds;
+  const bool too_many = survey.lines + 1 > limits_.max_entries + limits_.max_entries / 4;
+  const bool too_old = survey.oldest && static_cast<double>(now - *survey.oldest) > max_age_seconds;
   if (too_many || too_old) {
-    // Rewrite: the newest entries within the age, then this one.
+    // Rewrite (once in a quarter of the limit's appends): the newest entries within the
+    // age, then this one.
+    const Contents contents = Parse(path_, text);
     std::string rewritten = VersionLine();
     size_t keep_from = 0;
     while (keep_from < contents.entries.size() &&

@@ -19,6 +19,16 @@ def run(*args, timeout=120, env=None, **kwargs):
     return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout, env=full_env, **kwargs)
 
 
+def validate_events(events, schema):
+    """Checks each event against docs/events.schema.json, the validator compiled once
+    (jsonschema.validate compiles it again for every event: seconds per build)."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    for event in events:
+        validator.validate(event)
+
+
 def parse_stream(text):
     """Parses JSON lines; every non-empty line must be one JSON object."""
     return [json.loads(line) for line in text.splitlines() if line.strip()]

@@ -4,16 +4,13 @@ import signal
 import subprocess
 import time
 
-import jsonschema
 import pytest
 
-from conftest import BIN, parse_stream, run
+from conftest import BIN, parse_stream, run, validate_events
 
 
 def validate_stream(events, schema):
-    validator = jsonschema.Draft202012Validator(schema)
-    for event in events:
-        validator.validate(event)
+    validate_events(events, schema)
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(set(seqs)), "seq must strictly increase"
     times = [e["t"] for e in events]

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import parse_stream
+from conftest import parse_stream, validate_events
 
 DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
 FAKE_TENSORRT_DIR = os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR")
@@ -55,7 +55,6 @@ def build(model, engine, cache, *flags):
 
 
 def test_the_second_identical_build_is_a_hit(tmp_path, model, schema):
-    import jsonschema
     cache = tmp_path / "cache"
     first, events = build(model, tmp_path / "a.engine", cache)
     assert first.returncode == 0, first.stderr
@@ -67,8 +66,7 @@ def test_the_second_identical_build_is_a_hit(tmp_path, model, schema):
     assert hit[0]["cache"] == "hit" and hit[0]["key"] == events[0]["key"]
     assert hit[0]["cache_built_seconds"] >= 0 and hit[0]["cache_age_seconds"] >= 0
     assert (tmp_path / "b.engine").read_bytes() == (tmp_path / "a.engine").read_bytes()
-    for event in events + hit:
-        jsonschema.validate(event, schema)
+    validate_events(events + hit, schema)
     plain = trtwatch("build", str(model), "-o", str(tmp_path / "c.engine"), "--progress", "plain", cache=cache)
     assert plain.returncode == 0 and "reused the engine built " in plain.stderr, plain.stderr
     assert " ago in " in plain.stderr and "(engine cache, key " + events[0]["key"][:12] + ")" in plain.stderr

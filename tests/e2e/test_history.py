@@ -4,9 +4,8 @@ and compare read it back; a damaged or newer history never fails a build."""
 import json
 import re
 
-import jsonschema
 
-from conftest import parse_stream, run
+from conftest import parse_stream, run, validate_events
 from terminal_harness import run_in_pty, terminal_env
 
 PROFILE = ["--simulate", "small-cnn", "--speed", "4"]
@@ -26,8 +25,7 @@ def test_the_fifth_build_shows_an_eta_range_in_the_terminal_and_the_stream(tmp_p
         done = build(history, seed, "--progress", "json")
         assert done.returncode == 0, done.stderr
         events = parse_stream(done.stdout)
-        for event in events:
-            jsonschema.validate(event, schema)
+        validate_events(events, schema)
         first = estimates(events)[0]
         assert first["based_on"] == {"builds": seed - 1, "match": "exact"}
         if seed <= 3:
@@ -40,12 +38,14 @@ def test_the_fifth_build_shows_an_eta_range_in_the_terminal_and_the_stream(tmp_p
     events = parse_stream(stream.read_text())
     ranged = [e for e in estimates(events) if e["remaining"] is not None]
     assert ranged, "the fifth build's stream has an estimate with a range"
+    validate_events(ranged, schema)
     for event in ranged:
-        jsonschema.validate(event, schema)
         assert event["based_on"] == {"builds": 4, "match": "exact"}
         assert 0 <= event["remaining"]["p10"] <= event["remaining"]["p50"] <= event["remaining"]["p90"]
-    finish = events[-1]
-    assert ranged[0]["remaining"]["p10"] <= finish["elapsed"] - ranged[0]["t"] <= ranged[0]["remaining"]["p90"] * 1.5
+    # Roughly right (how well calibrated is bench/eta_calibration.py's to measure; here,
+    # under a sanitizer or a loaded machine, only the order of magnitude is certain).
+    actual = events[-1]["elapsed"] - ranged[0]["t"]
+    assert actual / 2 <= ranged[0]["remaining"]["p50"] <= actual * 2, (ranged[0], actual)
 
 
 def test_the_plain_view_prints_the_range_and_history_report_compare_read_it_back(tmp_path):

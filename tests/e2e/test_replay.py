@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 
-from conftest import parse_stream, run
+from conftest import parse_stream, run, validate_events
 from service_client import Server
 
 
@@ -49,16 +49,12 @@ def test_replay_shows_the_original_builds_view(tmp_path):
 
 
 def test_replay_as_json_is_the_same_build_under_a_new_id(tmp_path, schema):
-    import jsonschema
-
     events, _ = record(tmp_path, "--simulate", "small-cnn", "--speed", "20")
     original = parse_stream(events.read_text())
     replayed = run("replay", str(events), "--instant", "--progress", "json")
     assert replayed.returncode == 0, replayed.stderr
     stream = parse_stream(replayed.stdout)
-    validator = jsonschema.Draft202012Validator(schema)
-    for e in stream:
-        validator.validate(e)
+    validate_events(stream, schema)
     start = stream[0]
     assert start["backend"] == "replay" and start["build"] != original[0]["build"]
     assert start["facts"]["replay_of"] == original[0]["build"]

@@ -9,6 +9,7 @@ import time
 
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server, SseReader, read_until
+from waiting import wait_for
 
 
 def replica(tmp_path, uri, name, *extra):
@@ -29,16 +30,6 @@ def start_all(servers):
 def stop_all(servers):
     for s in servers:
         s.stop()
-
-
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def test_a_build_followed_on_two_replicas_and_cancelled_through_a_third_has_one_record(tmp_path, pg):

@@ -7,9 +7,9 @@ Every wait is bounded."""
 import json
 import os
 import signal
-import time
 
 from service_client import Server, SseReader, read_until
+from waiting import wait_for
 import pytest
 
 from slurm_cluster import slurm  # noqa: F401  (the fixture)
@@ -26,16 +26,6 @@ def _slurm_conf(slurm, monkeypatch):
 def slurm_server(tmp_path, cluster, *extra, name="server"):
     return Server(tmp_path, "--executor", "slurm", "--slurm-partition", "gpu", "--slurm-arg=--gres=gpu:1",
                   "--cancel-grace", "5s", *extra, data_dir=tmp_path / "data", name=name)
-
-
-def wait_for(predicate, timeout, what):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def running_on_a_node(server, build_id):

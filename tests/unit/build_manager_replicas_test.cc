@@ -144,8 +144,9 @@ class BuildManagerReplicasTest : public ::testing::Test {
   std::string db_;
   std::string dir_;
   boost::asio::io_context io_;
+  boost::asio::io_context paused_io_;  // a second loop: a replica on it is paused while RunUntil runs
   Metrics metrics_;
-  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<std::unique_ptr<Replica>> replicas_;  // destroyed before the loops they run on
 };
 
 // The drill of item 3 in small: a front replica with no slots takes the build, the
@@ -223,14 +224,13 @@ TEST_F(BuildManagerReplicasTest, TheBuildOfAReplicaThatStoppedRenewingIsInterrup
 // back to find its build concluded by another. At its next renewal it stops the worker
 // and writes nothing more: the record and the log stay as the other replica wrote them.
 TEST_F(BuildManagerReplicasTest, AReplicaThatLostItsLeaseStopsItsWorkerAndWritesNothingMore) {
-  boost::asio::io_context paused_io;
-  Replica& paused = Add("paused", 1, /*lease_seconds=*/1, &paused_io);
+  Replica& paused = Add("paused", 1, /*lease_seconds=*/1, &paused_io_);
   paused.fake->Next(CancellableWorker());
   const std::string id = paused.manager->Submit(R"({"simulate":"small-cnn"})").id;
   const auto run_paused_until = [&](const std::function<bool()>& done, int turns = 1000) {
     for (int i = 0; i < turns && !done(); ++i) {
-      paused_io.restart();
-      paused_io.run_for(std::chrono::milliseconds(20));
+      paused_io_.restart();
+      paused_io_.run_for(std::chrono::milliseconds(20));
     }
     return done();
   };

@@ -17,23 +17,14 @@
 #include "runner/runner.h"
 #include "support/onnx_model.h"
 #include "support/recording_sink.h"
+#include "support/fake_tensorrt_library.h"
 #include "support/temp_dir_test.h"
 
 namespace trtwatch {
 namespace {
 
 namespace fs = std::filesystem;
-
-const trt::LoadedTensorRt& CacheTestTensorRt() {
-  static const trt::LoadedTensorRt* const loaded = [] {
-    std::string error;
-    auto library = trt::LoadedTensorRt::Load(
-        trt::LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, trt::LibraryNamesForMajor(NV_TENSORRT_MAJOR)), &error);
-    if (!library) ADD_FAILURE() << error;
-    return library.release();
-  }();
-  return *loaded;
-}
+using trtwatch::testing::FakeTensorRt;
 
 std::string Contents(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -64,7 +55,7 @@ class EngineCacheTest : public trtwatch::testing::TempDirTest {
   Run Build(const std::string& output) const {
     trt::BuildOptions options = options_;
     options.output = output;
-    trt::TensorRtBackend backend(options, CacheTestTensorRt(), {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA});
+    trt::TensorRtBackend backend(options, FakeTensorRt(), {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA});
     trtwatch::testing::RecordingSink sink;
     RunOptions run;
     run.output.progress = "quiet";

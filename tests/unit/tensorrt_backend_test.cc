@@ -21,28 +21,17 @@
 #include "fake_tensorrt.h"
 #include "support/recording_sink.h"
 #include "support/stream_checks.h"
+#include "support/fake_tensorrt_library.h"
 #include "support/temp_dir_test.h"
 
 namespace trtwatch::trt {
 namespace {
 
 using trtwatch::testing::RecordingSink;
+using trtwatch::testing::FakeTensorRt;
 
 // The headers' version as FormatTensorRtVersion prints it (kDoubleVersion for the 10.x double).
 const std::string kDoubleVersion = FormatTensorRtVersion(NV_TENSORRT_VERSION);
-
-// The double's stand-in libraries, loaded at run time as TensorRT's are. The test
-// binary links the fake libnvinfer too (to script it); dlopen finds that same copy.
-const LoadedTensorRt& FakeTensorRt() {
-  static const LoadedTensorRt* const loaded = [] {
-    std::string error;
-    auto library = LoadedTensorRt::Load(
-        LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, LibraryNamesForMajor(NV_TENSORRT_MAJOR)), &error);
-    if (!library) ADD_FAILURE() << error;
-    return library.release();
-  }();
-  return *loaded;
-}
 
 class TensorRtBackendTest : public trtwatch::testing::TempDirTest {
  protected:

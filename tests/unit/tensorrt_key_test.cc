@@ -13,24 +13,15 @@
 #include "backends/tensorrt/tensorrt_backend.h"
 #include "fake_tensorrt.h"
 #include "support/onnx_model.h"
+#include "support/fake_tensorrt_library.h"
 #include "support/temp_dir_test.h"
 
 namespace trtwatch::keys {
 namespace {
 
 using trtwatch::testing::OnnxModel;
+using trtwatch::testing::FakeTensorRt;
 using trtwatch::testing::Tensor;
-
-const trt::LoadedTensorRt& KeyTestTensorRt() {
-  static const trt::LoadedTensorRt* const loaded = [] {
-    std::string error;
-    auto library = trt::LoadedTensorRt::Load(
-        trt::LibraryNamesIn(TRTWATCH_FAKE_TENSORRT_DIR, trt::LibraryNamesForMajor(NV_TENSORRT_MAJOR)), &error);
-    if (!library) ADD_FAILURE() << error;
-    return library.release();
-  }();
-  return *loaded;
-}
 
 class TensorRtKeyTest : public trtwatch::testing::TempDirTest {
  protected:
@@ -56,7 +47,7 @@ class TensorRtKeyTest : public trtwatch::testing::TempDirTest {
   // The key of a build of options_ as the backend describes it (TensorRT as loaded,
   // the GPU of --device through the fake NVML and CUDA driver).
   KeyOutcome Key() const {
-    trt::TensorRtBackend backend(options_, KeyTestTensorRt(), {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA});
+    trt::TensorRtBackend backend(options_, FakeTensorRt(), {TRTWATCH_FAKE_NVML, TRTWATCH_FAKE_CUDA});
     const RecipeOutcome recipe = TensorRtKeyRecipe(options_, TargetFromFacts(backend.Describe().facts));
     if (!recipe.recipe) return {std::nullopt, recipe.error};
     return ComputeBuildKey(*recipe.recipe);
