@@ -3,7 +3,7 @@
 // vscode, no clock, no I/O, so it is unit-tested on recorded streams. Times are build
 // time (seconds since build_start, the events' `t`); the caller says what "now" is.
 
-import { BuildFinishEvent, BuildStatus, TrtEvent } from './events';
+import { BuildFinishEvent, BuildStatus, EstimateEvent, TrtEvent } from './events';
 
 export type BuildState = 'starting' | 'running' | 'cancelling' | BuildStatus;
 
@@ -56,6 +56,7 @@ export class BuildView {
   lastT = 0;              // build time of the newest event
   lastProgressT = 0;      // build time of the newest phase or step event
   stalledFor: number | undefined;
+  estimate: EstimateEvent | undefined;  // the latest from the build history, if any
   cancelReason: string | undefined;
   cancelMessage: string | undefined;
   cancelRequestedAt: number | undefined;
@@ -136,6 +137,9 @@ export class BuildView {
         this.stalledFor = e.silent_for;
         break;
       case 'log':
+        break;
+      case 'estimate':
+        this.estimate = e;
         break;
       case 'build_finish':
         this.finish = e;

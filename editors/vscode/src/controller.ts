@@ -264,6 +264,11 @@ export function logLine(e: TrtEvent): string | undefined {
     case 'cancel_requested': return `${at} cancel requested (${e.reason}): ${e.message}`;
     case 'stall': return `${at} no progress for ${formatSeconds(e.silent_for)}`;
     case 'log': return `${at} ${e.severity}: ${e.message}`;
+    case 'estimate': {
+      const from = `${e.based_on.builds} earlier build${e.based_on.builds === 1 ? '' : 's'}`;
+      if (!e.remaining) return `${at} no ETA: ${from} of this model and GPU (3 needed)`;
+      return `${at} about ${formatSeconds(e.remaining.p10)}\u2013${formatSeconds(e.remaining.p90)} left, from ${from}`;
+    }
     case 'build_finish': return `${at} ${statusTitle(e.status).toLowerCase()}${e.error ? `: ${e.error}` : ''}`;
     case 'step': return undefined;
   }

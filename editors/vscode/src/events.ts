@@ -74,6 +74,15 @@ export interface CancelLatency {
   to_return: number;
 }
 
+// The remaining time from the build history (docs/history.md); `remaining` is null when
+// too few earlier builds are known.
+export interface EstimateEvent extends Common {
+  type: 'estimate';
+  remaining: { p10: number; p50: number; p90: number } | null;
+  based_on: { builds: number; match: string };
+  longer_than_history: boolean;
+}
+
 export interface BuildFinishEvent extends Common {
   type: 'build_finish';
   status: BuildStatus;
@@ -92,6 +101,7 @@ export type TrtEvent =
   | CancelRequestedEvent
   | StallEvent
   | LogEvent
+  | EstimateEvent
   | BuildFinishEvent;
 
 export type ParseResult = { ok: true; event: TrtEvent } | { ok: false; error: string };
@@ -160,6 +170,12 @@ function phaseSummaries(v: unknown): PhaseSummary[] {
   });
 }
 
+function remaining(v: unknown): EstimateEvent['remaining'] {
+  if (v === null) return null;
+  const o = obj(v, '"remaining"');
+  return { p10: num(o, 'p10', 0), p50: num(o, 'p50', 0), p90: num(o, 'p90', 0) };
+}
+
 function build(o: Json): TrtEvent {
   if (field(o, 'v') !== 1) throw new Invalid(`protocol version ${JSON.stringify(o.v)} is not 1; update the extension or trtwatch`);
   const common = { v: 1 as const, seq: int(o, 'seq', 1), t: num(o, 't', 0) };
@@ -189,6 +205,13 @@ function build(o: Json): TrtEvent {
       return { ...common, type, silent_for: num(o, 'silent_for', 0) };
     case 'log':
       return { ...common, type, severity: str(o, 'severity'), message: str(o, 'message') };
+    case 'estimate': {
+      const basedOn = obj(field(o, 'based_on'), '"based_on"');
+      const longer = o.longer_than_history;
+      return { ...common, type, remaining: remaining(field(o, 'remaining')),
+               based_on: { builds: int(basedOn, 'builds', 0), match: str(basedOn, 'match') },
+               longer_than_history: longer === true };
+    }
     case 'build_finish': {
       const status = str(o, 'status');
       if (!STATUSES.includes(status)) throw new Invalid(`"status" ${JSON.stringify(status)} is not one of ${STATUSES.join(', ')}`);

@@ -33,6 +33,20 @@ test('parseEvent accepts a v1 event and names what is wrong with others', () => 
   }
 });
 
+test('parseEvent reads the history\'s estimate, with a range or with none yet', () => {
+  const estimate = (remaining: string) =>
+    `{"v":1,"seq":7,"t":2,"type":"estimate","remaining":${remaining},"based_on":{"builds":4,"match":"exact"},"longer_than_history":false}`;
+  const ranged = parseEvent(estimate('{"p10":20,"p50":30,"p90":45}'));
+  assert.ok(ranged.ok && ranged.event.type === 'estimate');
+  assert.deepEqual(ranged.event.remaining, { p10: 20, p50: 30, p90: 45 });
+  assert.deepEqual(ranged.event.based_on, { builds: 4, match: 'exact' });
+  const none = parseEvent(estimate('null'));
+  assert.ok(none.ok && none.event.type === 'estimate' && none.event.remaining === null);
+  const bad = parseEvent(estimate('{"p10":"soon","p50":30,"p90":45}'));
+  assert.ok(!bad.ok);
+  assert.match(bad.error, /"p10"/);
+});
+
 test('parseEvent reads a phase summary\'s self time, and takes the total where an older log has none', () => {
   const finish = (entry: string) =>
     `{"v":1,"seq":9,"t":3,"type":"build_finish","status":"succeeded","error":null,"elapsed":3,"cancel_latency":null,"phases":[${entry}]}`;
