@@ -14,6 +14,7 @@
 #include "backends/tensorrt/tensorrt_backend.h"
 #include "fake_tensorrt.h"
 #include "keys/tensorrt_key.h"
+#include "platform/shared_library.h"
 #include "runner/runner.h"
 #include "support/onnx_model.h"
 #include "support/recording_sink.h"
@@ -161,6 +162,13 @@ TEST_F(EngineCacheTest, ADamagedEntryIsAMissWithAWarningAndIsRebuilt) {
 
 TEST_F(EngineCacheTest, IdenticalBuildsAtOnceBuildOnce) {
   fake_trt::GetScript().step_ms = 5;  // long enough for the other to arrive meanwhile
+  // The GPU stand-ins stay loaded from here on: each thread's backend then only takes
+  // another reference, and ThreadSanitizer, which cannot see the dynamic loader's own
+  // lock, does not take the loader's first writes for a race between the two builds.
+  std::string error;
+  const auto nvml = SharedLibrary::Open(TRTWATCH_FAKE_NVML, &error);
+  const auto cuda = SharedLibrary::Open(TRTWATCH_FAKE_CUDA, &error);
+  ASSERT_TRUE(nvml && cuda) << error;
   Run a, b;
   std::thread first([&] { a = Build(dir_ + "/a.engine"); });
   std::thread second([&] { b = Build(dir_ + "/b.engine"); });
