@@ -33,7 +33,7 @@ TEST(SlurmJobInfoTest, ScontrolsLineGivesStateReasonNodeAndExit) {
   const JobInfoResult r = ParseScontrolJob(kRunning, "12");
   ASSERT_TRUE(r.info) << r.error;
   EXPECT_EQ(r.info->state, "RUNNING");
-  EXPECT_EQ(r.info->reason, "None");
+  EXPECT_EQ(r.info->reason, "");  // "None": Slurm has set no reason (squeue(1), JOB REASON CODES)
   EXPECT_EQ(r.info->node, "n2");
   EXPECT_EQ(r.info->exit_code, 0);
   EXPECT_EQ(r.info->exit_signal, 0);

@@ -81,7 +81,8 @@ JobInfoResult ParseScontrolJob(std::string_view output, std::string_view job_id)
     if (!v || *v == "(null)" || v->size() > kMaxSlurmField || !AllOf(*v, IsPlainChar)) return std::string();
     return std::string(*v);
   };
-  info.reason = plain("Reason");
+  // Slurm's reason "None" says it has not set one yet (squeue(1), JOB REASON CODES): no reason.
+  info.reason = plain("Reason") == "None" ? std::string() : plain("Reason");
   info.node = plain("NodeList");
   if (const std::optional<std::string_view> exit = Field(line, "ExitCode")) {
     const size_t colon = exit->find(':');

@@ -19,7 +19,7 @@ inline constexpr size_t kMaxSlurmField = 256;
 
 struct SlurmJobInfo {
   std::string state;    // JobState: PENDING, RUNNING, COMPLETED, NODE_FAIL, ... (A-Z and _ only)
-  std::string reason;   // Reason: Resources, Priority, None, ...
+  std::string reason;   // Reason: Resources, Priority, ... ("" while Slurm says "None")
   std::string node;     // NodeList ("" while pending: Slurm says "(null)")
   std::optional<int> exit_code;    // ExitCode "code:signal"
   std::optional<int> exit_signal;  //   (signal 0: none)
