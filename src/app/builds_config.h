@@ -30,6 +30,10 @@ struct BuildsConfig {
   std::string slurm_partition;
   std::string slurm_account;
   std::vector<std::string> slurm_args;
+  // The GPU types builds may ask for (builds/gpu_routing.h): --gpu-type flags, and a
+  // --gpu-types JSON file (or empty).
+  std::vector<std::string> gpu_types;
+  std::string gpu_types_file;
   std::function<nlohmann::json()> doctor;  // what MCP's doctor tool reports
 };
 

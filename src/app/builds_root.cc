@@ -2,6 +2,10 @@
 
 #include "app/builds_root.h"
 
+#include <fstream>
+#include <sstream>
+
+#include "builds/executors/local_executor.h"
 #include "builds/executors/slurm_executor.h"
 #include "builds/model_paths.h"
 #include "builds/replica_name.h"
@@ -30,14 +34,39 @@ std::string LimitsError(const BuildsConfig& config) {
   return config.replica.empty() ? "" : builds::ReplicaNameError(config.replica);
 }
 
-// The executor builds run on; null: the manager's default (local processes).
+// The GPU types of --gpu-type and --gpu-types.
+builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
+  std::string text;
+  if (!config.gpu_types_file.empty()) {
+    std::ifstream in(config.gpu_types_file, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (!in || content.str().size() > 1024 * 1024) {
+      return {{}, "--gpu-types " + config.gpu_types_file + ": cannot read it (a JSON file of at most 1 MiB)"};
+    }
+    text = content.str();
+  }
+  return builds::GpuTable::Parse(config.gpu_types, text);
+}
+
+// The executor builds run on.
 std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const BuildsConfig& config,
-                                               const std::string& data_dir, std::string* error) {
-  if (config.executor != "slurm") return nullptr;
+                                               const builds::ManagerOptions& manager, std::string* error) {
+  builds::GpuTableResult gpu_types = GpuTypes(config);
+  if (!gpu_types.error.empty()) {
+    *error = std::move(gpu_types.error);
+    return nullptr;
+  }
+  if (config.executor != "slurm") {
+    return std::make_unique<builds::LocalExecutor>(NewWorkerLauncher(io), manager.worker_exe,
+                                                   std::move(gpu_types.table));
+  }
+  const std::string& data_dir = manager.data_dir;
   builds::SlurmOptions slurm;
   slurm.partition = config.slurm_partition;
   slurm.account = config.slurm_account;
   slurm.extra_args = config.slurm_args;
+  slurm.gpu_types = std::move(gpu_types.table);
   slurm.worker_exe = ThisProcess().executable;
   slurm.jobs_dir = data_dir + "/slurm";
   if (slurm.worker_exe.empty()) {
@@ -85,8 +114,8 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   // Replicas of one service are told apart in /metrics; one on its own disk needs no label.
   if (root->store_->changes() != nullptr) root->metrics_.LabelReplica(manager_options.replica);
   manager_options.lease_seconds = config.lease_seconds;
-  std::unique_ptr<builds::Executor> executor = MakeExecutor(io, config, manager_options.data_dir, &error);
-  if (!executor && config.executor == "slurm") return opening;
+  std::unique_ptr<builds::Executor> executor = MakeExecutor(io, config, manager_options, &error);
+  if (!executor) return opening;
   root->manager_ =
       std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options, std::move(executor));
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);

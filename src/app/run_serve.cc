@@ -33,6 +33,8 @@ BuildsConfig ConfigOf(const service::ServerOptions& options) {
   config.slurm_partition = options.slurm_partition;
   config.slurm_account = options.slurm_account;
   config.slurm_args = options.slurm_args;
+  config.gpu_types = options.gpu_types;
+  config.gpu_types_file = options.gpu_types_file;
   config.max_build_seconds = options.mcp_max_build_seconds;
   if (options.doctor_json) config.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
   return config;

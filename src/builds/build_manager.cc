@@ -258,6 +258,11 @@ SubmitResult BuildManager::Submit(std::string_view body) {
   if (!ParseBuildRequest(body, Paths(), &request, &error)) {
     return Refusal(SubmitOutcome::kInvalid, error);
   }
+  if (!request.gpu.empty()) {
+    if (const GpuCheck gpu = executor_->CheckGpu(request.gpu); !gpu.accepted()) {
+      return Refusal(SubmitOutcome::kInvalid, gpu.error);
+    }
+  }
   if (shutting_down_) {
     return Refusal(SubmitOutcome::kShuttingDown, "the service is shutting down; submit again after it restarts");
   }
@@ -646,7 +651,7 @@ void BuildManager::QueueTrouble(const std::string& what, const std::string& erro
 void BuildManager::Start(Active& b) {
   const std::string id = b.record.id;
   const std::string engine = b.request.simulate.empty() ? PartialEngine(id) : "";
-  WorkerTask task{id, std::nullopt, options_.cancel_grace_seconds};
+  WorkerTask task{id, std::nullopt, options_.cancel_grace_seconds, b.request.gpu, b.request.simulate.empty()};
   double timeout = 0;
   std::string ignored;
   if (!b.request.timeout.empty() && ParseDuration(b.request.timeout, &timeout, &ignored)) task.timeout_seconds = timeout;

@@ -126,11 +126,12 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
     return Fail(error, "the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
                        "{\"model\": \"resnet50.onnx\"}");
   }
-  static const std::set<std::string> known = {"model", "options", "simulate", "seed", "speed", "timeout", "cache"};
+  static const std::set<std::string> known = {"model", "options", "simulate", "seed",
+                                              "speed", "timeout", "cache", "gpu"};
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) {
-      return Fail(error,
-                  "unknown field \"" + key + "\"; the fields are model, options, simulate, seed, speed, timeout, cache");
+      return Fail(error, "unknown field \"" + key +
+                             "\"; the fields are model, options, simulate, seed, speed, timeout, cache, gpu");
     }
   }
   BuildRequest r;
@@ -202,6 +203,12 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
     }
     r.timeout = DurationText(seconds);  // normalised: the record keeps no client text of any length
     normal["timeout"] = r.timeout;
+  }
+  if (j.contains("gpu")) {
+    const GpuNeedResult gpu = ParseGpuNeed(j["gpu"]);
+    if (!gpu.need) return Fail(error, gpu.error);
+    r.gpu = *gpu.need;
+    normal["gpu"] = GpuNeedJson(r.gpu);
   }
   r.json = normal.dump();
   *request = std::move(r);

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "builds/gpu_routing.h"
+
 namespace trtwatch::builds {
 
 struct BuildRequest {
@@ -23,6 +25,7 @@ struct BuildRequest {
   std::vector<std::pair<std::string, std::string>> options;
   std::string timeout;  // as given ("30m"); empty for none
   bool cache = true;    // "cache": false: build even when the engine cache has the engine
+  GpuNeed gpu;          // "gpu": {"type": "h200"} or {"compute_capability": "9.0"}; empty: any
   std::string json;     // the request, normalised, as stored in the record
 };
 

@@ -53,6 +53,12 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   cmd->add_option("--slurm-arg", options->slurm_args,
                   "One more sbatch option for every build's job, e.g. --slurm-arg=--gres=gpu:1 (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--gpu-type", options->gpu_types,
+                  "A GPU type builds may ask for (\"gpu\": {\"type\": NAME}): NAME=gres:TYPE or NAME=feature:FEATURE, "
+                  "optionally ,cc=MAJOR.MINOR, e.g. h200=gres:h200,cc=9.0 (repeatable; docs/slurm.md)")
+      ->allow_extra_args(false);
+  cmd->add_option("--gpu-types", options->gpu_types_file,
+                  "A JSON file of GPU types: {\"h200\": {\"gres\": \"h200\", \"compute_capability\": \"9.0\"}}");
   cmd->add_option("--max-connections", options->max_connections,
                   "Open connections at most (0: what the descriptor limit allows); more get 503")
       ->default_val(0);

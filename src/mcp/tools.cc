@@ -199,6 +199,13 @@ json Tools::List() const {
          {{"type", {"string", "number"}},
           {"description", "Time budget (\"90s\", \"30m\", \"2h\" or seconds): the build is cancelled with reason "
                           "budget when it runs longer"}}},
+        {"gpu",
+         {{"type", "object"},
+          {"properties",
+           {{"type", {{"type", "string"}, {"description", "A GPU type the server knows (its --gpu-type), e.g. h200"}}},
+            {"compute_capability", {{"type", "string"}, {"description", "e.g. \"9.0\""}}}}},
+          {"additionalProperties", false},
+          {"description", "The GPU to build on, where the engine will run: one of type or compute_capability"}}},
         {"wait",
          {{"type", "boolean"},
           {"default", true},
@@ -275,7 +282,7 @@ void Tools::Call(const std::string& name, const json& args, const std::shared_pt
 }
 
 std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string* error) {
-  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "wait"}, error)) {
+  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "gpu", "wait"}, error)) {
     return std::nullopt;
   }
   *wait = true;

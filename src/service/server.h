@@ -49,6 +49,9 @@ struct ServerOptions {
   std::string slurm_partition;
   std::string slurm_account;
   std::vector<std::string> slurm_args;
+  // GPU types builds may ask for (--gpu-type NAME=SLURM_SPEC, --gpu-types FILE; builds/gpu_routing.h).
+  std::vector<std::string> gpu_types;
+  std::string gpu_types_file;
   size_t body_limit = 64 * 1024;  // JSON bodies
   // Uploaded models (PUT /models/...): where they are kept (empty: DATA_DIR/artifacts)
   // and the largest file accepted (--max-upload-size).

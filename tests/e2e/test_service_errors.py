@@ -203,3 +203,32 @@ def test_short_token_is_refused(tmp_path):
     r = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--token-file", str(token_file), "--data-dir",
                         str(tmp_path / "d")], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "at least 16" in r.stderr
+
+
+@pytest.mark.skipif(not os.environ.get("TRTWATCH_FAKE_DRIVER_DIR"), reason="needs the CUDA driver stand-in")
+def test_a_build_asking_for_a_gpu_this_host_lacks_is_refused_naming_the_hosts_gpus(tmp_path, monkeypatch):
+    # The CUDA driver stand-in: "Fake GPU H" (9.0) and "Fake GPU A" (8.0).
+    monkeypatch.setenv("LD_LIBRARY_PATH", os.environ["TRTWATCH_FAKE_DRIVER_DIR"])
+    s = Server(tmp_path, "--gpu-type", "h200=gres:h200,cc=9.0").start()
+    try:
+        quick = {"simulate": "small-cnn", "speed": 50}
+        for need in ({"type": "h200"}, {"compute_capability": "8.0"}):
+            doc = s.submit(dict(quick, gpu=need))
+            assert s.wait_status(doc["id"], {"succeeded", "failed"}, timeout=30)["status"] == "succeeded"
+        status, body, _ = s.request("POST", "/builds", dict(quick, gpu={"compute_capability": "7.5"}))
+        assert status == 400, body
+        assert body["error"].startswith("this host has no GPU of compute capability 7.5; its GPUs: "
+                                        "0: Fake GPU H (9.0), 1: Fake GPU A (8.0)"), body
+        status, body, _ = s.request("POST", "/builds", dict(quick, gpu={"type": "h200", "count": 2}))
+        assert status == 400 and "\"gpu\" must be an object with one of" in body["error"], body
+        status, body, _ = s.request("GET", "/builds")
+        assert len(body["builds"]) == 2  # nothing refused was recorded
+    finally:
+        s.stop()
+
+
+def test_a_wrong_gpu_type_flag_stops_serve_with_the_rule(tmp_path):
+    res = subprocess.run([BIN, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "d"),
+                          "--gpu-type", "h200"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2, res
+    assert "--gpu-type \"h200\"" in res.stderr and "h200=gres:h200,cc=9.0" in res.stderr, res.stderr

@@ -12,7 +12,7 @@ from service_client import Server, SseReader, read_until
 from waiting import wait_for
 import pytest
 
-from slurm_cluster import slurm  # noqa: F401  (the fixture)
+from slurm_cluster import NODES, slurm  # noqa: F401  (the fixture)
 
 LONG = {"simulate": "large-transformer", "seed": 3}  # minutes long: ended by the drill
 
@@ -186,5 +186,60 @@ def test_a_build_waiting_for_a_gpu_shows_slurms_pending_reason_and_cancels_off_t
         assert final["status"] == "cancelled" and final["reason"] is None, (final["error"], final["job"])
         for d in docs:
             server.wait_status(d["id"], {"cancelled"}, timeout=20)
+    finally:
+        server.stop()
+
+
+GPU_TYPES = ("--gpu-type", "h200=gres:h200,cc=9.0", "--gpu-type", "a100=gres:a100,cc=8.0",
+             "--gpu-type", "l4=gres:l4,cc=8.9", "--gpu-type", "b200=gres:b200,cc=10.0")
+
+
+def test_a_build_asking_for_a_gpu_runs_on_a_node_that_has_it_and_an_unknown_one_is_refused(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm, "--max-concurrent", "4", *GPU_TYPES).start()
+    try:
+        quick = {"simulate": "small-cnn", "speed": 4}
+        asks = {"h200": {"type": "h200"}, "a100": {"compute_capability": "8.0"}, "l4": {"type": "L4"}}
+        docs = {gpu: server.submit(dict(quick, gpu=need)) for gpu, need in asks.items()}
+        for gpu, doc in docs.items():
+            final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled"}, timeout=40)
+            assert final["status"] == "succeeded", (final["error"], final["job"])
+            assert NODES[final["job"]["node"]] == gpu, (gpu, final["job"])  # the node whose GPUs are of that type
+        assert server.get(docs["l4"]["id"])["request"]["gpu"] == {"type": "l4"}  # as normalised
+
+        # A name the service does not know: refused at once (400), naming the ones it knows.
+        status, body, _ = server.request("POST", "/builds", dict(quick, gpu={"type": "v100"}))
+        assert status == 400, body
+        assert "no GPU type v100 here; this service knows h200 (9.0), a100 (8.0), l4 (8.9), b200 (10.0)" in \
+            body["error"], body
+
+        # A type the service knows and no node has: Slurm refuses the job, and the record says why.
+        doc = server.submit(dict(quick, gpu={"type": "b200"}))
+        final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled"}, timeout=30)
+        assert final["status"] == "failed", final
+        assert "sbatch" in final["error"] and "node configuration is not available" in final["error"], final["error"]
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(bool(os.environ.get("TRTWATCH_SANITIZE")),
+                    reason="a drill of the queue and Slurm's scheduling: run once, in the release suite")
+def test_sixty_builds_share_the_six_gpus_one_at_a_time_and_all_succeed(tmp_path, slurm):
+    server = slurm_server(tmp_path, slurm, "--max-concurrent", "60", "--queue-limit", "0").start()
+    try:
+        docs = [server.submit({"simulate": "small-cnn", "seed": i + 1, "speed": 25}) for i in range(60)]
+        finals = [server.wait_status(d["id"], {"succeeded", "failed", "cancelled"}, timeout=120) for d in docs]
+        assert [f["status"] for f in finals] == ["succeeded"] * 60, [(f["id"], f["error"]) for f in finals]
+        assert len({f["job"]["id"] for f in finals}) == 60  # one job each, none lost or run twice
+        jobs = tmp_path / "data" / "slurm"
+        runs = {}  # (node, GPU) -> each job's (start: its facts, end: its stream's last write)
+        for f in finals:
+            gpu = (f["job"]["node"], f["job"]["gpu"]["slurm_job_gpus"])
+            runs.setdefault(gpu, []).append(((jobs / f"{f['id']}.facts").stat().st_mtime,
+                                             (jobs / f"{f['id']}.events.jsonl").stat().st_mtime))
+        assert len(runs) == 6, sorted(runs)  # every GPU of the cluster was used
+        for gpu, spans in runs.items():
+            spans.sort()
+            for (_, end), (start, _) in zip(spans, spans[1:]):
+                assert start >= end - 0.05, (gpu, spans)  # never two builds on one GPU at once
     finally:
         server.stop()

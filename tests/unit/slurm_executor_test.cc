@@ -75,7 +75,7 @@ class SlurmExecutorTest : public testing::TempDirTest {
 
 TEST_F(SlurmExecutorTest, SubmitsOneBatchJobNamedByTheBuildWithItsTimeLimitAndTheConfiguredOptions) {
   fake_->Next(Prints("4242\n"));
-  const WorkerTask task{"b_1f", 150.0, 10.0};  // 2.5 min + 10 s grace: 3 minutes
+  const WorkerTask task{"b_1f", 150.0, 10.0, {}, false};  // 2.5 min + 10 s grace: 3 minutes
   ExecutionStart start = executor_->Start(task, {"build", "--simulate", "small-cnn", "--progress", "json"});
   ASSERT_TRUE(start.execution);
   int changes = 0;
@@ -110,6 +110,33 @@ TEST_F(SlurmExecutorTest, SubmitsOneBatchJobNamedByTheBuildWithItsTimeLimitAndTh
   EXPECT_EQ(Argv(1), (std::vector<std::string>{"/slurm/bin/scontrol", "-o", "show", "job", "4242"}));
 }
 
+TEST_F(SlurmExecutorTest, ABuildThatAsksForAGpuGetsItsTypeAfterTheConfiguredOptions) {
+  auto launcher = std::make_unique<FakeWorkerLauncher>(io_);
+  FakeWorkerLauncher* fake = launcher.get();
+  SlurmOptions options;
+  options.extra_args = {"--gres=gpu:1"};
+  options.jobs_dir = dir_;
+  options.gpu_types = GpuTable::Parse({"h200=gres:h200,cc=9.0", "l4=feature:l4"}, "").table;
+  SlurmExecutor executor(io_, std::move(launcher), options);
+  std::string error;
+  ASSERT_TRUE(executor.Prepare(&error)) << error;
+  EXPECT_TRUE(executor.CheckGpu(GpuNeed{"", "9.0"}).accepted());
+  EXPECT_NE(executor.CheckGpu(GpuNeed{"a100", ""}).error.find("this service knows h200 (9.0), l4"), std::string::npos);
+
+  const std::vector<std::string> h200 = executor.SubmitArguments({"b_1", std::nullopt, 10, GpuNeed{"h200", ""}, false});
+  ASSERT_GE(h200.size(), 2u);  // sbatch takes an option's last value: the routed type wins over --slurm-arg
+  EXPECT_EQ(std::vector<std::string>(h200.end() - 2, h200.end()),
+            (std::vector<std::string>{"--gres=gpu:1", "--gres=gpu:h200:1"}));
+  const std::vector<std::string> l4 = executor.SubmitArguments({"b_2", std::nullopt, 10, GpuNeed{"l4", ""}, false});
+  EXPECT_EQ(l4.back(), "--constraint=l4");
+
+  // A build another replica queued for a type this one does not know is not submitted.
+  const ExecutionStart refused = executor.Start({"b_3", std::nullopt, 10, GpuNeed{"a100", ""}, false}, {"build"});
+  EXPECT_FALSE(refused.execution);
+  EXPECT_NE(refused.error.find("no GPU type a100"), std::string::npos) << refused.error;
+  EXPECT_EQ(fake->started(), 0u);
+}
+
 TEST_F(SlurmExecutorTest, FollowsTheJobsStateTailsItsStreamAndEndsWithSlurmsAccount) {
   fake_->Next(Prints("7\n"));
   fake_->Next(Prints("JobId=7 JobState=PENDING Reason=Resources NodeList=(null) ExitCode=0:0\n"));
@@ -120,7 +147,7 @@ TEST_F(SlurmExecutorTest, FollowsTheJobsStateTailsItsStreamAndEndsWithSlurmsAcco
     std::ofstream stream(dir_ + "/b_2.events.jsonl");
     stream << "{\"v\":1}\n";
   }
-  ExecutionStart start = executor_->Start({"b_2", std::nullopt, 5}, {"build"});
+  ExecutionStart start = executor_->Start({"b_2", std::nullopt, 5, {}, false}, {"build"});
   std::vector<std::string> reasons;
   start.execution->WatchPlace([&] { reasons.push_back(start.execution->place().job.pending_reason); });
   ASSERT_TRUE(RunUntil([&] { return start.execution->place().job.state == "RUNNING"; }));
@@ -156,10 +183,32 @@ TEST_F(SlurmExecutorTest, FollowsTheJobsStateTailsItsStreamAndEndsWithSlurmsAcco
   EXPECT_EQ(verdict->state, BuildState::kFailed);
 }
 
+TEST_F(SlurmExecutorTest, TheJobsFirstEventShowsItRunningBeforeScontrolIsAskedAgain) {
+  fake_->Next(Prints("8\n"));
+  fake_->Next(Prints("JobId=8 JobState=PENDING Reason=Priority NodeList=(null) ExitCode=0:0\n"));
+  ExecutionStart start = executor_->Start({"b_6", std::nullopt, 5, {}, false}, {"build"});
+  ASSERT_TRUE(RunUntil([&] { return start.execution->place().job.pending_reason == "Priority"; }));
+  {  // the job script writes its facts, then trtwatch its first event
+    std::ofstream facts(dir_ + "/b_6.facts");
+    facts << "node=n3\ncuda_visible_devices=0\nslurm_job_gpus=1\n";
+    std::ofstream stream(dir_ + "/b_6.events.jsonl");
+    stream << "{\"v\":1}\n";
+  }
+  std::array<char, 64> buffer{};
+  size_t read = 0;
+  start.execution->ReadEvents(buffer, [&](size_t n, bool) { read = n; });
+  ASSERT_TRUE(RunUntil([&] { return read > 0; }));
+  const JobPlace place = start.execution->place().job;
+  EXPECT_EQ(place.state, "RUNNING");  // scontrol has answered nothing since PENDING
+  EXPECT_EQ(place.pending_reason, "");
+  EXPECT_EQ(place.node, "n3");
+  EXPECT_EQ(place.slurm_job_gpus, "1");
+}
+
 TEST_F(SlurmExecutorTest, StopsCooperativelyWithScancelFullThenByForce) {
   fake_->Next(Prints("9\n"));
   fake_->Next(Prints("JobId=9 JobState=RUNNING Reason=None NodeList=n1 ExitCode=0:0\n"));
-  ExecutionStart start = executor_->Start({"b_3", std::nullopt, 5}, {"build"});
+  ExecutionStart start = executor_->Start({"b_3", std::nullopt, 5, {}, false}, {"build"});
   ASSERT_TRUE(RunUntil([&] { return start.execution->place().job.state == "RUNNING"; }));
   const size_t before = fake_->started();
   start.execution->RequestStop();
@@ -174,9 +223,22 @@ TEST_F(SlurmExecutorTest, StopsCooperativelyWithScancelFullThenByForce) {
   EXPECT_TRUE(forced);
 }
 
+TEST_F(SlurmExecutorTest, AJobKilledByTheStopsSigtermBeforeTrtwatchHandlesItObeyedTheStop) {
+  fake_->Next(Prints("10\n"));
+  fake_->Next(Prints("JobId=10 JobState=RUNNING Reason=None NodeList=n1 ExitCode=0:0\n"));
+  ExecutionStart start = executor_->Start({"b_7", std::nullopt, 5, {}, false}, {"build"});
+  ASSERT_TRUE(RunUntil([&] { return start.execution->place().job.state == "RUNNING"; }));
+  fake_->Next(Prints(""));  // scancel --full --signal=TERM
+  start.execution->RequestStop();
+  // The worker had not yet installed its handler: SIGTERM ended it, and Slurm says FAILED.
+  fake_->Next(Prints("JobId=10 JobState=FAILED Reason=NonZeroExitCode NodeList=n1 ExitCode=0:15\n"));
+  ASSERT_TRUE(RunUntil([&] { return start.execution->Poll().has_value(); }));
+  EXPECT_TRUE(start.execution->Poll()->terminated);  // the manager records it cancelled, as asked
+}
+
 TEST_F(SlurmExecutorTest, AStopAskedBeforeSbatchAnswersIsAppliedToTheJob) {
   fake_->Next(Prints("11\n"));
-  ExecutionStart start = executor_->Start({"b_4", std::nullopt, 5}, {"build"});
+  ExecutionStart start = executor_->Start({"b_4", std::nullopt, 5, {}, false}, {"build"});
   start.execution->ForceStop();  // sbatch has not answered yet
   ASSERT_TRUE(RunUntil([&] { return fake_->started() >= 2; }));
   EXPECT_EQ(Argv(1), (std::vector<std::string>{"/slurm/bin/scancel", "11"}));
@@ -185,7 +247,7 @@ TEST_F(SlurmExecutorTest, AStopAskedBeforeSbatchAnswersIsAppliedToTheJob) {
 TEST_F(SlurmExecutorTest, ARefusedSubmissionEndsTheBuildWithSbatchsReason) {
   fake_->Next(Prints("", 1, "sbatch: error: Batch job submission failed: Requested node configuration is not "
                             "available\n"));
-  ExecutionStart start = executor_->Start({"b_5", std::nullopt, 5}, {"build"});
+  ExecutionStart start = executor_->Start({"b_5", std::nullopt, 5, {}, false}, {"build"});
   ASSERT_TRUE(RunUntil([&] { return start.execution->Poll().has_value(); }));
   ASSERT_TRUE(start.execution->Poll());
   const std::optional<EndVerdict> verdict = start.execution->Judge({false, BuildState::kFailed, false});

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "builds/build_record.h"     // BuildState, JobPlace
+#include "builds/gpu_routing.h"      // GpuNeed
 #include "platform/worker_process.h"  // WorkerExit
 
 namespace trtwatch::builds {
@@ -34,6 +35,14 @@ struct WorkerTask {
   std::string build_id;
   std::optional<double> timeout_seconds;  // the request's timeout; none: no limit
   double cancel_grace_seconds = 0;        // the service's cancel grace
+  GpuNeed gpu;                            // the GPU the request asks for; empty: any
+  bool builds_on_gpu = false;             // a real build (a simulated one needs no device)
+};
+
+// Whether an executor can give a build the GPU it asks for.
+struct GpuCheck {
+  std::string error;  // empty: it can; else why not, naming what it can give
+  bool accepted() const { return error.empty(); }
 };
 
 // How the stream ended, for an executor's own account of the end (Execution::Judge).
@@ -91,6 +100,9 @@ struct ExecutionStart {
 class Executor {
  public:
   virtual ~Executor() = default;
+  // Whether a build that asks for `need` (never empty) can run here: the request is
+  // refused at once, not queued, when it cannot.
+  virtual GpuCheck CheckGpu(const GpuNeed& need) = 0;
   // Starts a worker for `task` with trtwatch's arguments `args` (after the program's name).
   virtual ExecutionStart Start(const WorkerTask& task, const std::vector<std::string>& args) = 0;
   // A worker an earlier service process left at `place` (it was killed or crashed):

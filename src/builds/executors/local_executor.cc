@@ -27,12 +27,26 @@ class LocalExecution final : public Execution {
 
 }  // namespace
 
-ExecutionStart LocalExecutor::Start(const WorkerTask& /*task*/, const std::vector<std::string>& args) {
+std::vector<CudaDevice> LocalExecutor::HostCudaDevices() { return QueryCudaDevices().devices; }
+
+LocalGpuRoute LocalExecutor::Route(const GpuNeed& need) {
+  if (!gpus_) gpus_ = query_();
+  return RouteToLocalGpu(need, gpu_types_, *gpus_);
+}
+
+GpuCheck LocalExecutor::CheckGpu(const GpuNeed& need) { return {Route(need).error}; }
+
+ExecutionStart LocalExecutor::Start(const WorkerTask& task, const std::vector<std::string>& args) {
   WorkerSpec spec;
   spec.exe = exe_;
-  spec.argv.reserve(args.size() + 1);
+  spec.argv.reserve(args.size() + 3);
   spec.argv.push_back("trtwatch");
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  if (!task.gpu.empty()) {
+    const LocalGpuRoute gpu = Route(task.gpu);
+    if (!gpu.ordinal) return {nullptr, gpu.error};
+    if (task.builds_on_gpu) spec.argv.insert(spec.argv.end(), {"--device", std::to_string(*gpu.ordinal)});
+  }
   ExecutionStart start;
   std::unique_ptr<WorkerProcess> process = launcher_->Start(spec, &start.error);
   if (process) start.execution = std::make_unique<LocalExecution>(std::move(process));

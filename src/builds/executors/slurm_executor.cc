@@ -5,7 +5,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 
@@ -63,10 +65,16 @@ std::string TimeLimitMinutes(double seconds) {
 // One build's job, from its submission (or re-attach) to its end.
 class SlurmExecution final : public Execution {
  public:
-  SlurmExecution(asio::io_context& io, CommandRunner& runner, const SlurmOptions& options, JobPlace place)
-      : io_(io), runner_(runner), options_(options), place_(std::move(place)),
-        state_timer_(io), out_timer_(io), err_timer_(io) {}
-  ~SlurmExecution() override { *alive_ = false; }  // the job runs on: the next service re-attaches
+  SlurmExecution(asio::io_context& io, CommandRunner& runner, const SlurmOptions& options, JobPlace place,
+                 std::shared_ptr<int> followed)
+      : io_(io), runner_(runner), options_(options), place_(std::move(place)), followed_(std::move(followed)),
+        state_timer_(io), out_timer_(io), err_timer_(io) {
+    ++*followed_;
+  }
+  ~SlurmExecution() override {
+    *alive_ = false;  // the job runs on: the next service re-attaches
+    if (!ended_) --*followed_;
+  }
 
   void Submit(std::vector<std::string> sbatch) {
     runner_.Run(std::move(sbatch), [this, alive = alive_](const CommandResult& r) {
@@ -88,7 +96,10 @@ class SlurmExecution final : public Execution {
   WorkerPlace place() const override { return {0, place_}; }
 
   void ReadEvents(std::span<char> buffer, ReadHandler handler) override {
-    Tail(place_.stream, &out_offset_, out_timer_, buffer, std::move(handler));
+    Tail(place_.stream, &out_offset_, out_timer_, buffer, [this, handler = std::move(handler)](size_t n, bool closed) {
+      if (n > 0) SeenRunning();
+      handler(n, closed);
+    });
   }
   void ReadDiagnostics(std::span<char> buffer, ReadHandler handler) override {
     Tail(ErrPath(), &err_offset_, err_timer_, buffer, std::move(handler));
@@ -144,13 +155,15 @@ class SlurmExecution final : public Execution {
   }
 
   void End(std::optional<int> code, std::optional<int> signal) {
+    if (!ended_) --*followed_;
     ended_ = true;
     exit_.code = code;
     exit_.signal = signal && *signal != 0 ? signal : std::nullopt;
     if (exit_.signal) exit_.signal_text = std::to_string(*exit_.signal);
-    // Cancelled as the service asked (a pending job taken off the queue, or scancel after
-    // the grace): the manager reads it as a worker that obeyed its stop.
-    exit_.terminated = stop_ && place_.state == "CANCELLED";
+    // Cancelled as the service asked (a pending job taken off the queue, scancel after the
+    // grace, or the stop's SIGTERM arriving before trtwatch handles it: Slurm says FAILED,
+    // signal 15): the manager reads it as a worker that obeyed its stop.
+    exit_.terminated = stop_ && (place_.state == "CANCELLED" || exit_.signal == SIGTERM);
     if (!code && !exit_.signal) exit_.code = 1;  // Slurm had no exit code: the stream and verdict tell
     Changed();
   }
@@ -167,11 +180,36 @@ class SlurmExecution final : public Execution {
       if (got.unknown_job) return End(std::nullopt, std::nullopt);  // purged: the stream tells the end
       if (got.info) Apply(*got.info);
       if (ended_) return;
-      state_timer_.expires_after(options_.state_poll);
+      state_timer_.expires_after(NextPoll());
       state_timer_.async_wait([this, alive](const boost::system::error_code& ec) {
         if (!ec && *alive) PollState();
       });
     });
+  }
+
+  // The job's first events: it runs, though scontrol is asked only every state_poll. Its
+  // facts (node, GPU) are written before them.
+  void SeenRunning() {
+    if (place_.state != "PENDING") return;
+    place_.state = "RUNNING";
+    place_.pending_reason.clear();
+    ReadFacts(&place_);
+    Changed();
+  }
+
+  void ReadFacts(JobPlace* place) const {
+    if (const auto facts = ParseJobStartFacts(ReadSmallFile(FactsPath(), kMaxSlurmOutput))) {
+      if (place->node.empty()) place->node = facts->node;
+      place->cuda_visible_devices = facts->cuda_visible_devices;
+      place->slurm_job_gpus = facts->slurm_job_gpus;
+    }
+  }
+
+  // Every state_poll, or less often when many jobs are followed: slurmctld answers every
+  // user of the cluster, and this service asks at most max_queries_per_second of it.
+  std::chrono::milliseconds NextPoll() const {
+    const auto share = std::chrono::milliseconds(1000 * *followed_ / options_.max_queries_per_second);
+    return std::max(options_.state_poll, share);
   }
 
   void Apply(const SlurmJobInfo& info) {
@@ -179,12 +217,7 @@ class SlurmExecution final : public Execution {
     next.state = info.state;
     next.pending_reason = info.state == "PENDING" ? info.reason : "";
     if (!info.node.empty()) next.node = info.node;
-    if (next.cuda_visible_devices.empty() && next.slurm_job_gpus.empty() && info.state != "PENDING") {
-      if (const auto facts = ParseJobStartFacts(ReadSmallFile(FactsPath(), kMaxSlurmOutput))) {
-        next.cuda_visible_devices = facts->cuda_visible_devices;
-        next.slurm_job_gpus = facts->slurm_job_gpus;
-      }
-    }
+    if (next.cuda_visible_devices.empty() && next.slurm_job_gpus.empty() && info.state != "PENDING") ReadFacts(&next);
     if (next != place_) {
       place_ = std::move(next);
       if (!IsFinalSlurmState(info.state)) Changed();
@@ -215,6 +248,9 @@ class SlurmExecution final : public Execution {
   CommandRunner& runner_;
   const SlurmOptions& options_;
   JobPlace place_;
+  // The jobs this executor follows, counted on the event loop's thread: this one from
+  // its start to its end.
+  const std::shared_ptr<int> followed_;
   asio::steady_timer state_timer_;
   asio::steady_timer out_timer_;
   asio::steady_timer err_timer_;
@@ -268,10 +304,20 @@ std::vector<std::string> SlurmExecutor::SubmitArguments(const WorkerTask& task) 
   if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
   if (!options_.account.empty()) args.push_back("--account=" + options_.account);
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
+  // After --slurm-arg: sbatch takes an option's last value, so the routed GPU wins.
+  if (!task.gpu.empty()) {
+    if (const std::optional<GpuType> type = options_.gpu_types.Route(task.gpu).type) {
+      for (std::string& a : SlurmGpuArguments(*type)) args.push_back(std::move(a));
+    }
+  }
   return args;
 }
 
 ExecutionStart SlurmExecutor::Start(const WorkerTask& task, const std::vector<std::string>& args) {
+  // A replica whose table lacks the type a build was queued with elsewhere.
+  if (!task.gpu.empty()) {
+    if (const GpuCheck gpu = CheckGpu(task.gpu); !gpu.accepted()) return {nullptr, gpu.error};
+  }
   JobPlace place;
   place.executor = "slurm";
   place.stream = options_.jobs_dir + "/" + task.build_id + ".events.jsonl";
@@ -279,7 +325,7 @@ ExecutionStart SlurmExecutor::Start(const WorkerTask& task, const std::vector<st
   for (std::string& a : SubmitArguments(task)) sbatch.push_back(std::move(a));
   sbatch.insert(sbatch.end(), {script_, options_.jobs_dir + "/" + task.build_id + ".facts", options_.worker_exe});
   sbatch.insert(sbatch.end(), args.begin(), args.end());
-  auto execution = std::make_unique<SlurmExecution>(io_, runner_, options_, std::move(place));
+  auto execution = std::make_unique<SlurmExecution>(io_, runner_, options_, std::move(place), followed_);
   execution->Submit(std::move(sbatch));
   return {std::move(execution), ""};
 }
@@ -293,7 +339,7 @@ std::unique_ptr<Execution> SlurmExecutor::Reattach(const WorkerPlace& place) {
       job.stream.find("/..") != std::string::npos) {
     return nullptr;
   }
-  auto execution = std::make_unique<SlurmExecution>(io_, runner_, options_, job);
+  auto execution = std::make_unique<SlurmExecution>(io_, runner_, options_, job, followed_);
   execution->Follow();
   return execution;
 }

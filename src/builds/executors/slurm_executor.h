@@ -2,7 +2,8 @@
 // --progress json` on a compute node, through Slurm's own commands: `sbatch --parsable`
 // submits (job name trtwatch-BUILD_ID, time limit = the build's timeout + the cancel
 // grace, --partition, --account and --slurm-arg as configured), `scontrol -o show job`
-// follows its state, `scancel --full --signal=TERM` asks it to stop (the batch shell
+// follows its state (a build that asks for a GPU gets the table's GRES type or node
+// feature for it, builds/gpu_routing.h), `scancel --full --signal=TERM` asks it to stop (the batch shell
 // execs trtwatch, which cancels at TensorRT's next step) and `scancel` forces it. The
 // commands run as processes through a CommandRunner (a WorkerLauncher underneath, faked
 // in tests), never blocking the event loop; their output is parsed strictly
@@ -26,6 +27,7 @@
 
 #include "builds/executors/command_runner.h"
 #include "builds/executors/executor.h"
+#include "builds/gpu_routing.h"
 
 namespace boost::asio {
 class io_context;
@@ -37,10 +39,12 @@ struct SlurmOptions {
   std::string partition;                // --partition; empty: the cluster's default
   std::string account;                  // --account; empty: the user's default
   std::vector<std::string> extra_args;  // more sbatch options (--gres=gpu:1, --mem=…)
+  GpuTable gpu_types;                   // --gpu-type: how a build gets the GPU it asks for
   std::string worker_exe;               // trtwatch as the compute nodes reach it
   std::string jobs_dir;                 // shared with the nodes: job scripts, streams
   std::string commands_dir;             // where sbatch, scontrol and scancel are; empty: PATH
-  std::chrono::milliseconds state_poll{500};  // scontrol, per job
+  std::chrono::milliseconds state_poll{500};  // scontrol, per job ...
+  int max_queries_per_second = 20;            // ... and for all jobs together at most
   std::chrono::milliseconds tail_poll{25};    // the stream file
 };
 
@@ -52,6 +56,7 @@ class SlurmExecutor final : public Executor {
   // Writes the job script into jobs_dir; false with `*error` saying why and what to do.
   bool Prepare(std::string* error);
 
+  GpuCheck CheckGpu(const GpuNeed& need) override { return {options_.gpu_types.Route(need).error}; }
   ExecutionStart Start(const WorkerTask& task, const std::vector<std::string>& args) override;
   void StopLeftover(const WorkerPlace& place) override;  // a job is never stopped for being left
   std::unique_ptr<Execution> Reattach(const WorkerPlace& place) override;
@@ -65,6 +70,8 @@ class SlurmExecutor final : public Executor {
   const SlurmOptions options_;
   CommandRunner runner_;
   std::string script_;  // jobs_dir/trtwatch-job.sh
+  // How many jobs its executions follow (they count themselves; event loop's thread only).
+  const std::shared_ptr<int> followed_ = std::make_shared<int>(0);
 };
 
 }  // namespace trtwatch::builds
