@@ -29,7 +29,10 @@ class LocalExecutor final : public Executor {
   // compute capabilities say which of `gpus` meets a named type.
   LocalExecutor(std::unique_ptr<WorkerLauncher> launcher, std::string exe, GpuTable gpu_types = {},
                 GpuQuery gpus = HostCudaDevices)
-      : launcher_(std::move(launcher)), exe_(std::move(exe)), gpu_types_(std::move(gpu_types)), query_(std::move(gpus)) {}
+      : launcher_(std::move(launcher)),
+        exe_(std::move(exe)),
+        gpu_types_(std::move(gpu_types)),
+        query_(std::move(gpus)) {}
 
   GpuCheck CheckGpu(const GpuNeed& need) override;
   ExecutionStart Start(const WorkerTask& task, const std::vector<std::string>& args) override;
