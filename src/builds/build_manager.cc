@@ -20,6 +20,7 @@
 #include "builds/change_watch.h"
 #include "builds/executors/local_executor.h"
 #include "builds/metrics.h"
+#include "builds/record_cache.h"
 #include "builds/replica_name.h"
 #include "builds/stores/record_store.h"
 #include "protocol/utf8.h"
@@ -117,6 +118,18 @@ BuildStatus StatusFromState(BuildState state) {
     default:
       return BuildStatus::kFailed;  // failed, interrupted: the protocol has no other word
   }
+}
+
+// The engine cache's answer in a worker's build_start or build_finish, checked before
+// the record keeps it; a finish that gives none leaves the start's.
+void FoldCacheUse(const Event& event, BuildRecord* record) {
+  const RecordCacheReading reading = RecordCacheFromWorker(event.cache);
+  if (!reading.ok()) {
+    std::fprintf(stderr, "trtwatch serve: build %s: the engine cache fields of its worker were refused: %s\n",
+                 record->id.c_str(), reading.error.c_str());
+    return;
+  }
+  if (reading.cache) record->cache = reading.cache;
 }
 
 }  // namespace
@@ -769,6 +782,7 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     json_line = EventToJson(event);
   }
   b.tree.Apply(event);
+  if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) FoldCacheUse(event, &b.record);
   if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.phase, event.elapsed);
   if (event.type == EventType::kBuildFinish) {
     b.saw_finish = true;
@@ -916,9 +930,7 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count());
-  if (b.saw_finish && !b.finish.cache.state.empty()) {
-    metrics_.EngineCacheUsed(b.finish.cache.state == "hit", r.engine_bytes.value_or(0));
-  }
+  if (b.saw_finish && r.cache) metrics_.EngineCacheUsed(r.cache->state == "hit", r.engine_bytes.value_or(0));
   Close(b);
   SlotFreed();
 }

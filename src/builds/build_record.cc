@@ -144,6 +144,7 @@ std::string RecordToJson(const BuildRecord& r) {
   j["timing_cache"] = r.timing_cache.empty() ? json(nullptr)
                                              : ArtifactJson(r.timing_cache, r.timing_cache_bytes,
                                                             r.timing_cache_sha256, "/builds/" + r.id + "/timing-cache");
+  j["cache"] = RecordCacheJson(r.cache);
   j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
   j["job"] = JobJson(r.job);
   j["reason"] = r.end_reason.empty() ? json(nullptr) : json(r.end_reason);
@@ -186,6 +187,7 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
     r->engine_bytes = j["engine_bytes"].get<uint64_t>();
   }
   ArtifactFromJson(j.value("timing_cache", json()), &r->timing_cache, &r->timing_cache_bytes, &r->timing_cache_sha256);
+  r->cache = RecordCacheFromJson(j.value("cache", json())).cache;  // a damaged one reads as none
   if (j.contains("worker_pid") && j["worker_pid"].is_number_integer()) r->worker_pid = j["worker_pid"].get<int>();
   JobFromJson(j.value("job", json()), &r->job);
   r->end_reason = str("reason");

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "builds/record_cache.h"
+
 namespace trtwatch::builds {
 
 enum class BuildState : uint8_t {
@@ -76,6 +78,9 @@ struct BuildRecord {
   std::string timing_cache;
   uint64_t timing_cache_bytes = 0;
   std::string timing_cache_sha256;
+  // The engine cache's answer, as the worker's build_start and build_finish gave it;
+  // absent where the build used no cache (simulated, "cache": false, not started yet).
+  std::optional<RecordCache> cache;
   int worker_pid = 0;  // while running: the worker (and its process group)
   JobPlace job;        // where a scheduler runs it
   // Why it ended as it did where a scheduler ended it ("slurm_node_fail", ...: the

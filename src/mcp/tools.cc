@@ -9,6 +9,7 @@
 
 #include "backends/simulated/builtin_profiles.h"
 #include "runner/duration.h"
+#include "sinks/format.h"
 
 namespace trtwatch::mcp {
 
@@ -50,6 +51,19 @@ json RecordSchema() {
             {"timing_cache",
              {{"type", {"object", "null"}},
               {"description", "a copy of the timing cache the build wrote: path, size, sha256, url"}}},
+            {"cache",
+             {{"type", {"object", "null"}},
+              {"description",
+               "the engine cache's answer (real builds): state hit (the engine was reused, no builder ran) or miss "
+               "(built, and stored once it succeeded), key (the build key), and for a hit age_seconds (how long ago "
+               "the reused engine was built) and built_seconds (how long that build took); null where the build "
+               "used no cache (simulated, \"cache\": false, not started yet)"},
+              {"properties",
+               {{"state", {{"type", "string"}, {"enum", {"hit", "miss"}}}},
+                {"key", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
+                {"age_seconds", {{"type", {"number", "null"}}, {"minimum", 0}}},
+                {"built_seconds", {{"type", {"number", "null"}}, {"minimum", 0}}}}},
+              {"required", {"state", "key"}}}},
             {"worker_pid", nullable_int},
             {"job",
              {{"type", {"object", "null"}},
@@ -66,6 +80,20 @@ json ProfileNames() {
   json names = json::array();
   for (const auto& p : sim::BuiltinProfiles()) names.push_back(p.name);
   return names;
+}
+
+// A succeeded build's part of the engine cache, as the terminal words it: "; reused the
+// engine built 3 days ago in 14m02s (engine cache, key 3e78f9d53e9c)".
+std::string CacheText(const json& cache) {
+  const std::string state = Str(cache, "state");
+  if (state == "miss") return "; built and stored in the engine cache";
+  if (state != "hit") return "";
+  CacheUse use{Str(cache, "key"), state, std::nullopt, std::nullopt};
+  const json age = cache.value("age_seconds", json());
+  const json built = cache.value("built_seconds", json());
+  if (age.is_number()) use.age_seconds = age.get<double>();
+  if (built.is_number()) use.built_seconds = built.get<double>();
+  return "; " + FormatReuse(use);
 }
 
 }  // namespace
@@ -95,6 +123,7 @@ std::string Summary(const json& record) {
   if (!error.empty()) text += ": " + error;
   const std::string engine = Str(record.value("engine", json::object()), "path");
   if (status == "succeeded" && !engine.empty()) text += "; engine at " + engine;
+  if (status == "succeeded") text += CacheText(record.value("cache", json()));
   return text + ".";
 }
 
@@ -206,6 +235,11 @@ json Tools::List() const {
             {"compute_capability", {{"type", "string"}, {"description", "e.g. \"9.0\""}}}}},
           {"additionalProperties", false},
           {"description", "The GPU to build on, where the engine will run: one of type or compute_capability"}}},
+        {"cache",
+         {{"type", "boolean"},
+          {"default", true},
+          {"description", "false: build even when the server's engine cache has this engine (real builds; "
+                          "the result's cache is null then)"}}},
         {"wait",
          {{"type", "boolean"},
           {"default", true},
@@ -282,7 +316,8 @@ void Tools::Call(const std::string& name, const json& args, const std::shared_pt
 }
 
 std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string* error) {
-  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "gpu", "wait"}, error)) {
+  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "gpu", "cache", "wait"},
+                      error)) {
     return std::nullopt;
   }
   *wait = true;

@@ -4,8 +4,9 @@
 // service.test.mjs, the 7,500-event replay timing in replay.test.mjs.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
-import { Server, launchBrowser, openPage, screenshot, sleep, removeDir } from "./harness.mjs";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Server, launchBrowser, openPage, screenshot, sleep, removeDir, tempDir } from "./harness.mjs";
 
 let server;
 let browser;
@@ -311,5 +312,66 @@ test("build an uploaded model from the form, then download its engine from the b
   } finally {
     await real.stopCleanly();
     removeDir(real.dataDir);
+  }
+});
+
+// An ONNX model whose one initializer is stored externally in `location` (as
+// tests/e2e/test_engine_cache.py writes it): the build key hashes both files.
+function onnxModel(location) {
+  const varint = (n) => {
+    const out = [];
+    for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+    return Buffer.from([...out, n]);
+  };
+  const field = (number, payload) => Buffer.concat([varint((number << 3) | 2), varint(payload.length), payload]);
+  const external = field(13, Buffer.concat([field(1, Buffer.from("location")), field(2, Buffer.from(location))]));
+  return field(7, field(5, Buffer.concat([field(8, Buffer.from("w")), external, Buffer.from([14 << 3, 1])])));
+}
+
+// The engine cache (docs/cache.md): a reused engine's page says so in the terminal's
+// words, the list marks it with a small badge, and a miss's page says it was stored.
+test("a reused engine: the build page says so as the terminal does, the list marks it", { timeout: 90000 }, async (t) => {
+  if (!process.env.TRTWATCH_DOUBLE_BIN || !process.env.TRTWATCH_FAKE_DRIVER_DIR) {
+    t.skip("built without TRTWATCH_TENSORRT_DOUBLE_TESTS");
+    return;
+  }
+  const models = tempDir("models");
+  writeFileSync(join(models, "net.onnx"), onnxModel("net.weights"));
+  writeFileSync(join(models, "net.weights"), Buffer.alloc(4096, 7));
+  const real = await new Server({ bin: process.env.TRTWATCH_DOUBLE_BIN, args: ["--model-root", models],
+    env: { LD_LIBRARY_PATH: `${process.env.TRTWATCH_FAKE_TENSORRT_DIR}:${process.env.TRTWATCH_FAKE_DRIVER_DIR}` } }).start();
+  try {
+    const request = { model: join(models, "net.onnx"), options: { fp16: true } };
+    const done = (b) => !["queued", "running", "cancelling"].includes(b.status);
+    const built = await real.waitFor((await real.submit(request)).id, done);
+    const reused = await real.waitFor((await real.submit(request)).id, done);
+    assert.equal(built.cache.state, "miss");
+    assert.equal(reused.cache.state, "hit");
+    const page = await openPage(browser);
+    await page.goto(`${real.url}/ui/builds/${built.id}`);
+    await waitStatus(page, "succeeded");
+    await page.locator("[data-fact=cache]").getByText("built and stored in the engine cache").waitFor();
+    assert.equal(await page.locator(".head .badge[data-status=cached]").count(), 0);
+    await page.goto(`${real.url}/ui/builds/${reused.id}`);
+    await waitStatus(page, "succeeded");
+    const said = new RegExp(`reused the engine built \\d+ seconds? ago in \\d+\\.\\ds \\(engine cache, key ${reused.cache.key.slice(0, 12)}\\)`);
+    await page.locator("[data-fact=cache]").getByText(said).waitFor();
+    await page.locator(".live-line").getByText(/^Succeeded in .*: reused the engine built /).waitFor();
+    assert.equal(await page.locator(".head .badge[data-status=cached]").textContent(), "cache hit");
+    shots.push(await screenshot(page, "build-cache-hit"));
+    await page.goto(real.url + "/");
+    const hitBadge = page.locator(`tr[data-id="${reused.id}"] .badge[data-status=cached]`);
+    await hitBadge.waitFor();
+    assert.equal(await hitBadge.textContent(), "cache hit");
+    assert.match(await hitBadge.getAttribute("title"), said);
+    await page.locator(`tr[data-id="${built.id}"]`).waitFor();
+    assert.equal(await page.locator(`tr[data-id="${built.id}"] .badge[data-status=cached]`).count(), 0);
+    shots.push(await screenshot(page, "list-cache-hit"));
+    assertNoErrors(page);
+    await page.context().close();
+  } finally {
+    await real.stopCleanly();
+    removeDir(real.dataDir);
+    removeDir(models);
   }
 });

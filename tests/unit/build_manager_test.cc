@@ -187,5 +187,37 @@ TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals
   EXPECT_EQ(json::parse(*store_->Get(id))["status"], "failed");
 }
 
+// A worker that answers from the engine cache: its build_start and build_finish with
+// `cache_fields` (the key, "cache" and a hit's times).
+std::string CacheWorker(const std::string& cache_fields) {
+  return R"(printf '{"v":1,"seq":1,"t":0,"type":"build_start","build":"w","backend":"tensorrt","model":"m",)" +
+         cache_fields + R"(}\n'; printf '{"v":1,"seq":2,"t":0.1,"type":"build_finish","status":"succeeded",)" +
+         R"("error":null,"elapsed":0.1,)" + cache_fields + R"(}\n')";
+}
+
+const std::string kCacheKey(64, 'c');
+
+// The engine cache's answer in the worker's events is the record's `cache`, live and
+// stored.
+TEST_F(ManagerTest, TheWorkersEngineCacheAnswerIsTheRecordsCache) {
+  Start(CacheWorker(R"("key":")" + kCacheKey + R"(","cache":"hit","cache_age_seconds":60,"cache_built_seconds":4.5)"));
+  const std::string id = Submit();
+  ASSERT_TRUE(RunUntilStatus(id, "succeeded"));
+  const json expected = {{"state", "hit"}, {"key", kCacheKey}, {"age_seconds", 60.0}, {"built_seconds", 4.5}};
+  EXPECT_EQ(Record(id)["cache"], expected);
+  EXPECT_EQ(json::parse(*store_->Get(id))["cache"], expected);
+}
+
+// A worker's bytes are not trusted: an age no cache can have is refused, and the record
+// keeps no cache answer (the event itself passed the protocol's checks and is relayed).
+TEST_F(ManagerTest, AnEngineCacheAnswerNoCacheGivesIsNotKept) {
+  Start(CacheWorker(R"("key":")" + kCacheKey + R"(","cache":"hit","cache_age_seconds":-60,"cache_built_seconds":4.5)"));
+  const std::string id = Submit();
+  ASSERT_TRUE(RunUntilStatus(id, "succeeded"));
+  EXPECT_TRUE(Record(id)["cache"].is_null()) << Record(id).dump();
+  EXPECT_TRUE(json::parse(*store_->Get(id))["cache"].is_null());
+  EXPECT_EQ(store_->EventsAfter(id, 0).size(), 2u);
+}
+
 }  // namespace
 }  // namespace trtwatch::builds

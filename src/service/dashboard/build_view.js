@@ -12,7 +12,7 @@ import { EventStream } from "./event_stream.js";
 import { fmtBytes, fmtClock, fmtCount, fmtDuration, fmtRelative, parseTime, shortId } from "./format.js";
 import { PhaseSummary } from "./phase_summary.js";
 import { KEEP_FINISHED_DEPTH, PhaseTree } from "./phase_tree.js";
-import { FINAL, badge, forcedStop, whatOf } from "./record.js";
+import { FINAL, badge, cacheBadge, cacheHit, cacheText, forcedStop, reuseText, whatOf } from "./record.js";
 
 const SILENT_AFTER = 3;  // seconds without a callback before the page says so
 
@@ -79,6 +79,7 @@ export class BuildView {
       what: fact("Model or profile", "what"), backend: fact("Backend", "backend"), elapsed: fact("Elapsed", "elapsed"),
       created: fact("Submitted", "created"), started: fact("Started", "started"), finished: fact("Finished", "finished"),
       cancel: fact("Cancel", "cancel"), latency: fact("Cancel latency", "latency"), engine: fact("Engine", "engine"),
+      cache: fact("Engine cache", "cache"),
       worker: fact("Worker", "worker"), events: fact("Events", "events"),
     };
     this.requestEl = h("pre.log.request");
@@ -217,8 +218,15 @@ export class BuildView {
     if (r && r.started_at && r.status !== "queued") t = Math.max(t, (Date.now() - parseTime(r.started_at)) / 1000);
     return t;
   }
+  // The record's engine-cache answer, else the stream's (build_start and build_finish
+  // carry it before the record is read again).
+  withCache(r) {
+    if (r.cache) return r;
+    const e = [this.finish, this.start].find((x) => x && (x.cache === "hit" || x.cache === "miss"));
+    return e ? {...r, cache: {state: e.cache, key: e.key, age_seconds: e.cache_age_seconds, built_seconds: e.cache_built_seconds}} : r;
+  }
   drawHeader() {
-    const r = this.record;
+    const r = this.record && this.withCache(this.record);
     if (!r) return;
     const status = this.status();
     this.drawStatus(r, status);
@@ -227,14 +235,14 @@ export class BuildView {
     const error = r.error || (this.finish && this.finish.error) || (FINAL.has(status) ? null : this.lastError);
     this.errorBox.hidden = !error;
     if (error) setText(this.errorBox, error);
-    this.drawLiveLine(status);
+    this.drawLiveLine(status, r);
     if (FINAL.has(status) && !this.downloadsDrawn) this.drawDownloads();
   }
   drawStatus(r, status) {
-    const key = status + (forcedStop(r) ? "+forced" : "");
+    const key = status + (forcedStop(r) ? "+forced" : "") + (cacheHit(r) ? "+cached" : "");
     if (this.badgeKey !== key) {
       this.badgeKey = key;
-      this.badges.replaceChildren(badge(status), forcedStop(r) ? badge("forced") : "");
+      this.badges.replaceChildren(badge(status), forcedStop(r) ? badge("forced") : "", cacheHit(r) ? cacheBadge(r) : "");
     }
     mainEl.dataset.status = status;
     this.cancelButton.hidden = !(status === "queued" || status === "running");
@@ -252,6 +260,8 @@ export class BuildView {
     setText(this.f.finished, when(r.finished_at));
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
     this.drawEngine(r, status);
+    setText(this.f.cache, cacheText({...r, status}));
+    mainEl.dataset.cache = r.cache ? r.cache.state : "";
     const exit = r.exit_signal ? `killed by signal ${r.exit_signal}` : r.exit_code !== null && r.exit_code !== undefined ? `exit code ${r.exit_code}` : "";
     setText(this.f.worker, [r.worker_pid ? `pid ${r.worker_pid}` : "", jobText(r.job), exit, r.reason || ""]
       .filter(Boolean).join(", ") || "—");
@@ -303,7 +313,7 @@ export class BuildView {
     for (const p of this.phases.values()) if (p.end === null && (!deepest || p.depth >= deepest.depth)) deepest = p;
     return deepest;
   }
-  drawLiveLine(status) {
+  drawLiveLine(status, r) {
     let text = "";
     let kind = "";
     const p = this.deepestActive();
@@ -328,7 +338,7 @@ export class BuildView {
       const took = fmtDuration(this.nowT());
       const cancel = (this.record && this.record.cancel) || this.cancelEvent;
       text = {
-        succeeded: `Succeeded in ${took}.`,
+        succeeded: cacheHit(r) ? `Succeeded in ${took}: ${reuseText(r.cache)}.` : `Succeeded in ${took}.`,
         failed: `Failed after ${took}.`,
         cancelled: `Cancelled after ${took}` + (cancel ? ` — reason: ${cancel.reason}${cancel.message ? " (" + cancel.message + ")" : ""}.` : "."),
         timed_out: `Timed out after ${took}.`,

@@ -9,6 +9,25 @@ export function fmtDuration(s) {
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
+// The terminal's words for a duration and an age (src/sinks/format.cc), where the
+// dashboard repeats a sentence the terminal says: "12.3s", "14m02s", "1h02m"; "3 days".
+export function fmtTerminalDuration(s) {
+  if (!(s > 0)) s = 0;
+  const two = (n) => String(n).padStart(2, "0");
+  if (s < 60) return (Math.floor(s * 10) / 10).toFixed(1) + "s";
+  if (s < 3600) return `${Math.floor(s / 60)}m${two(Math.floor(s) % 60)}s`;
+  const m = Math.floor(s / 60);
+  return `${Math.floor(m / 60)}h${two(m % 60)}m`;
+}
+export function fmtAge(s) {
+  if (!(s > 0)) s = 0;
+  for (const [unit, name] of [[86400, "day"], [3600, "hour"], [60, "minute"], [1, "second"]]) {
+    const count = Math.floor(s / unit);
+    if (count >= 1 || unit === 1) return `${count} ${name}${count === 1 ? "" : "s"}`;
+  }
+  return "0 seconds";
+}
+
 export function fmtRelative(ms, now) {
   if (!ms) return "—";
   const s = Math.max(0, (now - ms) / 1000);

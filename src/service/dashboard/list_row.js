@@ -4,7 +4,7 @@ import { confirmCancel, requestCancel } from "./cancel.js";
 import { showAlert } from "./alerts.js";
 import { h, setAttr, setText } from "./dom.js";
 import { fmtClock, fmtDuration, fmtRelative, parseTime, shortId } from "./format.js";
-import { FINAL, badge, forcedStop, whatOf } from "./record.js";
+import { FINAL, badge, cacheBadge, cacheHit, forcedStop, whatOf } from "./record.js";
 
 export class ListRow {
   constructor(build, changed) {
@@ -29,10 +29,11 @@ export class ListRow {
   update(build) {
     this.build = build;
     const status = build.status;
-    const key = status + (forcedStop(build) ? "+forced" : "");
+    const key = status + (forcedStop(build) ? "+forced" : "") + (cacheHit(build) ? "+cached" : "");
     if (this.badgeKey !== key) {
       this.badgeKey = key;
-      this.badges.replaceChildren(badge(status), forcedStop(build) ? badge("forced") : "");
+      this.badges.replaceChildren(badge(status), forcedStop(build) ? badge("forced") : "",
+        cacheHit(build) ? cacheBadge(build) : "");
     }
     this.tr.dataset.status = status;
     this.tr.dataset.id = build.id;
