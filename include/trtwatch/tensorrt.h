@@ -86,4 +86,17 @@ inline std::string HeaderVersion() {
          std::to_string(NV_TENSORRT_PATCH);
 }
 
+// TensorRT as loaded (getInferLibVersion(), which may differ from the headers), as
+// "10.3.0": what an engine depends on, so what a build key needs
+// (CacheKeySource::tensorrt_version, <trtwatch/engine_cache.h>). 10.x on encode
+// major*10000+minor*100+patch, 9.x major*1000+minor*100+patch.
+inline std::string RuntimeVersion() {
+  const int32_t version = getInferLibVersion();
+  if (version <= 0) return "";
+  const bool wide = version >= 100000;
+  const int32_t major = wide ? version / 10000 : version / 1000;
+  const int32_t minor = wide ? (version / 100) % 100 : (version / 100) % 10;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(version % 100);
+}
+
 }  // namespace trtwatch::tensorrt

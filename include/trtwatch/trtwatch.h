@@ -4,6 +4,7 @@
 #pragma once
 
 #include <trtwatch/annotations.h>
+#include <trtwatch/engine_cache.h>
 #include <trtwatch/event.h>
 #include <trtwatch/replay.h>
 #include <trtwatch/result.h>

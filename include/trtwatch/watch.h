@@ -40,6 +40,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <trtwatch/event.h>
@@ -49,6 +50,7 @@
 namespace trtwatch {
 
 class Runner;
+class EngineCache;  // <trtwatch/engine_cache.h>
 
 class Monitor;  // the core's callback target (private)
 class Watch;
@@ -130,10 +132,17 @@ class Watch {
   const std::string& build_id() const;
 
  private:
+  friend class EngineCache;  // GetOrBuild under a watch
   friend BuildResult Simulate(Watch& watch, const SimulateOptions& options);
   friend BuildResult Replay(Watch& watch, const ReplayOptions& options);
   // What build_start says about the backend, replaced before Start (the simulation).
   void Describe(std::string backend, std::string model, const Facts& facts);
+  // The build's key and the engine cache's answer (EngineCache::GetOrBuild), before
+  // Start: build_start, build_finish and the result carry them, and the history
+  // knows the build by the key (a hit, which built nothing, is not remembered).
+  void DescribeCache(const std::vector<std::pair<std::string, std::string>>& key_parts, CacheUse use);
+  // What build_start names as the model (the engine cache's entries are named by it).
+  const std::string& model() const;
   // The one build path under this watch (the simulation gives it the build's key recipe).
   Runner& runner();
 

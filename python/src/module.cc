@@ -15,6 +15,7 @@
 #include <trtwatch/version.h>
 #include <trtwatch/watch.h>
 
+#include "python_engine_cache.h"
 #include "python_watch.h"
 #include "runner/duration.h"
 
@@ -131,6 +132,16 @@ PYBIND11_MODULE(_trtwatch, m) {
                                estimate["longer_than_history"] = r.estimate->longer_than_history;
                                return estimate;
                              })
+      .def_property_readonly("cache",
+                             [](const BuildResult& r) -> std::optional<py::dict> {
+                               if (r.cache.key.empty() && r.cache.state.empty()) return std::nullopt;
+                               py::dict cache;
+                               cache["key"] = r.cache.key;
+                               cache["state"] = r.cache.state;
+                               cache["age_seconds"] = r.cache.age_seconds;
+                               cache["built_seconds"] = r.cache.built_seconds;
+                               return cache;
+                             })
       .def_readonly("exit_code", &BuildResult::exit_code);
 
   py::class_<PythonWatch>(m, "Watch", "One build watched by the C++ core. Use trtwatch.watch().")
@@ -215,4 +226,6 @@ PYBIND11_MODULE(_trtwatch, m) {
       .def("note_monitor_failure", &PythonWatch::NoteMonitorFailure, py::arg("what"))
       .def_property_readonly("monitor_failures", &PythonWatch::monitor_failures)
       .def_property_readonly("callback_errors", &PythonWatch::callback_errors);
+
+  BindEngineCache(m);
 }

@@ -19,11 +19,13 @@ gives you, from the C++ core that ``trtwatch build`` uses:
   delivered on trtwatch's threads, never TensorRT's;
 * a :class:`Result` telling succeeded / failed / cancelled / timed out apart.
 
-``trtwatch.simulate("large-transformer")`` runs the same path without TensorRT or a
+``trtwatch.EngineCache()`` keeps built plans by build key, so an identical build is
+reused instead of rebuilt (``get_or_build``). ``trtwatch.simulate("large-transformer")`` runs the same path without TensorRT or a
 GPU; ``trtwatch.replay("build.jsonl")`` plays a saved stream back through it. ``docs/python.md`` is the guide.
 """
 
 from ._trtwatch import __version__, simulation_profiles
+from ._engine_cache import CacheKey, CachedEngine, EngineCache, EngineCacheError
 from ._events import EventFeed, simulate_events
 from ._result import CancelLatency, PhaseTime, Result
 from ._watch import Watch, replay, simulate, watch
@@ -44,7 +46,11 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "CacheKey",
+    "CachedEngine",
     "CancelLatency",
+    "EngineCache",
+    "EngineCacheError",
     "EventFeed",
     "PhaseTime",
     "Result",

@@ -54,6 +54,9 @@ class Result:
     #: {"remaining": {"p10", "p50", "p90"} seconds or None, "based_on": {"builds", "match"},
     #: "longer_than_history"}; None when the build has no history to go by.
     estimate: Optional[Dict[str, Any]] = None
+    #: The build key and the engine cache's answer (docs/cache.md): {"key", "state"
+    #: ("hit", "miss" or ""), "age_seconds", "built_seconds"}; None when the build has no key.
+    cache: Optional[Dict[str, Any]] = None
 
     @property
     def succeeded(self) -> bool:
@@ -96,4 +99,5 @@ class Result:
             monitor_failures=monitor_failures,
             callback_errors=callback_errors,
             estimate=native.estimate,
+            cache=native.cache,
         )

@@ -81,11 +81,7 @@ class Watch:
     def start(self) -> None:
         """The build begins: the view, the timeout and signal handling start, and the
         progress monitor is attached to ``config``. ``with`` calls it."""
-        if self._config is not None:
-            from .tensorrt import ProgressMonitor  # pylint: disable=import-outside-toplevel
-
-            self.monitor = ProgressMonitor(self)
-            self._config.progress_monitor = self.monitor
+        self._attach_monitor()
         self._native.start()
 
     def returned(self, engine: Any) -> Any:
@@ -107,12 +103,7 @@ class Watch:
             else:
                 engine_built = not self._native.cancel_requested
         native = self._native.finish(engine_built, error)
-        if self._config is not None and getattr(self._config, "progress_monitor", None) is self.monitor:
-            try:
-                self._config.progress_monitor = None
-            except Exception:  # pylint: disable=broad-except
-                pass  # a binding that refuses None keeps the (finished) monitor
-        self.monitor = None  # no cycle watch <-> monitor once the build is over
+        self._detach_monitor()
         self._result = self._make_result(native)
         return self._result
 
@@ -155,6 +146,33 @@ class Watch:
     def log(self, severity: str, message: str) -> None:
         """A log line in the stream ("error", "warning", "info", "verbose", ...)."""
         self._native.log(severity, message)
+
+    def _attach_monitor(self) -> None:
+        if self._config is not None:
+            from .tensorrt import ProgressMonitor  # pylint: disable=import-outside-toplevel
+
+            self.monitor = ProgressMonitor(self)
+            self._config.progress_monitor = self.monitor
+
+    def _detach_monitor(self) -> None:
+        if self._config is not None and getattr(self._config, "progress_monitor", None) is self.monitor:
+            try:
+                self._config.progress_monitor = None
+            except Exception:  # pylint: disable=broad-except
+                pass  # a binding that refuses None keeps the (finished) monitor
+        self.monitor = None  # no cycle watch <-> monitor once the build is over
+
+    def _run_cached(self, run: Callable[[Any], dict]) -> dict:
+        """EngineCache.get_or_build under this watch: the monitor attached as start()
+        attaches it, the native build (start, the build or a hit, finish), the result."""
+        self._attach_monitor()
+        try:
+            answer = run(self._native)
+        finally:
+            self._detach_monitor()
+        if answer["result"] is not None:
+            self._result = self._make_result(answer["result"])
+        return answer
 
     def _make_result(self, native) -> Result:
         return Result._from_native(native, self._native.build_id, self._native.monitor_failures,

@@ -111,6 +111,16 @@ void Watch::Describe(std::string backend, std::string model, const Facts& facts)
   state_->info.facts.insert(state_->info.facts.begin(), facts.begin(), facts.end());
 }
 
+void Watch::DescribeCache(const std::vector<std::pair<std::string, std::string>>& key_parts, CacheUse use) {
+  if (state_->runner->started()) throw std::logic_error("trtwatch::EngineCache::GetOrBuild: the watch already started");
+  keys::KeyRecipe recipe;
+  for (const auto& [name, value] : key_parts) recipe.parts.push_back({name, value});
+  state_->runner->SetKeyRecipe(keys::RecipeOutcome{std::move(recipe), {}});
+  state_->info.cache = std::move(use);
+}
+
+const std::string& Watch::model() const { return state_->info.model; }
+
 void Watch::Start() {
   if (state_->runner->started()) throw std::logic_error("trtwatch::Watch::Start: a Watch runs one build, once");
   state_->runner->Start(state_->info);

@@ -210,9 +210,17 @@ PlaceOutcome EngineCache::Place(const CacheEntry& entry, const std::string& outp
   }
   if (!file->Commit(&outcome.error)) return outcome;
   outcome.method = method;
+  CountHit(entry);
+  return outcome;
+}
+
+void EngineCache::CountHit(const CacheEntry& entry) {
   Touch(fs::path(EntryPath(entry.key)) / kUsedFile);
   AddToStats(1, 0, entry.size, entry.build_seconds);
-  return outcome;
+}
+
+std::string EngineCache::EnginePath(const CacheEntry& entry) const {
+  return (fs::path(EntryPath(entry.key)) / kEngineFile).string();
 }
 
 StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& model, const std::string& engine_path,
@@ -266,6 +274,22 @@ StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& mo
   if (ec) return fail("cannot put the entry in place in the engine cache: " + ec.message());
   outcome.stored = true;
   outcome.pruned = Prune(limits_, key.digest);
+  return outcome;
+}
+
+StoreOutcome EngineCache::StoreBytes(const keys::BuildKey& key, const std::string& model, std::string_view plan,
+                                     double build_seconds) {
+  // Named as a staging folder is, so that one a crash left behind is pruned like one.
+  const std::string written =
+      (fs::path(folder_) / (kStagingPrefix + key.digest.substr(0, 16) + "-" + RandomSuffix() + ".plan")).string();
+  std::string error;
+  if (!WriteFileAtomically(written, plan, &error)) {
+    AddToStats(0, 1, 0, 0);
+    return StoreOutcome{false, "cannot write the plan in the engine cache \"" + folder_ + "\": " + error, {}};
+  }
+  StoreOutcome outcome = Store(key, model, written, build_seconds);
+  std::error_code ec;
+  fs::remove(written, ec);  // the entry holds its own link or copy
   return outcome;
 }
 

@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "keys/build_key.h"
@@ -107,8 +108,17 @@ class EngineCache {
   // new one, nor one whose key is locked). Hold the key's lock.
   StoreOutcome Store(const keys::BuildKey& key, const std::string& model, const std::string& engine_path,
                      double build_seconds);
+  // The same for a plan in memory (the library's EngineCache::Put): written to a file
+  // of the cache's own first, so the entry is placed exactly as a file's is.
+  StoreOutcome StoreBytes(const keys::BuildKey& key, const std::string& model, std::string_view plan,
+                          double build_seconds);
   // A miss that stored nothing (the build failed or was cancelled) still counts.
   void CountMiss();
+  // A hit whose engine the caller reads in place (the library's Find and Get): keeps
+  // the entry recently used and counts the hit.
+  void CountHit(const CacheEntry& entry);
+  // Where a stored entry's engine is (read it, never write it: hard links may share it).
+  std::string EnginePath(const CacheEntry& entry) const;
 
   std::vector<CacheEntry> List() const;  // most recently used first
   CacheStats Stats() const;

@@ -6,6 +6,7 @@
 
 #include <trtwatch/result.h>
 
+#include "history/build_lookup.h"
 #include "history/history_file.h"
 #include "history/report.h"
 #include "runner/duration.h"
@@ -180,24 +181,6 @@ int RunReport(const HistoryCommandOptions& options) {
   return exit_code::kSucceeded;
 }
 
-// The entry whose id is `id` or starts with it; null and `*error` otherwise.
-const HistoryEntry* FindBuild(const std::vector<HistoryEntry>& entries, const std::string& id, const std::string& path,
-                              std::string* error) {
-  const HistoryEntry* found = nullptr;
-  size_t matches = 0;
-  for (const HistoryEntry& entry : entries) {
-    if (entry.build == id) return &entry;
-    if (!id.empty() && entry.build.compare(0, id.size(), id) == 0) {
-      found = &entry;
-      ++matches;
-    }
-  }
-  if (matches == 1) return found;
-  *error = matches == 0 ? "no build \"" + id + "\" in " + path + " (`trtwatch history` lists them)"
-                        : "\"" + id + "\" starts " + std::to_string(matches) + " build ids: give more of it";
-  return nullptr;
-}
-
 int RunCompare(const HistoryCommandOptions& options) {
   if (options.builds.empty() || options.builds.size() > 2) {
     return UsageError("compare", "give two builds (A B), or one to compare with its key's median");
@@ -209,13 +192,15 @@ int RunCompare(const HistoryCommandOptions& options) {
   std::string path;
   std::string error;
   if (!LoadEntries(all, &entries, &path, &error)) return UsageError("compare", error);
-  const HistoryEntry* after = FindBuild(entries, options.builds.back(), path, &error);
-  if (after == nullptr) return UsageError("compare", error);
+  const history::FoundBuild found_after = history::FindBuild(entries, options.builds.back(), path);
+  if (found_after.entry == nullptr) return UsageError("compare", found_after.error);
+  const HistoryEntry* after = found_after.entry;
   std::optional<HistoryEntry> before;
   std::string before_label;
   if (options.builds.size() == 2) {
-    const HistoryEntry* first = FindBuild(entries, options.builds.front(), path, &error);
-    if (first == nullptr) return UsageError("compare", error);
+    const history::FoundBuild found_first = history::FindBuild(entries, options.builds.front(), path);
+    if (found_first.entry == nullptr) return UsageError("compare", found_first.error);
+    const HistoryEntry* first = found_first.entry;
     before = *first;
     before_label = first->build;
   } else {

@@ -1,5 +1,7 @@
 // `trtwatch replay EVENTS.jsonl`: a saved build stream played back through any view
 // (backends/replay/replay_backend.h), at its recorded pace, faster, or at once.
+// `trtwatch replay --build ID` plays a build of the local history instead, from the
+// event log its entry keeps (steps are not kept: the replay shows the phases).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,6 +11,8 @@ namespace trtwatch {
 
 struct ReplayCommandOptions {
   std::string file;
+  std::string build;    // --build ID: a build of the history (a unique prefix will do)
+  std::string history;  // --history DIR; empty: TRTWATCH_HISTORY, the state folder
   double speed = 1.0;
   bool instant = false;
   std::string progress = "auto";

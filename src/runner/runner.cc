@@ -248,6 +248,9 @@ void Runner::Start(BuildInfo info) {
   if (options.engine_cache) {
     for (std::string& warning : UseEngineCache(&info)) warnings.push_back(std::move(warning));
   }
+  // A hit the caller found in the cache itself (EngineCache::GetOrBuild under a Watch):
+  // no build runs, so the history learns nothing from it.
+  if (info.cache.state == "hit") parts_->reused = true;
   if (options.handle_signals || options.kill_after) {
     ProcessControlOptions control;
     control.watch_signals = options.handle_signals;

@@ -16,6 +16,8 @@ from conftest import SOURCE_DIR
 BUILD_DIR = pathlib.Path(os.environ.get("TRTWATCH_BUILD_DIR", SOURCE_DIR / "build"))
 # The double's stand-in libnvinfer/libnvonnxparser (10.x shape), as TensorRT ships them.
 FAKE_TENSORRT_DIR = pathlib.Path(os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR", BUILD_DIR / "fake_tensorrt" / "10"))
+# The stand-in CUDA driver (libcuda.so.1), whose GPU a build key names.
+FAKE_DRIVER_DIR = pathlib.Path(os.environ.get("TRTWATCH_FAKE_DRIVER_DIR", BUILD_DIR / "fake_driver"))
 
 pytestmark = pytest.mark.skipif(
     bool(os.environ.get("TRTWATCH_SANITIZE")),
@@ -167,6 +169,34 @@ def test_custom_sink_example_sees_every_phase(installed, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("finished Timing tactics") == 12
     assert "succeeded in" in proc.stdout and "13 phases finished" in proc.stdout
+
+
+def test_cached_engine_example_builds_once_then_reuses_the_engine(installed, schema, tmp_path):
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"\x08\x08")  # a ModelProto (ir_version 8): the key reads its external data
+    env = env_for(installed)
+    env["LD_LIBRARY_PATH"] += os.pathsep + str(FAKE_DRIVER_DIR)
+
+    def cached_engine(engine):
+        return subprocess.run([str(installed["examples"] / "cached_engine"), str(model), str(engine),
+                               "--cache", str(tmp_path / "cache"), "--progress", "json"],
+                              capture_output=True, text=True, timeout=120, env=env)
+
+    first = cached_engine(tmp_path / "a.engine")
+    assert first.returncode == 0, first.stderr
+    built = events_of(first.stdout, schema)
+    assert built[0]["cache"] == "miss" and len(built[0]["key"]) == 64
+    assert built[-1]["cache"] == "miss" and built[-1]["status"] == "succeeded"
+    assert "miss: built in" in first.stderr and ", stored" in first.stderr, first.stderr
+    second = cached_engine(tmp_path / "b.engine")
+    assert second.returncode == 0, second.stderr
+    hit = events_of(second.stdout, schema)
+    assert hit[0]["cache"] == "hit" and hit[0]["key"] == built[0]["key"]
+    assert hit[-1]["status"] == "succeeded" and hit[-1]["cache_built_seconds"] >= 0
+    assert not any(e["type"] == "phase_start" for e in hit), "a hit runs no builder"
+    assert "hit: engine built" in second.stderr, second.stderr
+    assert (tmp_path / "b.engine").read_bytes() == (tmp_path / "a.engine").read_bytes()
+    assert (tmp_path / "a.engine").read_bytes().startswith(b"FAKE-ENGINE")
 
 
 def test_pkg_config_compiles_a_program(installed, tmp_path):

@@ -111,3 +111,50 @@ def test_replay_of_a_service_build_saved_with_curl(tmp_path):
     assert stream[0]["facts"]["replay_of"] == doc["id"]
     assert stream[-1]["status"] == "succeeded"
     assert json.loads(saved.split(b"data: ", 1)[1].split(b"\n", 1)[0])["type"] == "build_start"
+
+
+def phase_starts(events):
+    """The phases started (name, parent, steps announced): what a history entry keeps of
+    a build, up to its 200th event (without steps, a replayed phase finishes with none
+    done, and a log that was cut ends with its open phases finished by the build's end)."""
+    return [item for item in structure(events) if item[0] == "start"]
+
+
+def test_replay_of_a_build_from_the_history_shows_its_phases(tmp_path, schema):
+    history = tmp_path / "history"
+    events, original = record(tmp_path, "--simulate", "small-cnn", "--speed", "20", "--history", str(history))
+    assert original.returncode == 0, original.stderr
+    recorded = parse_stream(events.read_text())
+    build_id = recorded[0]["build"]
+    # By a unique prefix of its id, from the folder TRTWATCH_HISTORY names.
+    replayed = run("replay", "--build", build_id[:10], "--instant", "--progress", "json",
+                   env={"TRTWATCH_HISTORY": str(history)})
+    assert replayed.returncode == 0, replayed.stderr
+    stream = parse_stream(replayed.stdout)
+    validate_events(stream, schema)
+    assert stream[0]["backend"] == "replay" and stream[0]["facts"]["replay_of"] == build_id
+    assert stream[-1]["status"] == "succeeded"
+    assert not any(e["type"] == "step" for e in stream), "the history keeps no steps"
+    played, original_starts = phase_starts(stream), phase_starts(recorded)
+    assert len(played) >= 10 and played == original_starts[:len(played)]
+
+    # --history DIR names the folder too, and the plain view plays it.
+    plain = run("replay", "--build", build_id, "--instant", "--progress", "plain", "--history", str(history))
+    assert plain.returncode == 0, plain.stderr
+    assert "REPLAY of build " + build_id in plain.stderr
+
+
+def test_replay_from_the_history_refuses_an_unknown_id_or_a_file_as_well(tmp_path):
+    history = tmp_path / "history"
+    events, original = record(tmp_path, "--simulate", "small-cnn", "--speed", "20", "--history", str(history))
+    assert original.returncode == 0, original.stderr
+    unknown = run("replay", "--build", "b_nosuchbuild", "--history", str(history), "--progress", "json")
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert 'no build "b_nosuchbuild" in ' + str(history) in unknown.stderr, unknown.stderr
+    assert "`trtwatch history` lists them" in unknown.stderr
+    both = run("replay", str(events), "--build", "b_", "--history", str(history))
+    assert both.returncode == 2 and "one of the two" in both.stderr
+    neither = run("replay")
+    assert neither.returncode == 2 and "--build ID" in neither.stderr
+    off = run("replay", "--build", "b_", env={"TRTWATCH_HISTORY": "off"})
+    assert off.returncode == 2 and "give --history DIR" in off.stderr, off.stderr

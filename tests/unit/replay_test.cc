@@ -10,6 +10,7 @@
 #include "backends/simulated/simulator.h"
 #include "core/build_session.h"
 #include "core/clock.h"
+#include "history/build_recorder.h"
 #include "support/recording_sink.h"
 #include "support/stream_checks.h"
 
@@ -185,6 +186,39 @@ TEST(ReplayTest, RefusesWhatIsNotOneWholeBuild) {
   orphan.erase(std::find_if(orphan.begin(), orphan.end(),
                             [](const Event& e) { return e.type == EventType::kPhaseStart; }));
   EXPECT_NE(RefusalOf(AsJsonLines(orphan)).find("never started"), std::string::npos);
+}
+
+// What the history keeps of a build (its event log without steps, at most
+// kMaxEventsKept events, the last build_finish) is a whole stream: `trtwatch replay
+// --build` plays it, with the original's phases (a prefix of them when the log was cut)
+// and its outcome.
+TEST(ReplayTest, AHistoryEntrysEventLogPlaysWithTheOriginalsPhases) {
+  const auto starts = [](const std::vector<Event>& events) {
+    std::vector<std::string> lines;
+    for (const std::string& line : Shape(events)) {
+      if (line.rfind("start ", 0) == 0) lines.push_back(line);
+    }
+    return lines;
+  };
+  for (const char* profile : {"small-cnn", "large-transformer", "failing"}) {
+    const Played original = Simulated(profile);
+    history::BuildRecorder recorder;
+    for (const Event& e : original.events) recorder.OnEvent(e);
+    const history::HistoryEntry entry = recorder.Entry(original.result);
+    EXPECT_LE(entry.events.size(), history::kMaxEventsKept);
+    std::string text;
+    for (const std::string& line : entry.events) text += line + "\n";
+    RecordedStreamRead read = ParseRecordedStream(text, "history entry");
+    ASSERT_TRUE(read.stream.has_value()) << profile << ": " << read.error;
+    ReplayBackend backend(std::move(*read.stream), ReplayOptions{0, true});
+    const Played replayed = RunBackend(backend);
+    EXPECT_EQ(replayed.result.status, original.result.status) << profile;
+    const std::vector<std::string> played = starts(replayed.events);
+    const std::vector<std::string> recorded = starts(original.events);
+    ASSERT_LE(played.size(), recorded.size()) << profile;
+    EXPECT_FALSE(played.empty()) << profile;
+    EXPECT_TRUE(std::equal(played.begin(), played.end(), recorded.begin())) << profile;
+  }
 }
 
 TEST(ReplayTest, RefusesAMissingOrOversizedFileByName) {
