@@ -118,9 +118,10 @@ export async function showNotifications(): Promise<void> {
   await vscode.commands.executeCommand('notifications.showList');
 }
 
-// The notification's phase path: [{name, count}], outermost first ("Building engine 2/6").
+// The notification's phase path: [{name, count}], outermost first ("Building engine 2/6"),
+// without the ETA after it (" · about 4–6 min left").
 export function notificationPath(message: string): { name: string; count: string }[] {
-  return message.split(' \u203a ').filter((p) => p.trim() !== '').map((p) => {
+  return message.split(' \u00b7 ')[0].split(' \u203a ').filter((p) => p.trim() !== '').map((p) => {
     const m = /^(.*?)(?: (\d+\/\d+))?$/.exec(p.trim())!;
     return { name: m[1], count: m[2] ?? '' };
   });
