@@ -176,6 +176,7 @@ function driverRoutes(page) {
       if (hover) await page.locator(hover).first().hover();
       await page.locator(selector).first().click({ timeout: 10000 });
     },
+    hover: async ({ selector }) => page.locator(selector).first().hover({ timeout: 10000 }),
     type: async ({ text }) => page.keyboard.type(text),
     press: async ({ key }) => page.keyboard.press(key),
   };

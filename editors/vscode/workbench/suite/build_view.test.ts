@@ -8,7 +8,10 @@ import * as path from 'path';
 import { promisify } from 'util';
 import * as vscode from 'vscode';
 import { Test, browser, config, sleep, until } from './harness';
-import { DomRow, Screen, Toast, VIEW_NAME, extensionApi, screen, setSetting, showNotifications, startRecording, stopRecording, showView, showsPath, toast } from './workbench';
+import {
+  DomRow, Screen, Toast, VIEW_NAME, extensionApi, screen, setSetting, showNotifications, startRecording, stopRecording, showView, showsPath,
+  statusTooltip, toast,
+} from './workbench';
 
 const CANCELLING = /^Cancelling \u2014 waiting for TensorRT to finish the current step/;
 
@@ -131,6 +134,8 @@ export const tests: Test[] = [
       const late = await screen();
       assert.ok(late.rows.some((r) => r.icon === 'pass'), 'finished phases are marked');
       assert.match(late.status, /^TensorRT \d/);
+      assert.doesNotMatch(late.status, /left|ETA/, 'no earlier build of this one: no ETA in the status bar');
+      assert.match(await statusTooltip(), /no ETA: 0 earlier builds of this model and GPU \(3 needed\)/, 'the tooltip says why');
       assert.match(late.viewDescription, /^Building \u00b7 \d/);
       await browser.screenshot('large-build-tree-follows');
 

@@ -30,6 +30,7 @@ export const browser = {
   // Runs `fn` (self-contained: no closure) in the workbench page.
   evaluate: <A, R>(fn: (arg: A) => R, arg: A) => call<{ value: R }>('eval', { fn: fn.toString(), arg }).then((r) => r.value),
   click: (selector: string, hover?: string) => call('click', { selector, hover }),
+  hover: (selector: string) => call('hover', { selector }),
   type: (text: string) => call('type', { text }),
   press: (key: string) => call('press', { key }),
 };

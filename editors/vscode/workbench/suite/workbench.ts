@@ -143,6 +143,15 @@ export function showsPath(rows: DomRow[], message: string, levels: number): bool
   });
 }
 
+// The status bar item's tooltip, as the hover shows it when the mouse is on the item.
+export async function statusTooltip(): Promise<string> {
+  await browser.hover('.statusbar-item:has-text("TensorRT")');
+  const text = await until('the status bar item\'s hover', () => browser.evaluate(() =>
+    document.querySelector('.workbench-hover, .monaco-hover:not(.hidden)')?.textContent?.trim() || undefined, 0), 5000);
+  await browser.hover('.part.editor');  // the mouse away closes it (Escape would close the notifications too)
+  return text;
+}
+
 // Stops a build a test left running and waits for its end.
 export async function stopLeftoverBuild(): Promise<void> {
   if (!/^TensorRT \d/.test((await screen()).status)) return;
