@@ -189,7 +189,8 @@ export class BuildController implements vscode.Disposable {
       if (state === 'cancelled' && finish.cancel_latency) {
         summary += ` (TensorRT stopped ${formatSeconds(finish.cancel_latency.to_return)} after the request)`;
       }
-      // "…; reused the engine built 3 days ago in 14m 02s (engine cache, key …)".
+      // What the stream adds: "…; reused the engine built 3 days ago in 14m 02s (engine
+      // cache, key …)", "…; took longer than any of the 7 earlier builds".
       for (const note of view.endNotes()) summary += `; ${note}`;
     } else {
       summary = `${statusTitle(state)}: ${end.message ?? 'trtwatch ended without a result'}`;
