@@ -7,7 +7,7 @@
 #   4. that .vsix installed in a real VS Code (code-server) and the workbench suite run in
 #      its extension host against the real binary and `trtwatch serve` (workbench-test.sh).
 # Usage: editors/vscode/scripts/ci.sh path/to/trtwatch
-# Wall time on 2 busy shared cores: compile 25-40 s, recordings ~6 s, unit tests ~2 s,
+# Wall time on 2 busy shared cores: compile 25-40 s, recordings ~10 s, unit tests ~2 s,
 # vsce ~6 s, the workbench ~80 s (plus ~145 s or more to install code-server the first
 # time on a machine; editors/vscode/.workbench keeps it).
 set -euo pipefail

@@ -3,7 +3,7 @@
 // vscode, no clock, no I/O, so it is unit-tested on recorded streams. Times are build
 // time (seconds since build_start, the events' `t`); the caller says what "now" is.
 
-import { BuildFinishEvent, BuildStatus, EstimateEvent, TrtEvent } from './events';
+import { BuildFinishEvent, BuildStatus, CacheFields, EstimateEvent, TrtEvent } from './events';
 
 export type BuildState = 'starting' | 'running' | 'cancelling' | BuildStatus;
 
@@ -192,6 +192,25 @@ export class BuildView {
     return Math.max(0, now - this.lastProgressT);
   }
 
+  // The ETA while the build runs, counted down from the latest estimate to build time
+  // `now`: "about 4–6 min left"; undefined without a range (too little history).
+  eta(now: number): string | undefined {
+    const e = this.estimate;
+    if (!e?.remaining) return undefined;
+    return e.longer_than_history ? LONGER_THAN_HISTORY : etaRange(e.remaining, now - e.t);
+  }
+
+  // What the stream says about the finished build beyond its status: the engine cache's
+  // reuse, and that it took longer than every earlier build (the last estimate's verdict).
+  endNotes(): string[] {
+    const notes: string[] = [];
+    const reuse = this.finish && reuseText(this.finish);
+    if (reuse) notes.push(reuse);
+    const e = this.estimate;
+    if (e?.remaining && e.longer_than_history) notes.push(`took longer than any of the ${earlierBuilds(e)}`);
+    return notes;
+  }
+
   // "SIMULATED build of large-transformer" or "tensorrt build of model.onnx".
   describe(): string {
     const what = this.backend ? `${this.backend} build` : 'build';
@@ -206,6 +225,7 @@ export class BuildView {
     if (!f) return [];
     const lines = [`${statusTitle(f.status)} after ${formatSeconds(f.elapsed)}`];
     if (f.error) lines.push(`error: ${f.error}`);
+    lines.push(...this.endNotes());
     if (f.cancel_latency) {
       const first = f.cancel_latency.to_first_false;
       lines.push(`cancel latency: ${first === null ? 'no step boundary reached' : formatSeconds(first) + ' to the next step'}, ` +
@@ -244,14 +264,87 @@ export function statusTitle(state: BuildState): string {
 // Silence longer than this shows "last activity N s ago" (as the terminal view does).
 export const QUIET_AFTER_S = 3;
 
-// The status bar while a build runs: "$(sync~spin) TensorRT 43.0 s · last activity 42 s ago".
+// The status bar while a build runs:
+// "$(sync~spin) TensorRT 43.0 s · about 4–6 min left · last activity 42 s ago".
 export function statusBarText(view: BuildView, state: BuildState, now: number): string {
   const quiet = view.silentFor(now);
   const icon = state === 'cancelling' ? '$(loading~spin)' : '$(sync~spin)';
   let text = `${icon} TensorRT ${formatSeconds(now)}`;
+  const eta = view.eta(now);
   if (state === 'cancelling') text += ' \u00b7 cancelling';
+  else if (eta) text += ` \u00b7 ${eta}`;
   if (view.stalledFor !== undefined || quiet >= QUIET_AFTER_S) text += ` \u00b7 last activity ${Math.floor(quiet)} s ago`;
   return text;
+}
+
+// The status bar's tooltip while a build runs: what is built, the estimate in full (or
+// why there is none), the phase path one level a line.
+export function statusTooltip(view: BuildView, now: number): string {
+  const lines = [view.describe()];
+  if (view.estimate) lines.push(estimateText(view.estimate, now - view.estimate.t));
+  const path = view.message();
+  if (path) lines.push(...path.split(PATH_SEPARATOR));
+  return lines.join('\n');
+}
+
+// The progress notification's message while running: the phase path, then the ETA.
+export function progressMessage(view: BuildView, state: BuildState, now: number): string {
+  const text = view.message() || statusTitle(state);
+  const eta = view.eta(now);
+  return eta ? `${text} \u00b7 ${eta}` : text;
+}
+
+// The short form of an estimate's "longer than any of the 7 earlier builds".
+export const LONGER_THAN_HISTORY = 'longer than any earlier build';
+
+// "about 4–6 min left": the range of the remaining time `since` seconds after the
+// estimate, never below 0 (past p90 the terminal's "about 0–5 s left").
+export function etaRange(remaining: { p10: number; p90: number }, since: number): string {
+  const spent = Math.max(0, since);
+  return `about ${rangeText(Math.max(0, remaining.p10 - spent), Math.max(0, remaining.p90 - spent))} left`;
+}
+
+// The estimate as the terminal says it (src/sinks/format.cc EstimateText): "about 4–6 min
+// left, from 7 earlier builds", "… longer than any of the 7 earlier builds", and without
+// a range "no ETA: 2 earlier builds of this model and GPU (3 needed)".
+export function estimateText(e: EstimateEvent, since: number): string {
+  if (!e.remaining) return `no ETA: ${earlierBuilds(e, ' of this model and GPU')} (3 needed)`;
+  return `${etaRange(e.remaining, since)}, ${e.longer_than_history ? 'longer than any of the' : 'from'} ${earlierBuilds(e)}`;
+}
+
+// "7 earlier builds", "7 earlier builds on similar GPUs" (`what` goes before the GPUs).
+function earlierBuilds(e: EstimateEvent, what = ''): string {
+  const n = e.based_on.builds;
+  return `${n} earlier build${n === 1 ? '' : 's'}${what}${e.based_on.match === 'similar' ? ' on similar GPUs' : ''}`;
+}
+
+// "20–35 s", "4–6 min", "2–3 h" (the terminal's RangeText): seconds in fives below 90 s,
+// hours from 2 h; the low end rounded down, the high end up, never equal.
+export function rangeText(low: number, high: number): string {
+  const [unit, step, name] = high >= 7200 ? [3600, 1, 'h'] : high >= 90 ? [60, 1, 'min'] : [1, 5, 's'];
+  const lo = Math.floor(low / unit / step) * step;
+  const hi = Math.max(Math.ceil(high / unit / step) * step, lo + step);
+  return `${lo}\u2013${hi} ${name}`;
+}
+
+// A cache hit, in the terminal's words (src/sinks/format.cc FormatReuse): "reused the
+// engine built 3 days ago in 14m 02s (engine cache, key 3e78f9d53e9c)"; else undefined.
+export function reuseText(c: CacheFields): string | undefined {
+  if (c.cache !== 'hit') return undefined;
+  let text = 'reused the engine built';
+  if (c.cache_age_seconds !== undefined) text += ` ${formatAge(c.cache_age_seconds)} ago`;
+  if (c.cache_built_seconds !== undefined) text += ` in ${formatSeconds(c.cache_built_seconds)}`;
+  return `${text} (engine cache${c.key ? `, key ${c.key.slice(0, 12)}` : ''})`;
+}
+
+const AGE_UNITS: readonly [number, string][] = [[86400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']];
+
+// How long ago, in the largest whole unit: "40 seconds", "1 minute", "3 days".
+export function formatAge(seconds: number): string {
+  const s = Math.max(0, Number.isFinite(seconds) ? seconds : 0);
+  const [size, name] = AGE_UNITS.find(([size]) => s >= size) ?? AGE_UNITS[AGE_UNITS.length - 1];
+  const count = Math.floor(s / size);
+  return `${count} ${name}${count === 1 ? '' : 's'}`;
 }
 
 // A tree row's description: "47/83 · 12.3 s" (no count when TensorRT gave no steps).

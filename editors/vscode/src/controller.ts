@@ -1,12 +1,12 @@
 // Runs one build at a time from a BuildSource and keeps the editor's views in step with
-// its events: a cancellable progress notification (message = phase path, increments =
-// the top-level phase), a status bar item (elapsed, "last activity N s ago"), the phase
-// tree view, and the output channel's plain log. Every Stop (the notification's Cancel,
-// the tree view's Stop button, the command) goes through cancel().
+// its events: a cancellable progress notification (message = phase path and ETA,
+// increments = the top-level phase), a status bar item (elapsed, ETA, "last activity N s
+// ago"), the phase tree view, and the output channel's plain log. Every Stop (the
+// notification's Cancel, the tree view's Stop button, the command) goes through cancel().
 
 import * as vscode from 'vscode';
 import { BuildSource, SourceEnd } from './build_source';
-import { BuildState, BuildView, PATH_SEPARATOR, formatSeconds, notificationText, statusBarText, statusTitle } from './build_view';
+import { BuildState, BuildView, estimateText, formatSeconds, notificationText, progressMessage, statusBarText, statusTitle, statusTooltip } from './build_view';
 import { TrtEvent } from './events';
 import { PhaseTreeProvider } from './phase_tree';
 
@@ -145,10 +145,9 @@ export class BuildController implements vscode.Disposable {
     const view = build.view;
     const now = this.buildNow(build);
     const state = this.shownState(build);
-    const path = view.message();
 
-    // Notification: path (or the cancelling notice) and percentage of the top-level phase.
-    const message = state === 'cancelling' ? `${CANCELLING_MESSAGE}\u2026` : path || statusTitle(state);
+    // Notification: path and ETA (or the cancelling notice), percentage of the top-level phase.
+    const message = state === 'cancelling' ? `${CANCELLING_MESSAGE}\u2026` : progressMessage(view, state, now);
     const target = Math.max(build.reportedPercent, view.percent);
     const increment = target - build.reportedPercent;
     if (build.progress && (message !== build.lastMessage || increment >= 0.5)) {
@@ -158,9 +157,9 @@ export class BuildController implements vscode.Disposable {
       build.lastMessage = message;
     }
 
-    // Status bar: elapsed, state, silence.
+    // Status bar: elapsed, state, ETA, silence; the tooltip says why there is no ETA.
     this.statusItem.text = statusBarText(view, state, now);
-    this.statusItem.tooltip = `${view.describe()}\n${path.split(PATH_SEPARATOR).join('\n')}`;
+    this.statusItem.tooltip = statusTooltip(view, now);
 
     // Tree view.
     this.tree.show(view, now);
@@ -190,6 +189,9 @@ export class BuildController implements vscode.Disposable {
       if (state === 'cancelled' && finish.cancel_latency) {
         summary += ` (TensorRT stopped ${formatSeconds(finish.cancel_latency.to_return)} after the request)`;
       }
+      // What the stream adds: "…; reused the engine built 3 days ago in 14m 02s (engine
+      // cache, key …)", "…; took longer than any of the 7 earlier builds".
+      for (const note of view.endNotes()) summary += `; ${note}`;
     } else {
       summary = `${statusTitle(state)}: ${end.message ?? 'trtwatch ended without a result'}`;
       this.log(summary);
@@ -264,11 +266,7 @@ export function logLine(e: TrtEvent): string | undefined {
     case 'cancel_requested': return `${at} cancel requested (${e.reason}): ${e.message}`;
     case 'stall': return `${at} no progress for ${formatSeconds(e.silent_for)}`;
     case 'log': return `${at} ${e.severity}: ${e.message}`;
-    case 'estimate': {
-      const from = `${e.based_on.builds} earlier build${e.based_on.builds === 1 ? '' : 's'}`;
-      if (!e.remaining) return `${at} no ETA: ${from} of this model and GPU (3 needed)`;
-      return `${at} about ${formatSeconds(e.remaining.p10)}\u2013${formatSeconds(e.remaining.p90)} left, from ${from}`;
-    }
+    case 'estimate': return `${at} ${estimateText(e, 0)}`;
     case 'build_finish': return `${at} ${statusTitle(e.status).toLowerCase()}${e.error ? `: ${e.error}` : ''}`;
     case 'step': return undefined;
   }

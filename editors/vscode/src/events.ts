@@ -10,7 +10,16 @@ interface Common {
   t: number;
 }
 
-export interface BuildStartEvent extends Common {
+// The build key and the engine cache's answer (docs/cache.md), on build_start and again
+// on build_finish; each field only when known (absent without --engine-cache).
+export interface CacheFields {
+  key?: string;                 // 64 lowercase hex digits
+  cache?: 'hit' | 'miss';
+  cache_age_seconds?: number;   // a hit: how long before it the reused engine was built
+  cache_built_seconds?: number; // a hit: how long that build took
+}
+
+export interface BuildStartEvent extends Common, CacheFields {
   type: 'build_start';
   build: string;
   backend: string;
@@ -83,7 +92,7 @@ export interface EstimateEvent extends Common {
   longer_than_history: boolean;
 }
 
-export interface BuildFinishEvent extends Common {
+export interface BuildFinishEvent extends Common, CacheFields {
   type: 'build_finish';
   status: BuildStatus;
   error: string | null;
@@ -170,6 +179,23 @@ function phaseSummaries(v: unknown): PhaseSummary[] {
   });
 }
 
+function cacheFields(o: Json): CacheFields {
+  const out: CacheFields = {};
+  if (o.key !== undefined) {
+    const key = str(o, 'key');
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Invalid('"key" is not 64 lowercase hex digits');
+    out.key = key;
+  }
+  if (o.cache !== undefined) {
+    const cache = str(o, 'cache');
+    if (cache !== 'hit' && cache !== 'miss') throw new Invalid(`"cache" ${JSON.stringify(cache).slice(0, 40)} is not hit or miss`);
+    out.cache = cache;
+  }
+  if (o.cache_age_seconds !== undefined) out.cache_age_seconds = num(o, 'cache_age_seconds', 0);
+  if (o.cache_built_seconds !== undefined) out.cache_built_seconds = num(o, 'cache_built_seconds', 0);
+  return out;
+}
+
 function remaining(v: unknown): EstimateEvent['remaining'] {
   if (v === null) return null;
   const o = obj(v, '"remaining"');
@@ -183,7 +209,7 @@ function build(o: Json): TrtEvent {
   switch (type) {
     case 'build_start':
       return { ...common, type, build: str(o, 'build'), backend: str(o, 'backend'), model: str(o, 'model'),
-               facts: o.facts === undefined ? {} : strings(o, 'facts') };
+               facts: o.facts === undefined ? {} : strings(o, 'facts'), ...cacheFields(o) };
     case 'phase_start': {
       const parent = field(o, 'parent');
       if (parent !== null && !(typeof parent === 'number' && Number.isInteger(parent))) {
@@ -219,7 +245,7 @@ function build(o: Json): TrtEvent {
       if (error !== null && typeof error !== 'string') throw new Invalid('"error" is not a string or null');
       return { ...common, type, status: status as BuildStatus, error, elapsed: num(o, 'elapsed', 0),
                cancel_latency: cancelLatency(field(o, 'cancel_latency')), phases: phaseSummaries(field(o, 'phases')),
-               dropped: o.dropped === undefined ? 0 : int(o, 'dropped', 0) };
+               dropped: o.dropped === undefined ? 0 : int(o, 'dropped', 0), ...cacheFields(o) };
     }
     default:
       throw new Invalid(`unknown event type ${JSON.stringify(type).slice(0, 60)}`);

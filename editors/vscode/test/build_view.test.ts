@@ -5,8 +5,11 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { BuildView, PATH_SEPARATOR, PhaseNode, describePhase, formatSeconds, notificationText, statusBarText } from '../src/build_view';
-import { PhaseStartEvent, TrtEvent, parseEvent } from '../src/events';
+import {
+  BuildView, PATH_SEPARATOR, PhaseNode, describePhase, estimateText, formatAge, formatSeconds, notificationText, progressMessage,
+  rangeText, statusBarText, statusTooltip,
+} from '../src/build_view';
+import { EstimateEvent, PhaseStartEvent, TrtEvent, parseEvent } from '../src/events';
 
 const RECORDINGS = process.env.TRTWATCH_RECORDINGS ?? '';
 if (!RECORDINGS) throw new Error('set TRTWATCH_RECORDINGS to the folder scripts/record_streams.sh wrote (scripts/ci.sh does)');
@@ -175,4 +178,109 @@ test('status bar: build time, then "last activity N s ago" after 3 s of silence;
   assert.equal(describePhase(view.roots[0].children[0], 43), '0/83 \u00b7 42.0 s');
   view.apply({ v: 1, seq: 4, t: 44, type: 'stall', silent_for: 43 });
   assert.match(statusBarText(view, 'running', 44), /last activity 43 s ago$/, 'a stall is said at once');
+});
+
+// A running build at t = 10, its phase just started, with the history's estimate of that moment.
+function runningWith(estimate: Partial<EstimateEvent>): BuildView {
+  const view = new BuildView();
+  view.apply({ v: 1, seq: 1, t: 0, type: 'build_start', build: 'b_1', backend: 'tensorrt', model: 'm.onnx', facts: {} });
+  view.apply({ v: 1, seq: 2, t: 9.5, type: 'phase_start', id: 1, parent: null, phase: 'Building engine', total: 6 });
+  view.apply({ v: 1, seq: 3, t: 10, type: 'estimate', remaining: { p10: 240, p50: 300, p90: 360 },
+               based_on: { builds: 7, match: 'exact' }, longer_than_history: false, ...estimate });
+  return view;
+}
+
+test('ETA: the range in the status bar and the notification, counting down from the estimate, never below 0', () => {
+  const view = runningWith({});
+  assert.equal(statusBarText(view, 'running', 10), '$(sync~spin) TensorRT 10.0 s \u00b7 about 4\u20136 min left');
+  assert.equal(progressMessage(view, 'running', 10), 'Building engine 0/6 \u00b7 about 4\u20136 min left');
+  // Two minutes later, no new estimate: the range has moved down by two minutes.
+  assert.equal(statusBarText(view, 'running', 130), '$(sync~spin) TensorRT 2m 10s \u00b7 about 2\u20134 min left \u00b7 last activity 120 s ago');
+  assert.equal(progressMessage(view, 'running', 360), 'Building engine 0/6 \u00b7 about 0\u201310 s left');
+  assert.equal(progressMessage(view, 'running', 1000), 'Building engine 0/6 \u00b7 about 0\u20135 s left', 'past p90: the terminal\'s "0–5 s", not less');
+  assert.match(statusTooltip(view, 10), /^tensorrt build of m\.onnx\nabout 4\u20136 min left, from 7 earlier builds\nBuilding engine 0\/6$/);
+  assert.equal(statusBarText(view, 'cancelling', 10), '$(loading~spin) TensorRT 10.0 s \u00b7 cancelling', 'no ETA once Stop is pressed');
+});
+
+test('ETA: longer than any earlier build, a similar GPU, and none without enough history (the tooltip says why)', () => {
+  const longer = runningWith({ longer_than_history: true, remaining: { p10: 20, p50: 25, p90: 33 } });
+  assert.equal(statusBarText(longer, 'running', 10), '$(sync~spin) TensorRT 10.0 s \u00b7 longer than any earlier build');
+  assert.equal(estimateText(longer.estimate!, 0), 'about 20\u201335 s left, longer than any of the 7 earlier builds');
+  const similar = runningWith({ based_on: { builds: 4, match: 'similar' } });
+  assert.equal(estimateText(similar.estimate!, 0), 'about 4\u20136 min left, from 4 earlier builds on similar GPUs');
+
+  const none = runningWith({ remaining: null, based_on: { builds: 2, match: 'exact' } });
+  assert.equal(statusBarText(none, 'running', 10), '$(sync~spin) TensorRT 10.0 s', 'no ETA: nothing in the status bar');
+  assert.equal(progressMessage(none, 'running', 10), 'Building engine 0/6');
+  assert.equal(statusTooltip(none, 10).split('\n')[1], 'no ETA: 2 earlier builds of this model and GPU (3 needed)');
+  const one = runningWith({ remaining: null, based_on: { builds: 1, match: 'similar' } });
+  assert.equal(estimateText(one.estimate!, 0), 'no ETA: 1 earlier build of this model and GPU on similar GPUs (3 needed)');
+});
+
+test('rangeText rounds as the terminal does: seconds in fives, minutes from 90 s, hours from 2 h', () => {
+  assert.equal(rangeText(22, 33), '20\u201335 s');
+  assert.equal(rangeText(30, 30), '30\u201335 s', 'never one number');
+  assert.equal(rangeText(0, 0), '0\u20135 s');
+  assert.equal(rangeText(60, 89), '60\u201390 s');
+  assert.equal(rangeText(200, 359), '3\u20136 min');
+  assert.equal(rangeText(5400, 7300), '1\u20133 h');
+});
+
+test('the end: a cache hit says which engine was reused, in the terminal\'s words; a miss says nothing more', () => {
+  const key = '3e78f9d53e9c'.padEnd(64, '0');
+  const finished = (extra: object) => {
+    const view = new BuildView();
+    view.apply({ v: 1, seq: 1, t: 0, type: 'build_start', build: 'b_2', backend: 'tensorrt', model: 'm.onnx', facts: {}, key, cache: 'hit' });
+    view.apply({ v: 1, seq: 2, t: 0.2, type: 'build_finish', status: 'succeeded', error: null, elapsed: 0.2, cancel_latency: null,
+                 phases: [], dropped: 0, key, ...extra });
+    return view;
+  };
+  const hit = finished({ cache: 'hit', cache_age_seconds: 3 * 86400 + 7000, cache_built_seconds: 842 });
+  assert.deepEqual(hit.endNotes(), ['reused the engine built 3 days ago in 14m 02s (engine cache, key 3e78f9d53e9c)']);
+  assert.deepEqual(hit.summaryLines(), ['Build succeeded after 0.2 s', 'reused the engine built 3 days ago in 14m 02s (engine cache, key 3e78f9d53e9c)']);
+  assert.deepEqual(finished({ cache: 'miss' }).endNotes(), []);
+  assert.deepEqual(finished({}).endNotes(), []);
+  assert.deepEqual(finished({ cache: 'hit' }).endNotes(), ['reused the engine built (engine cache, key 3e78f9d53e9c)']);
+  assert.equal(formatAge(0.4), '0 seconds');
+  assert.equal(formatAge(61), '1 minute');
+  assert.equal(formatAge(5 * 3600 + 59), '5 hours');
+});
+
+test('the end: a build the last estimate found longer than every earlier one says so', () => {
+  const end = (view: BuildView) => {
+    view.apply({ v: 1, seq: 9, t: 400, type: 'build_finish', status: 'succeeded', error: null, elapsed: 400, cancel_latency: null, phases: [], dropped: 0 });
+    return view.endNotes();
+  };
+  assert.deepEqual(end(runningWith({ longer_than_history: true })), ['took longer than any of the 7 earlier builds']);
+  assert.deepEqual(end(runningWith({})), []);
+});
+
+test('with history (recorded): estimates with a range from 3 earlier builds, shown while the build runs', () => {
+  const events = load('with-history');
+  const r = replay(events);
+  assert.equal(r.view.state, 'succeeded');
+  const estimates = events.filter((e): e is EstimateEvent => e.type === 'estimate');
+  assert.ok(estimates.length >= 1, 'the CLI sent estimates');
+  for (const e of estimates) {
+    assert.equal(e.based_on.builds, 3);
+    assert.ok(e.remaining && e.remaining.p10 <= e.remaining.p50 && e.remaining.p50 <= e.remaining.p90, JSON.stringify(e.remaining));
+  }
+  const view = new BuildView();
+  const shown: string[] = [];
+  for (const e of events.filter((x) => x.type !== 'build_finish')) {
+    view.apply(e);
+    shown.push(statusBarText(view, 'running', e.t));
+  }
+  assert.ok(shown.some((s) => /\u00b7 about \d+\u2013\d+ s left/.test(s)), `the status bar showed the range:\n${shown.slice(-3).join('\n')}`);
+  assert.match(statusTooltip(view, view.lastT), /\nabout \d+\u2013\d+ s left, (from|longer than any of the) 3 earlier builds$/);
+});
+
+test('without history (recorded): one "no ETA" estimate, nothing in the status bar', () => {
+  const events = load('small-cnn');
+  const estimates = events.filter((e): e is EstimateEvent => e.type === 'estimate');
+  assert.equal(estimates.length, 1);
+  assert.equal(estimates[0].remaining, null);
+  const view = replay(events.filter((e) => e.type !== 'build_finish')).view;
+  assert.doesNotMatch(statusBarText(view, 'running', view.lastT), /left|ETA/);
+  assert.match(statusTooltip(view, view.lastT), /\nno ETA: 0 earlier builds of this model and GPU \(3 needed\)/);
 });

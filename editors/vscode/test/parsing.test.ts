@@ -47,6 +47,33 @@ test('parseEvent reads the history\'s estimate, with a range or with none yet', 
   assert.match(bad.error, /"p10"/);
 });
 
+test('parseEvent reads the build key and the engine cache\'s answer, and refuses malformed ones', () => {
+  const key = 'ab'.repeat(32);
+  const finish = (extra: string) =>
+    `{"v":1,"seq":2,"t":0.1,"type":"build_finish","status":"succeeded","error":null,"elapsed":0.1,"cancel_latency":null,"phases":[]${extra}}`;
+  const hit = parseEvent(finish(`,"key":"${key}","cache":"hit","cache_age_seconds":259200,"cache_built_seconds":842`));
+  assert.ok(hit.ok && hit.event.type === 'build_finish');
+  assert.equal(hit.event.key, key);
+  assert.equal(hit.event.cache, 'hit');
+  assert.equal(hit.event.cache_age_seconds, 259200);
+  assert.equal(hit.event.cache_built_seconds, 842);
+  const start = parseEvent(`{"v":1,"seq":1,"t":0,"type":"build_start","build":"b","backend":"tensorrt","model":"m.onnx","facts":{},"key":"${key}","cache":"miss"}`);
+  assert.ok(start.ok && start.event.type === 'build_start' && start.event.cache === 'miss' && start.event.key === key);
+  const plain = parseEvent(finish(''));
+  assert.ok(plain.ok && plain.event.type === 'build_finish');
+  assert.equal(plain.event.cache, undefined, 'a stream without a cache reads as before');
+  for (const [extra, why] of [
+    [',"cache":"maybe"', /"cache" "maybe" is not hit or miss/],
+    [',"key":"ABC"', /"key" is not 64 lowercase hex digits/],
+    [',"cache":"hit","cache_age_seconds":-1', /"cache_age_seconds" is not a number >= 0/],
+    [',"cache":"hit","cache_built_seconds":"14m"', /"cache_built_seconds"/],
+  ] as const) {
+    const r = parseEvent(finish(extra));
+    assert.ok(!r.ok, extra);
+    assert.match(r.error, why);
+  }
+});
+
 test('parseEvent reads a phase summary\'s self time, and takes the total where an older log has none', () => {
   const finish = (entry: string) =>
     `{"v":1,"seq":9,"t":3,"type":"build_finish","status":"succeeded","error":null,"elapsed":3,"cancel_latency":null,"phases":[${entry}]}`;

@@ -3,12 +3,14 @@
 // Chromium (playwright-core) opening it with the smoke-test driver's payload, a real
 // `trtwatch serve` with a token for remote mode. The suite runs in the extension host and
 // asks this process, over a loopback HTTP "driver" port, for what only the browser can do:
-// screenshots, reading the workbench's DOM, clicks and keys. Everything started here is
+// screenshots, reading the workbench's DOM, clicks and keys. Builds keep their history in
+// a folder of the run's own (TRTWATCH_HISTORY); real TensorRT builds run on the TensorRT
+// test double built next to the binary (tests/trtwatch_on_tensorrt_double), when it is there. Everything started here is
 // stopped on exit, and the whole run is bounded (WORKBENCH_TIMEOUT_S, default 300).
 //   node workbench/driver.mjs --code-server EXE --node-bin DIR --vsix FILE --bin TRTWATCH --screenshots DIR
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -38,11 +40,30 @@ const log = (line) => console.log(`workbench: ${line}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // HOME and XDG_* in the temporary folder: code-server writes ~/.config/code-server otherwise.
+// The build history too (the builds the extension runs inherit it), so the tests start
+// from none and the user's stays untouched.
 function environment() {
   const home = join(tmp, "home");
   for (const d of ["config", "data", "cache"]) mkdirSync(join(home, d), { recursive: true });
   return { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, "config"), XDG_DATA_HOME: join(home, "data"),
-           XDG_CACHE_HOME: join(home, "cache"), PATH: `${resolve(opt["node-bin"])}:${process.env.PATH}` };
+           XDG_CACHE_HOME: join(home, "cache"), PATH: `${resolve(opt["node-bin"])}:${process.env.PATH}`,
+           TRTWATCH_HISTORY: join(tmp, "history") };
+}
+
+// trtwatch on the TensorRT test double (its stand-in TensorRT and driver libraries write
+// engine bytes and name a GPU), as one executable the extension can be pointed at: a
+// script that puts the stand-ins on LD_LIBRARY_PATH. null when the build has no double
+// (TRTWATCH_TENSORRT_DOUBLE_TESTS=OFF). The same variables as ctest's override the paths.
+function tensorrtDouble() {
+  const build = dirname(resolve(opt.bin));
+  const bin = process.env.TRTWATCH_DOUBLE_BIN || join(build, "tests", "trtwatch_on_tensorrt_double");
+  const libs = [process.env.TRTWATCH_FAKE_TENSORRT_DIR || join(build, "fake_tensorrt", "10"),
+                process.env.TRTWATCH_FAKE_DRIVER_DIR || join(build, "fake_driver")];
+  if (![bin, ...libs].every((p) => existsSync(p))) return null;
+  const script = join(tmp, "trtwatch-on-tensorrt-double");
+  const quote = (p) => `'${p.replace(/'/g, "'\\''")}'`;
+  writeFileSync(script, `#!/bin/sh\nLD_LIBRARY_PATH=${quote(libs.join(":"))} exec ${quote(bin)} "$@"\n`, { mode: 0o755 });
+  return script;
 }
 
 function start(name, cmd, args, env) {
@@ -155,6 +176,7 @@ function driverRoutes(page) {
       if (hover) await page.locator(hover).first().hover();
       await page.locator(selector).first().click({ timeout: 10000 });
     },
+    hover: async ({ selector }) => page.locator(selector).first().hover({ timeout: 10000 }),
     type: async ({ text }) => page.keyboard.type(text),
     press: async ({ key }) => page.keyboard.press(key),
   };
@@ -200,7 +222,8 @@ async function run() {
   const exited = new Promise((r) => page.exposeFunction("codeAutomationExit", (code) => { r(code); }));
   const driver = await startDriver(page);
   // The extension host inherits code-server's environment: the suite's configuration.
-  env.TRTWATCH_WORKBENCH = JSON.stringify({ driver: driver.url, bin: resolve(opt.bin), service, workspace: ws });
+  env.TRTWATCH_WORKBENCH = JSON.stringify({ driver: driver.url, bin: resolve(opt.bin), service, workspace: ws,
+    history: env.TRTWATCH_HISTORY, tensorrtDouble: tensorrtDouble() });
   const base = await startCodeServer(env, userData, extensions, ws);
   log(`code-server ${base}, trtwatch serve ${service.url}`);
   const started = Date.now();

@@ -2,9 +2,16 @@
 // the status bar, and Stop from the notification and from the tree.
 
 import { strict as assert } from 'assert';
+import { execFile } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { promisify } from 'util';
 import * as vscode from 'vscode';
-import { Test, browser, sleep, until } from './harness';
-import { DomRow, Screen, Toast, VIEW_NAME, extensionApi, screen, setSetting, showNotifications, startRecording, stopRecording, showView, showsPath, toast } from './workbench';
+import { Test, browser, config, sleep, until } from './harness';
+import {
+  DomRow, Screen, Toast, VIEW_NAME, extensionApi, screen, setSetting, showNotifications, startRecording, stopRecording, showView, showsPath,
+  statusTooltip, toast,
+} from './workbench';
 
 const CANCELLING = /^Cancelling \u2014 waiting for TensorRT to finish the current step/;
 
@@ -48,6 +55,36 @@ async function assertNested(rows: DomRow[]): Promise<void> {
     const pair = `${r.level === 1 ? '' : shown[r.level - 2]} > ${r.label}`;
     assert.ok(pairs.has(pair), `the view shows "${pair}", which the build does not have`);
   }
+}
+
+// The ETA as the notification and the status bar show it: "· about 4–6 s left".
+const ETA_RANGE = / \u00b7 about \d+\u2013\d+ (s|min) left/;
+
+// small-cnn at this speed (~3 s here) lasts long enough to watch its ETA; no other test uses it.
+const ETA_SPEED = 2;
+
+// A profile whose builds differ by seed (the silent stretch is drawn from 0.6 to 10 s): at
+// speed 2, seeds 10, 8 and 13 take ~1.5-2.1 s, seed 1 (what the command builds) ~4.4 s,
+// and "Writing engine" starts ~0.5 s before its end: a top-level change, so a new estimate,
+// well after the earlier builds' longest time.
+const SLOWER_PROFILE = {
+  name: 'slower-than-history',
+  description: 'the workbench suite: seed 1 takes twice as long as seeds 8, 10 and 13',
+  root: {
+    name: 'Building engine', steps: 5, step_ms: 10, silent_ms: { 3: [600, 10000] },
+    children: [
+      { name: 'Parsing network', at: [0], steps: 5, step_ms: 50 },
+      { name: 'Serializing engine', at: [2], steps: 5, step_ms: 100 },
+      { name: 'Writing engine', at: [4], steps: 5, step_ms: 200 },
+    ],
+  },
+};
+
+// Builds of the profile at this speed (one build key) straight from the binary, into the
+// history the extension's builds read: what earlier builds of a model leave behind.
+async function earlierBuilds(profile: string, speed: number, seeds: number[]): Promise<void> {
+  await Promise.all(seeds.map((seed) => promisify(execFile)(config.bin, ['build', '--simulate', profile, '--seed', String(seed),
+    '--speed', String(speed), '--history', config.history, '--progress', 'quiet'])));
 }
 
 // Starts a build with the profile's command; resolves once its notification is up, with
@@ -97,6 +134,8 @@ export const tests: Test[] = [
       const late = await screen();
       assert.ok(late.rows.some((r) => r.icon === 'pass'), 'finished phases are marked');
       assert.match(late.status, /^TensorRT \d/);
+      assert.doesNotMatch(late.status, /left|ETA/, 'no earlier build of this one: no ETA in the status bar');
+      assert.match(await statusTooltip(), /no ETA: 0 earlier builds of this model and GPU \(3 needed\)/, 'the tooltip says why');
       assert.match(late.viewDescription, /^Building \u00b7 \d/);
       await browser.screenshot('large-build-tree-follows');
 
@@ -146,6 +185,43 @@ export const tests: Test[] = [
       assert.equal(s.viewDescription, 'Build succeeded');
       await assertNested(s.rows);
       await browser.screenshot('small-build-succeeded');
+    },
+  },
+  {
+    name: 'with build history: the ETA range in the notification and the status bar, from the earlier builds',
+    timeoutMs: 90000,
+    fn: async () => {
+      // A build key of its own: the speed is part of it.
+      await earlierBuilds('small-cnn', ETA_SPEED, [11, 12, 13]);
+      const { done } = await startSimulation('small-cnn', ETA_SPEED);
+      const shown = await until('the ETA range in the notification and the status bar', async () => {
+        const s = await screen();
+        return ETA_RANGE.test(buildToast(s)?.message ?? '') && ETA_RANGE.test(s.status) ? s : undefined;
+      }, 10000);
+      assert.match(buildToast(shown)!.message, /^Building engine \d+\/6.* \u00b7 about \d+\u2013\d+ s left$/);
+      assert.match(shown.status, /^TensorRT \d+\.\d s \u00b7 about \d+\u2013\d+ s left/);
+      await browser.screenshot('eta-range');
+      await done;
+      await toast(/^Simulated build \(small-cnn\): Build succeeded after/);
+      assert.equal((await screen()).status, 'TensorRT succeeded', 'no ETA once the build has ended');
+    },
+  },
+  {
+    name: 'a build slower than every earlier one: "longer than any earlier build" in the status bar, and said at the end',
+    timeoutMs: 90000,
+    fn: async () => {
+      const profile = path.join(path.dirname(config.workspace), 'slower-than-history.json');
+      fs.writeFileSync(profile, JSON.stringify(SLOWER_PROFILE));
+      await earlierBuilds(profile, 2, [10, 8, 13]);
+      const { done } = await startSimulation(profile, 2);
+      await startRecording();
+      await done;
+      const screens = await stopRecording();
+      const statuses = [...new Set(screens.map((s) => s.status.replace(/^TensorRT [\d.]+ s/, 'TensorRT …')))];
+      assert.ok(statuses.some((s) => ETA_RANGE.test(s)), `first the range: ${statuses.join(' | ')}`);
+      assert.ok(statuses.includes('TensorRT \u2026 \u00b7 longer than any earlier build'), `then longer: ${statuses.join(' | ')}`);
+      await toast(/: Build succeeded after [\d.]+ s; took longer than any of the 3 earlier builds$/);
+      await browser.screenshot('longer-than-history');
     },
   },
 ];

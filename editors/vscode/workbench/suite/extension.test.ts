@@ -168,4 +168,39 @@ export const tests: Test[] = [
       }
     },
   },
+  {
+    name: 'a real build twice with the engine cache: the second reuses the engine, said at the end and in the log',
+    timeoutMs: 90000,
+    skip: () => (config.tensorrtDouble ? undefined : 'no TensorRT test double next to the binary (TRTWATCH_TENSORRT_DOUBLE_TESTS=OFF)'),
+    fn: async () => {
+      const model = vscode.Uri.file(path.join(config.workspace, 'models', 'cached.onnx'));
+      // A ModelProto with only ir_version 8: the double's parser takes it, and the build key reads it.
+      fs.writeFileSync(model.fsPath, Buffer.from([0x08, 0x08]));
+      await setSetting('binaryPath', config.tensorrtDouble);
+      await setSetting('buildOptions', ['--engine-cache', path.join(path.dirname(config.workspace), 'engine-cache')]);
+      const buildIt = async () => {
+        await showView();
+        const build = vscode.commands.executeCommand('trtwatch.build', model);
+        await answerQuickInput('');  // the options as they are; the cache comes from the setting
+        await build;
+      };
+      try {
+        await buildIt();
+        const first = await toast(/^Build cached\.onnx: Build succeeded after/);
+        assert.doesNotMatch(first.message, /reused/, 'the first build ran TensorRT and stored its engine');
+        await buildIt();
+        const second = await toast(/^Build cached\.onnx: Build succeeded after [\d.]+ s; reused the engine built \d+ seconds? ago in [\d.]+ s \(engine cache, key [0-9a-f]{12}\)$/);
+        assert.deepEqual(second.buttons, ['Show Log']);
+        assert.equal((await screen()).status, 'TensorRT succeeded');
+        // A hit ends at once: its progress notification must not stay behind.
+        await until('the progress notification to close', async () => !(await screen()).toasts.some((t) => t.buttons.includes('Cancel')), 5000);
+        await browser.screenshot('engine-cache-hit');
+        await vscode.commands.executeCommand('trtwatch.showLog');
+        await until('the reuse in the output panel', async () => /reused the engine built \d+ seconds? ago in /.test(await outputText()));
+      } finally {
+        await setSetting('binaryPath', config.bin);
+        await setSetting('buildOptions', undefined);
+      }
+    },
+  },
 ];

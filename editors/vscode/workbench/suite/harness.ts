@@ -8,6 +8,8 @@ export interface WorkbenchConfig {
   bin: string;        // the real trtwatch binary
   service: { url: string; token: string };  // a real `trtwatch serve` that wants the token
   workspace: string;  // the folder the workbench opened
+  history: string;    // the build history of the run (TRTWATCH_HISTORY of the extension's builds)
+  tensorrtDouble: string | null;  // trtwatch on the TensorRT test double, when the build has it
 }
 
 export const config: WorkbenchConfig = JSON.parse(process.env.TRTWATCH_WORKBENCH ?? 'null') ??
@@ -28,6 +30,7 @@ export const browser = {
   // Runs `fn` (self-contained: no closure) in the workbench page.
   evaluate: <A, R>(fn: (arg: A) => R, arg: A) => call<{ value: R }>('eval', { fn: fn.toString(), arg }).then((r) => r.value),
   click: (selector: string, hover?: string) => call('click', { selector, hover }),
+  hover: (selector: string) => call('hover', { selector }),
   type: (text: string) => call('type', { text }),
   press: (key: string) => call('press', { key }),
 };
@@ -54,6 +57,7 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
 export interface Test {
   name: string;
   timeoutMs?: number;
+  skip?: () => string | undefined;  // why this run cannot do the test (said, and counted)
   fn: () => Promise<void>;
 }
 
@@ -78,7 +82,14 @@ export async function runSuite(all: Test[], afterEach: () => Promise<void>): Pro
   const tests = only ? all.filter((t) => new RegExp(only).test(t.name)) : all;
   let passed = 0;
   let failed = 0;
+  let skipped = 0;
   for (const t of tests) {
+    const why = t.skip?.();
+    if (why) {
+      skipped++;
+      await browser.log(`- ${t.name} (skipped: ${why})`);
+      continue;
+    }
     const start = Date.now();
     const error = await runOne(t);
     await afterEach().catch((e) => browser.log(`after "${t.name}": ${String(e)}`));
@@ -94,6 +105,6 @@ export async function runSuite(all: Test[], afterEach: () => Promise<void>): Pro
       await browser.saveHtml(name).catch(() => undefined);
     }
   }
-  await browser.log(`workbench: ${passed} passed, ${failed} failed`);
+  await browser.log(`workbench: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   if (failed > 0) throw new Error(`${failed} workbench tests failed`);
 }

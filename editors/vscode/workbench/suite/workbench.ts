@@ -118,9 +118,10 @@ export async function showNotifications(): Promise<void> {
   await vscode.commands.executeCommand('notifications.showList');
 }
 
-// The notification's phase path: [{name, count}], outermost first ("Building engine 2/6").
+// The notification's phase path: [{name, count}], outermost first ("Building engine 2/6"),
+// without the ETA after it (" · about 4–6 min left").
 export function notificationPath(message: string): { name: string; count: string }[] {
-  return message.split(' \u203a ').filter((p) => p.trim() !== '').map((p) => {
+  return message.split(' \u00b7 ')[0].split(' \u203a ').filter((p) => p.trim() !== '').map((p) => {
     const m = /^(.*?)(?: (\d+\/\d+))?$/.exec(p.trim())!;
     return { name: m[1], count: m[2] ?? '' };
   });
@@ -140,6 +141,15 @@ export function showsPath(rows: DomRow[], message: string, levels: number): bool
     at = next;
     return true;
   });
+}
+
+// The status bar item's tooltip, as the hover shows it when the mouse is on the item.
+export async function statusTooltip(): Promise<string> {
+  await browser.hover('.statusbar-item:has-text("TensorRT")');
+  const text = await until('the status bar item\'s hover', () => browser.evaluate(() =>
+    document.querySelector('.workbench-hover, .monaco-hover:not(.hidden)')?.textContent?.trim() || undefined, 0), 5000);
+  await browser.hover('.part.editor');  // the mouse away closes it (Escape would close the notifications too)
+  return text;
 }
 
 // Stops a build a test left running and waits for its end.
