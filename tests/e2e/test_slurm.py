@@ -19,8 +19,13 @@ LONG = {"simulate": "large-transformer", "seed": 3}  # minutes long: ended by th
 
 @pytest.fixture(autouse=True)
 def _slurm_conf(slurm, monkeypatch):
-    """The service's sbatch, scontrol and scancel reach the test cluster."""
+    """The service's sbatch, scontrol and scancel reach the test cluster; each test ends
+    with no job left (jobs outlive the service by design, so a failed test's would keep
+    the next test's waiting for GPUs)."""
     monkeypatch.setenv("SLURM_CONF", slurm.conf)
+    yield
+    slurm.run("scancel", "--user=root", check=False)
+    wait_for(lambda: not slurm.run("squeue", "-h").stdout.strip(), 30, "no job left on the cluster")
 
 
 def slurm_server(tmp_path, cluster, *extra, name="server"):
@@ -169,11 +174,12 @@ def test_a_build_waiting_for_a_gpu_shows_slurms_pending_reason_and_cancels_off_t
     server = slurm_server(tmp_path, slurm, "--max-concurrent", "7").start()
     try:
         docs = [server.submit(LONG) for _ in range(7)]  # six GPUs in the cluster: one waits
+        # Slurm says RUNNING a moment before the job's shell writes where it runs: wait for both.
         waiting = wait_for(lambda: [d for d in (server.get(x["id"]) for x in docs)
                                     if d["job"] and d["job"]["state"] == "PENDING" and d["job"]["pending_reason"]
-                                    and all(server.get(x["id"])["job"]["state"] == "RUNNING"
-                                            for x in docs if x["id"] != d["id"])], 30,
-                           "six jobs running and one pending")
+                                    and all((lambda j: j["state"] == "RUNNING" and j["gpu"]["slurm_job_gpus"])(
+                                        server.get(x["id"])["job"]) for x in docs if x["id"] != d["id"])], 30,
+                           "six jobs running with their GPUs known and one pending")
         pending = waiting[0]
         assert pending["job"]["pending_reason"] in ("Resources", "Priority"), pending["job"]
         assert pending["job"]["node"] is None
