@@ -149,6 +149,7 @@ struct BuildManager::Active {
   std::vector<StoredEvent> pending;  // read, not yet stored
   bool saw_finish = false;
   Event finish;
+  bool finish_held = false;  // `finish` waits for the executor's verdict (Finish relays it)
   bool forced_kill = false;     // killed after the cancel grace (or a second service signal)
   std::string storage_failure;  // set when its events could not be stored: the build is stopped
   bool fenced = false;          // another replica concluded it: this one writes nothing more of it
@@ -781,16 +782,39 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     event.error = b.record.cancel_message;
     json_line = EventToJson(event);
   }
-  b.tree.Apply(event);
   if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) FoldCacheUse(event, &b.record);
   if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.phase, event.elapsed);
   if (event.type == EventType::kBuildFinish) {
     b.saw_finish = true;
     b.finish = event;
+    // A scheduler may know this end better (its time limit reaches the worker as a
+    // SIGTERM, which it reports as a cancel): held until Finish has the verdict, so
+    // the log and its followers say what the record says.
+    if (event.status != BuildStatus::kSucceeded && b.worker && b.worker->JudgesUnsuccessfulEnds()) {
+      b.finish_held = true;
+      return;
+    }
   }
+  Relay(b, event, json_line);
+}
+
+void BuildManager::Relay(Active& b, const Event& event, const std::string& json_line) {
+  b.tree.Apply(event);
   b.record.last_seq = event.seq;
   b.pending.push_back({event.seq, json_line});
   Broadcast(b, event.seq, std::string(EventTypeName(event.type)), event.id, json_line);
+}
+
+void BuildManager::ReleaseHeldFinish(Active& b, const std::optional<EndVerdict>& verdict) {
+  if (!b.finish_held) return;
+  b.finish_held = false;
+  Event finish = b.finish;
+  if (verdict) {
+    finish.status = StatusFromState(verdict->state);
+    finish.error = ValidUtf8(verdict->error);
+  }
+  Relay(b, finish, EventToJson(finish));
+  Flush(b);
 }
 
 void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
@@ -871,8 +895,12 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   if (service_cancel) r.cancel_stop = b.forced_kill ? "forced" : "cooperative";
   if (verdict && b.storage_failure.empty()) {
     // The scheduler ended it (a node that failed, its time limit, a cancel from outside):
-    // what the executor says it was, whatever the stream left unsaid.
-    if (!b.saw_finish) AppendSynthesisedFinish(b, verdict->state, verdict->error);
+    // what the executor says it was, whatever the stream said or left unsaid.
+    if (b.saw_finish) {
+      ReleaseHeldFinish(b, verdict);
+    } else {
+      AppendSynthesisedFinish(b, verdict->state, verdict->error);
+    }
     r.state = verdict->state;
     r.error = verdict->error;
     r.end_reason = verdict->reason;
@@ -882,6 +910,7 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
     r.state = BuildState::kFailed;
     r.error = error;
   } else if (b.saw_finish) {
+    ReleaseHeldFinish(b, std::nullopt);  // the stream's own account stands
     r.state = StateFromStatus(b.finish.status);
     r.error = b.finish.error;
     // The worker only saw the SIGTERM that carried the service's cancel; the record

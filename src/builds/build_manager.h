@@ -40,6 +40,7 @@
 
 #include "builds/executors/executor.h"
 #include "builds/build_record.h"
+#include "core/event.h"
 #include "builds/artifacts/artifact_store.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
 #include "builds/stores/change_feed.h"
@@ -252,6 +253,11 @@ class BuildManager {
   void ReadOutput(const std::string& id);
   void ReadErrors(const std::string& id);
   void HandleLine(Active& build, std::string_view line);
+  // An event of the worker's, as the log and the followers get it.
+  void Relay(Active& build, const Event& event, const std::string& json_line);
+  // The stream's build_finish held for the executor's verdict, as the verdict says (or
+  // as the worker wrote it, without one).
+  void ReleaseHeldFinish(Active& build, const std::optional<EndVerdict>& verdict);
   void Flush(Active& build);
   void Reap(const std::string& id);
   void Finish(Active& build, const WorkerExit& exit);

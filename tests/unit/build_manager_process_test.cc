@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "protocol/event_json.h"
@@ -16,6 +17,7 @@
 #include "builds/stores/record_store.h"
 #include "builds/stores/sqlite_store.h"
 #include "builds/executors/local_executor.h"
+#include "builds/executors/slurm_executor.h"
 #include "support/fake_worker_launcher.h"
 
 namespace trtwatch::builds {
@@ -399,6 +401,101 @@ TEST_F(BuildManagerProcessTest, KillAllForcesEveryRunningWorkerAndAManagerGoneDr
   EXPECT_FALSE(last->exit);
   manager_.reset();  // a real worker is killed and reaped with its handle
   EXPECT_TRUE(last->dropped_before_end);
+}
+
+// The manager over the Slurm executor, whose sbatch and scontrol are fake processes
+// printing what the test says; the job's stream is a file the test writes.
+class BuildManagerSlurmTest : public BuildManagerProcessTest {
+ protected:
+  void StartSlurm() {
+    auto launcher = std::make_unique<FakeWorkerLauncher>(io_);
+    fake_ = launcher.get();
+    ManagerOptions options;
+    options.data_dir = dir_;
+    SlurmOptions slurm;
+    slurm.worker_exe = "/opt/trtwatch/bin/trtwatch";
+    slurm.jobs_dir = dir_ + "/slurm";
+    slurm.state_poll = std::chrono::milliseconds(5);
+    slurm.tail_poll = std::chrono::milliseconds(1);
+    fs::create_directories(slurm.jobs_dir);
+    auto executor = std::make_unique<SlurmExecutor>(io_, std::move(launcher), slurm);
+    std::string error;
+    ASSERT_TRUE(executor->Prepare(&error)) << error;
+    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options, std::move(executor));
+  }
+  // sbatch answers job 12; scontrol then says the job ended in `state`; the job wrote
+  // `stream` (the build's id known once submitted).
+  std::string SubmitJobThatEnds(const std::string& state, const std::string& exit_code, const Stream& stream) {
+    fake_->Next(Printing("12\n"));
+    fake_->Next(Printing("JobId=12 JobState=" + state + " Reason=None NodeList=n1 ExitCode=" + exit_code + "\n"));
+    const std::string id = Submit();
+    std::ofstream(dir_ + "/slurm/" + id + ".events.jsonl") << stream.Chunks(1 << 20).front();
+    return id;
+  }
+  bool RunUntilFinal(const std::string& id) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (manager_->running() > 0 || Record(id)["status"] == "running") {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      io_.restart();
+      io_.run_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+  static FakeWorkerScript Printing(const std::string& out) {
+    FakeWorkerScript script;
+    script.out = {out};
+    return script;
+  }
+};
+
+// Why #24: Slurm's time limit reaches the worker as a SIGTERM, which it reports as a
+// cancel; the log said "cancelled" while the record said timed_out.
+TEST_F(BuildManagerSlurmTest, SlurmsTimeLimitIsWhatTheLogTheFollowersAndTheRecordSay) {
+  StartSlurm();
+  Stream s;
+  s.BuildStart().PhaseStart(1, kNoPhase, "Building engine", 6).CancelRequested().BuildFinish(BuildStatus::kCancelled);
+  const std::string id = SubmitJobThatEnds("TIMEOUT", "0:15", s);
+  std::vector<std::string> followed;  // the build_finish frames a live follower got
+  struct Follower final : EventSubscriber {
+    std::vector<std::string>* frames;
+    explicit Follower(std::vector<std::string>* into) : frames(into) {}
+    void OnEvent(const FramedEvent& item) override {
+      if (item.frame->find("event: build_finish") != std::string::npos) frames->push_back(*item.frame);
+    }
+    void OnEnd() override {}
+  } follower(&followed);
+  ASSERT_TRUE(manager_->Subscribe(id, &follower).live);
+  ASSERT_TRUE(RunUntilFinal(id));
+
+  const json record = Record(id);
+  EXPECT_EQ(record["status"], "timed_out") << record.dump();
+  EXPECT_EQ(record["reason"], "slurm_time_limit");
+  EXPECT_EQ(record["job"]["state"], "TIMEOUT");
+  const std::vector<json> log = Log(id);
+  ASSERT_EQ(log.size(), 4u);  // one build_finish: the worker's, with Slurm's account
+  EXPECT_EQ(log.back()["type"], "build_finish");
+  EXPECT_EQ(log.back()["status"], "timed_out");
+  EXPECT_EQ(log.back()["error"], record["error"]);
+  EXPECT_EQ(log.back()["seq"], 4);
+  EXPECT_EQ(record["events"], 4);
+  ASSERT_EQ(followed.size(), 1u);
+  EXPECT_NE(followed[0].find("\"status\":\"timed_out\""), std::string::npos) << followed[0];
+  EXPECT_EQ(followed[0].find("\"cancelled\""), std::string::npos) << followed[0];
+}
+
+TEST_F(BuildManagerSlurmTest, AFailureSlurmHasNoAccountOfKeepsTheStreamsWords) {
+  StartSlurm();
+  Stream s;
+  s.BuildStart().BuildFinish(BuildStatus::kFailed);
+  const std::string id = SubmitJobThatEnds("FAILED", "1:0", s);
+  ASSERT_TRUE(RunUntilFinal(id));
+  const json record = Record(id);
+  EXPECT_EQ(record["status"], "failed") << record.dump();
+  EXPECT_TRUE(record["reason"].is_null());
+  const std::vector<json> log = Log(id);
+  ASSERT_EQ(log.size(), 2u);  // held for Slurm's account, then relayed as the worker wrote it
+  EXPECT_EQ(log.back()["type"], "build_finish");
+  EXPECT_EQ(log.back()["status"], "failed");
 }
 
 }  // namespace

@@ -110,6 +110,22 @@ TEST_F(SlurmExecutorTest, SubmitsOneBatchJobNamedByTheBuildWithItsTimeLimitAndTh
   EXPECT_EQ(Argv(1), (std::vector<std::string>{"/slurm/bin/scontrol", "-o", "show", "job", "4242"}));
 }
 
+TEST_F(SlurmExecutorTest, TheServicesTimeLimitComesAfterTheOneARequestsTimeoutGives) {
+  SlurmOptions options;
+  options.jobs_dir = dir_;
+  options.extra_args = {"--time=1"};  // --slurm-arg=--time=1: the service's cap
+  SlurmExecutor executor(io_, std::make_unique<FakeWorkerLauncher>(io_), options);
+  const std::vector<std::string> args = executor.SubmitArguments({"b_1", 3600.0, 10, {}, false});
+  const auto derived = std::find(args.begin(), args.end(), "--time=61");
+  ASSERT_NE(derived, args.end());
+  // sbatch keeps an option's last value: a request's "timeout" cannot raise the cap.
+  EXPECT_EQ(args.back(), "--time=1");
+  EXPECT_LT(derived, args.end() - 1);
+  // No "timeout": no limit of its own, only the service's (or the partition's).
+  const std::vector<std::string> none = executor.SubmitArguments({"b_2", std::nullopt, 10, {}, false});
+  EXPECT_EQ(std::count_if(none.begin(), none.end(), [](const std::string& a) { return a.starts_with("--time="); }), 1);
+}
+
 TEST_F(SlurmExecutorTest, ABuildThatAsksForAGpuGetsItsTypeAfterTheConfiguredOptions) {
   auto launcher = std::make_unique<FakeWorkerLauncher>(io_);
   FakeWorkerLauncher* fake = launcher.get();

@@ -40,6 +40,9 @@ TEST(SlurmOutcomeTest, SlurmsEndWinsOverTheCancelTheWorkerReportedForItsSignal) 
   const JobVerdict limit = JudgeJobEnd(Ended("TIMEOUT", true, BuildState::kCancelled), "7");
   EXPECT_EQ(limit.state, BuildState::kTimedOut);
   EXPECT_EQ(limit.reason, "slurm_time_limit");
+  // The limit may be the service's --slurm-arg=--time, not the request's timeout: it names both.
+  EXPECT_NE(limit.error.find("the request's \"timeout\" plus the cancel grace, or --slurm-arg=--time"),
+            std::string::npos) << limit.error;
   const JobVerdict outside = JudgeJobEnd(Ended("CANCELLED", true, BuildState::kCancelled), "7");
   EXPECT_EQ(outside.state, BuildState::kCancelled);
   EXPECT_EQ(outside.reason, "slurm_cancelled");

@@ -90,6 +90,11 @@ class Execution {
     (void)end;
     return std::nullopt;
   }
+  // Whether Judge may replace the account of a stream that reported no success (a
+  // scheduler's own end: its time limit reaches the worker as a SIGTERM, reported as a
+  // cancel). The manager holds such a build_finish until the verdict, so that the log,
+  // its followers and the record say the same. The default: never.
+  virtual bool JudgesUnsuccessfulEnds() const { return false; }
 };
 
 struct ExecutionStart {

@@ -134,6 +134,7 @@ class SlurmExecution final : public Execution {
     if (!v.applies) return std::nullopt;
     return EndVerdict{v.state, v.reason, v.error};
   }
+  bool JudgesUnsuccessfulEnds() const override { return true; }  // builds/executors/slurm_outcome.h
 
  private:
   std::string ErrPath() const { return StreamBase() + ".stderr"; }

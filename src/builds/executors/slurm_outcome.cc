@@ -26,8 +26,9 @@ JobVerdict JudgeJobEnd(const JobEnd& end, const std::string& job_id) {
   }
   if (s == "TIMEOUT" || s == "DEADLINE") {
     return Verdict(BuildState::kTimedOut, "slurm_time_limit",
-                   job + " ended " + s + ": Slurm's time limit (the build's timeout plus the cancel grace) was "
-                   "reached; raise the request's \"timeout\"");
+                   job + " ended " + s + ": it reached its Slurm time limit (the request's \"timeout\" plus the "
+                   "cancel grace, or --slurm-arg=--time or the partition's limit where shorter); raise the one that "
+                   "applies");
   }
   if (s == "OUT_OF_MEMORY") {
     return Verdict(BuildState::kFailed, "slurm_out_of_memory",
