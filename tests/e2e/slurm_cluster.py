@@ -136,7 +136,11 @@ GresTypes=gpu
 MpiDefault=none
 ReturnToService=2
 MinJobAge=3600
+# A job past its time limit, or cancelled, gets SIGTERM, then SIGKILL KillWait seconds
+# later (Slurm's default: 30) and no minutes of grace past its --time (OverTimeLimit):
+# the drills' ends stay short.
 KillWait=2
+OverTimeLimit=0
 SlurmdTimeout=5
 MessageTimeout=5
 SchedulerParameters=sched_min_interval=0

@@ -2,7 +2,8 @@
 munge, slurmctld, three slurmd with typed fake GPUs). Each drill runs simulated builds as
 batch jobs through `trtwatch serve --executor slurm`: a build followed live to its end,
 cancel (cooperative), `scancel` from outside, a node's slurmd killed mid-build, slurmctld
-restarted mid-build, and the service restarted mid-build (the job runs on, the next service follows it to its end).
+restarted mid-build, the service restarted mid-build (the job runs on, the next service follows it to its end),
+and, in the release suite, Slurm's time limit.
 Every wait is bounded."""
 import json
 import os
@@ -223,6 +224,45 @@ def test_a_build_asking_for_a_gpu_runs_on_a_node_that_has_it_and_an_unknown_one_
         final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled"}, timeout=30)
         assert final["status"] == "failed", final
         assert "sbatch" in final["error"] and "node configuration is not available" in final["error"], final["error"]
+    finally:
+        server.stop()
+
+
+@pytest.mark.skipif(bool(os.environ.get("TRTWATCH_SANITIZE")),
+                    reason="Slurm's time limit is a minute at least: a drill of over a minute, run once, in the "
+                    "release suite")
+def test_slurms_time_limit_ends_the_build_as_timed_out_and_the_log_says_so(tmp_path, slurm):
+    # The service's cap of one minute, and a build with no "timeout" of its own (so no
+    # --time derived from it): Slurm's limit is what ends the job. slurmctld checks
+    # limits every 30 s, so it ends 60-90 s after it started.
+    server = slurm_server(tmp_path, slurm, "--slurm-arg=--time=1").start()
+    try:
+        doc = server.submit(LONG)
+        events = SseReader(server.port, doc["events_url"])
+        job = running_on_a_node(server, doc["id"])["job"]
+        assert slurm.job(job["id"])["TimeLimit"] == "00:01:00"  # sbatch kept the --slurm-arg's --time
+        live = read_until(events, lambda e: e["event"] == "build_finish")
+        final = server.wait_status(doc["id"], {"succeeded", "failed", "cancelled", "timed_out", "interrupted"},
+                                   timeout=30)
+        assert final["status"] == "timed_out" and final["reason"] == "slurm_time_limit", \
+            (final["error"], final["job"], server.log()[-2000:])
+        assert final["job"]["state"] == "TIMEOUT" and slurm.job(job["id"])["JobState"] == "TIMEOUT"
+        assert final["error"].startswith(f"Slurm job {job['id']} ended TIMEOUT: it reached its Slurm time limit"), \
+            final["error"]
+        assert final["cancel"] is None, final["cancel"]  # trtwatch asked nothing: Slurm's doing
+        # The stream a follower saw live, and the stored log, end as the record does: one
+        # build_finish, timed_out with the record's error, never the cancel the worker
+        # made of Slurm's SIGTERM.
+        finish = live[-1]["data"]
+        assert (finish["status"], finish["error"]) == ("timed_out", final["error"]), finish
+        log = SseReader(server.port, doc["events_url"]).read_all()
+        finishes = [e for e in log if e["event"] == "build_finish"]
+        assert len(finishes) == 1 and finishes[0] is log[-1], [e["event"] for e in log[-3:]]
+        assert finishes[0]["data"]["status"] == "timed_out" and finishes[0]["id"] == final["events"], finishes
+        with open(final["job"]["stream"]) as f:
+            written = [json.loads(line) for line in f if line.strip()]
+        if written[-1]["type"] == "build_finish":  # the worker stopped within KillWait: its own words
+            assert written[-1]["status"] == "cancelled" and written[-1]["seq"] == finishes[0]["id"], written[-1]
     finally:
         server.stop()
 
