@@ -204,8 +204,6 @@ class BuildManager {
   int64_t running() const { return running_; }
   // Where finished engines and timing-cache copies are kept (DATA_DIR/engines).
   std::string engine_dir() const { return options_.data_dir + "/engines"; }
-  // Where build `id`'s worker writes its engine, renamed into place only on success.
-  std::string PartialEngine(const std::string& id) const { return engine_dir() + "/" + id + ".engine.part"; }
   std::string engine_cache_dir() const { return options_.engine_cache ? options_.data_dir + "/engine-cache" : ""; }
   // Builds waiting in the store's queue, for every replica (0 when it cannot be read).
   int64_t queued();
@@ -273,6 +271,8 @@ class BuildManager {
   void StoreEngine(BuildRecord& r);       // the worker's .part renamed and hashed
   void StoreTimingCache(Active& build);   // a copy of the cache the build wrote
   RequestPaths Paths() const { return {options_.model_roots, options_.data_dir, options_.models_dir}; }
+  // Where build `id`'s worker writes its engine, renamed into place only on success.
+  std::string PartialEngine(const std::string& id) const { return engine_dir() + "/" + id + ".engine.part"; }
   std::string ActiveRecordJson(Active& build) const;
 
   boost::asio::io_context& io_;
