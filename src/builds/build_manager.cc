@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -13,9 +14,11 @@
 
 #include "core/build_id.h"
 #include "core/phase_tree.h"
+#include "history/history_file.h"
 #include "platform/file_access.h"
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
+#include "builds/build_history.h"
 #include "builds/build_request.h"
 #include "builds/change_watch.h"
 #include "builds/executors/local_executor.h"
@@ -130,6 +133,22 @@ void FoldCacheUse(const Event& event, BuildRecord* record) {
     return;
   }
   if (reading.cache) record->cache = reading.cache;
+}
+
+// A worker's estimate, checked (finite, ordered, not negative) and kept in the record;
+// false when refused.
+bool FoldEstimate(const Event& event, BuildRecord* record) {
+  const Estimate& e = event.estimate;
+  const auto seconds = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (e.builds < 0 || !seconds(event.t) ||
+      (e.remaining && !(seconds(e.remaining->p10) && seconds(e.remaining->p50) && seconds(e.remaining->p90) &&
+                        e.remaining->p10 <= e.remaining->p50 && e.remaining->p50 <= e.remaining->p90))) {
+    std::fprintf(stderr, "trtwatch serve: build %s: an estimate of its worker was refused (not finite, negative or "
+                 "out of order)\n", record->id.c_str());
+    return false;
+  }
+  record->estimate_json = EstimateRecordJson(e, event.t);
+  return true;
 }
 
 }  // namespace
@@ -668,7 +687,8 @@ void BuildManager::Start(Active& b) {
   double timeout = 0;
   std::string ignored;
   if (!b.request.timeout.empty() && ParseDuration(b.request.timeout, &timeout, &ignored)) task.timeout_seconds = timeout;
-  ExecutionStart start = executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir()));
+  ExecutionStart start =
+      executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir(), SeedHistory(b)));
   if (!start.execution) {
     EndWithoutWorker(b, BuildState::kFailed, start.error);
     return;
@@ -782,7 +802,11 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     json_line = EventToJson(event);
   }
   b.tree.Apply(event);
-  if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) FoldCacheUse(event, &b.record);
+  if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) {
+    FoldCacheUse(event, &b.record);
+    if (IsKeyDigest(event.cache.key)) b.record.history_key = event.cache.key;
+  }
+  const bool new_estimate = event.type == EventType::kEstimate && FoldEstimate(event, &b.record);
   if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.phase, event.elapsed);
   if (event.type == EventType::kBuildFinish) {
     b.saw_finish = true;
@@ -791,6 +815,7 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
   b.record.last_seq = event.seq;
   b.pending.push_back({event.seq, json_line});
   Broadcast(b, event.seq, std::string(EventTypeName(event.type)), event.id, json_line);
+  if (new_estimate) Persist(b);  // record watchers see the new range
 }
 
 void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
@@ -846,6 +871,7 @@ void BuildManager::Reap(const std::string& id) {
 void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   if (b.fenced) {
     std::remove(PartialEngine(b.record.id).c_str());  // never leave a partial engine
+    DropHistoryFolder(b);  // the replica that concluded it keeps what history there is
     b.worker.reset();
     --running_;
     Close(b);
@@ -927,12 +953,51 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   std::remove(PartialEngine(r.id).c_str());  // never leave a partial engine
   r.finished_at = NowUnix();
   r.phase_json = SnapshotJson(b.tree).dump();
+  KeepHistory(b);
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count());
   if (b.saw_finish && r.cache) metrics_.EngineCacheUsed(r.cache->state == "hit", r.engine_bytes.value_or(0));
   Close(b);
   SlotFreed();
+}
+
+std::string BuildManager::SeedHistory(const Active& b) {
+  const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
+  const SeedResult seeded =
+      SeedHistoryFolder(store_, folder, b.record.backend, HistoryModelOf(b.request.simulate, b.request.resolved_model),
+                        history::UnixNow());
+  if (seeded.outcome == SeedResult::Outcome::kSeeded) return folder;
+  std::fprintf(stderr, "trtwatch serve: warning: build %s runs without history: %s\n", b.record.id.c_str(),
+               seeded.warning.c_str());
+  RemoveHistoryFolder(folder);
+  return "";
+}
+
+void BuildManager::KeepHistory(Active& b) {
+  const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
+  if (InspectPath(folder).kind != PathKind::kFolder) return;  // the build ran without history
+  HarvestResult harvest = HarvestHistoryFolder(folder, b.record.id);
+  if (harvest.entry) {
+    if (b.record.history_key.empty() && IsKeyDigest(harvest.entry->key)) b.record.history_key = harvest.entry->key;
+    const HistoryStoreResult stored = StoreHistoryEntry(store_, std::move(*harvest.entry), history::UnixNow());
+    if (!stored.warning.empty()) {
+      std::fprintf(stderr, "trtwatch serve: warning: build %s: history: %s\n", b.record.id.c_str(),
+                   stored.warning.c_str());
+    }
+  } else if (!b.record.history_key.empty()) {  // a build without a key is never remembered: no news
+    std::fprintf(stderr, "trtwatch serve: warning: build %s is not in the history: %s\n", b.record.id.c_str(),
+                 harvest.warning.c_str());
+  }
+  DropHistoryFolder(b);
+}
+
+void BuildManager::DropHistoryFolder(const Active& b) {
+  const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
+  if (InspectPath(folder).kind == PathKind::kMissing) return;
+  if (const std::string why = RemoveHistoryFolder(folder); !why.empty()) {
+    std::fprintf(stderr, "trtwatch serve: warning: build %s: %s\n", b.record.id.c_str(), why.c_str());
+  }
 }
 
 void BuildManager::SlotFreed() {
@@ -1027,6 +1092,7 @@ void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::stri
   b.record.error = error;
   b.record.finished_at = NowUnix();
   b.record.phase_json = SnapshotJson(b.tree).dump();
+  DropHistoryFolder(b);  // a worker that is gone or never ran added nothing worth keeping
   Persist(b);
   metrics_.BuildFinished(BuildStateName(state), 0);
   Close(b);

@@ -174,9 +174,13 @@ TEST_F(BuildManagerProcessTest, AWorkerThatSucceedsGivesASucceededRecordAndTheWh
   ASSERT_GE(spec.argv.size(), 4u);
   EXPECT_EQ(spec.argv[0], "trtwatch");
   EXPECT_EQ(spec.argv[1], "build");
-  EXPECT_EQ(spec.argv[spec.argv.size() - 3], "--progress");
-  EXPECT_EQ(spec.argv[spec.argv.size() - 2], "json");
-  EXPECT_EQ(spec.argv.back(), "--no-history");  // the service keeps its own records
+  EXPECT_EQ(spec.argv[spec.argv.size() - 4], "--progress");
+  EXPECT_EQ(spec.argv[spec.argv.size() - 3], "json");
+  // The worker estimates from, and adds to, a folder the service seeded from its store
+  // (builds/build_history.h); the folder is gone once the build has ended.
+  EXPECT_EQ(spec.argv[spec.argv.size() - 2], "--history");
+  EXPECT_EQ(spec.argv.back(), dir_ + "/history-work/" + id);
+  EXPECT_FALSE(fs::exists(spec.argv.back()));
   EXPECT_TRUE(fake_->worker(0)->signals.empty());
   EXPECT_FALSE(fake_->worker(0)->dropped_before_end);
 
