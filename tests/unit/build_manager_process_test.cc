@@ -16,6 +16,7 @@
 #include "builds/stores/record_store.h"
 #include "builds/stores/sqlite_store.h"
 #include "builds/executors/local_executor.h"
+#include "history/history_file.h"
 #include "support/fake_worker_launcher.h"
 
 namespace trtwatch::builds {
@@ -30,11 +31,18 @@ using testing::FakeWorkerState;
 // Lines of a worker's stream, numbered in order.
 class Stream {
  public:
-  Stream& BuildStart() {
+  Stream& BuildStart(const std::string& key = "") {
     Event e = Next(EventType::kBuildStart);
     e.build = "worker-made-id";
     e.backend = "simulated";
     e.model = "m";
+    e.cache.key = key;
+    return Add(e);
+  }
+  Stream& Estimate(double p10, double p50, double p90, int64_t builds) {
+    Event e = Next(EventType::kEstimate);
+    e.estimate.remaining = trtwatch::Estimate::Remaining{p10, p50, p90};
+    e.estimate.builds = builds;
     return Add(e);
   }
   Stream& PhaseStart(int64_t id, int64_t parent, const std::string& name, int32_t total) {
@@ -156,6 +164,46 @@ class BuildManagerProcessTest : public ::testing::Test {
   FakeWorkerLauncher* fake_ = nullptr;  // owned by manager_
   std::unique_ptr<BuildManager> manager_;
 };
+
+// docs/history.md: the record keeps the worker's last sound estimate and its build key;
+// the entry the worker adds to its folder joins the store's history under the
+// service's id, and the folder goes.
+TEST_F(BuildManagerProcessTest, TheRecordKeepsTheEstimateAndTheKeyAndTheHistoryTheWorkersEntry) {
+  Start();
+  const std::string key(64, 'e');
+  Stream s;
+  s.BuildStart(key).Estimate(60, 70, 80, 4).Estimate(90, 50, 10, 4).BuildFinish(BuildStatus::kSucceeded);
+  FakeWorkerScript script;
+  script.out = s.Chunks(4096);
+  fake_->Next(script);
+  const std::string id = Submit();
+  const std::string folder = dir_ + "/history-work/" + id;
+  ASSERT_TRUE(fs::is_directory(folder)) << "seeded before the worker starts";
+  history::HistoryEntry entry;  // what `trtwatch build --history` appends as it ends
+  entry.build = "worker-made-id";
+  entry.key = key;
+  entry.backend = "simulated";
+  entry.model = "simulated:small-cnn";
+  entry.finished_at = history::UnixNow();
+  entry.elapsed = 2;
+  entry.status = BuildStatus::kSucceeded;
+  ASSERT_EQ(history::HistoryFile(folder, {}).Append(entry, entry.finished_at).outcome,
+            history::AppendResult::Outcome::kWritten);
+  RunIdle();
+
+  const json record = Record(id);
+  ASSERT_EQ(record["status"], "succeeded") << record.dump();
+  EXPECT_EQ(record["history_key"], key);
+  EXPECT_EQ(record["estimate"]["remaining"], json::parse(R"({"p10":60.0,"p50":70.0,"p90":80.0})"))
+      << "the second estimate is out of order: refused, the first one kept";
+  EXPECT_EQ(record["estimate"]["based_on"]["builds"], 4);
+  EXPECT_EQ(record["estimate"]["t"], 1.0);
+  const HistoryRead read = store_->History({});
+  ASSERT_TRUE(read.ok) << read.error;
+  ASSERT_EQ(read.entries.size(), 1u);
+  EXPECT_EQ(json::parse(read.entries[0])["build"], id) << "named by the service's id, not the worker's";
+  EXPECT_FALSE(fs::exists(folder));
+}
 
 TEST_F(BuildManagerProcessTest, AWorkerThatSucceedsGivesASucceededRecordAndTheWholeLog) {
   Start();
