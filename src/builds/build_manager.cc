@@ -50,6 +50,8 @@ constexpr int kStorageRetrySeconds = 1;  // unsaved records are written again th
 // queued builds to claim, and new events of the remote builds it has readers for: a
 // cancel reaches the worker within about this long.
 constexpr std::chrono::milliseconds kReplicaTick{250};
+// A build's record is written for a new estimate at most this often.
+constexpr std::chrono::seconds kEstimateStoreInterval{2};
 
 std::string StorageError(const std::string& what, const std::string& why) {
   return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
@@ -176,6 +178,7 @@ struct BuildManager::Active {
   int polls_after_exit = 0;
   uint64_t bad_lines = 0;
   std::chrono::steady_clock::time_point started;
+  std::chrono::steady_clock::time_point estimate_stored;  // when an estimate was last written to the store
 };
 
 BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
@@ -815,7 +818,13 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
   b.record.last_seq = event.seq;
   b.pending.push_back({event.seq, json_line});
   Broadcast(b, event.seq, std::string(EventTypeName(event.type)), event.id, json_line);
-  if (new_estimate) Persist(b);  // record watchers see the new range
+  // Record watchers (and other replicas) see a new range, at most every few seconds:
+  // the feed may send several a second at phase changes; the end stores the last one.
+  const auto now = std::chrono::steady_clock::now();
+  if (new_estimate && now - b.estimate_stored >= kEstimateStoreInterval) {
+    b.estimate_stored = now;
+    Persist(b);
+  }
 }
 
 void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
