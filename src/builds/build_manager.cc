@@ -987,6 +987,9 @@ void BuildManager::KeepHistory(Active& b) {
   const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
   if (InspectPath(folder).kind != PathKind::kFolder) return;  // the build ran without history
   HarvestResult harvest = HarvestHistoryFolder(folder, b.record.id);
+  if (harvest.entry && !b.record.history_key.empty() && harvest.entry->key != b.record.history_key) {
+    harvest = {HarvestResult::Outcome::kNone, std::nullopt, "its entry names another build key than its stream"};
+  }
   if (harvest.entry) {
     if (b.record.history_key.empty() && IsKeyDigest(harvest.entry->key)) b.record.history_key = harvest.entry->key;
     const HistoryStoreResult stored = StoreHistoryEntry(store_, std::move(*harvest.entry), history::UnixNow());
@@ -994,7 +997,9 @@ void BuildManager::KeepHistory(Active& b) {
       std::fprintf(stderr, "trtwatch serve: warning: build %s: history: %s\n", b.record.id.c_str(),
                    stored.warning.c_str());
     }
-  } else if (!b.record.history_key.empty()) {  // a build without a key is never remembered: no news
+  } else if (b.saw_finish && !b.record.history_key.empty()) {
+    // A worker that ended with a key appends its entry; one killed, or a build without
+    // a key, leaves none: no news.
     std::fprintf(stderr, "trtwatch serve: warning: build %s is not in the history: %s\n", b.record.id.c_str(),
                  harvest.warning.c_str());
   }

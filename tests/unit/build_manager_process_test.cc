@@ -205,6 +205,30 @@ TEST_F(BuildManagerProcessTest, TheRecordKeepsTheEstimateAndTheKeyAndTheHistoryT
   EXPECT_FALSE(fs::exists(folder));
 }
 
+// The worker's entry is outside input: one that names another key than the build's
+// stream said is not stored, and the build succeeds all the same.
+TEST_F(BuildManagerProcessTest, AHistoryEntryOfAnotherKeyIsNotStoredAndTheBuildStands) {
+  Start();
+  Stream s;
+  s.BuildStart(std::string(64, 'e')).BuildFinish(BuildStatus::kSucceeded);
+  FakeWorkerScript script;
+  script.out = s.Chunks(4096);
+  fake_->Next(script);
+  const std::string id = Submit();
+  history::HistoryEntry entry;
+  entry.build = "worker-made-id";
+  entry.key = std::string(64, 'f');
+  entry.model = "simulated:small-cnn";
+  entry.finished_at = history::UnixNow();
+  entry.status = BuildStatus::kSucceeded;
+  ASSERT_EQ(history::HistoryFile(dir_ + "/history-work/" + id, {}).Append(entry, entry.finished_at).outcome,
+            history::AppendResult::Outcome::kWritten);
+  RunIdle();
+  EXPECT_EQ(Record(id)["status"], "succeeded");
+  EXPECT_TRUE(store_->History({}).entries.empty());
+  EXPECT_FALSE(fs::exists(dir_ + "/history-work/" + id));
+}
+
 TEST_F(BuildManagerProcessTest, AWorkerThatSucceedsGivesASucceededRecordAndTheWholeLog) {
   Start();
   Stream s;
