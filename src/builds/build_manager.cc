@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -13,9 +14,11 @@
 
 #include "core/build_id.h"
 #include "core/phase_tree.h"
+#include "history/history_file.h"
 #include "platform/file_access.h"
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
+#include "builds/build_history.h"
 #include "builds/build_request.h"
 #include "builds/change_watch.h"
 #include "builds/executors/local_executor.h"
@@ -47,6 +50,8 @@ constexpr int kStorageRetrySeconds = 1;  // unsaved records are written again th
 // queued builds to claim, and new events of the remote builds it has readers for: a
 // cancel reaches the worker within about this long.
 constexpr std::chrono::milliseconds kReplicaTick{250};
+// A build's record is written for a new estimate at most this often.
+constexpr std::chrono::seconds kEstimateStoreInterval{2};
 
 std::string StorageError(const std::string& what, const std::string& why) {
   return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
@@ -132,6 +137,22 @@ void FoldCacheUse(const Event& event, BuildRecord* record) {
   if (reading.cache) record->cache = reading.cache;
 }
 
+// A worker's estimate, checked (finite, ordered, not negative) and kept in the record;
+// false when refused.
+bool FoldEstimate(const Event& event, BuildRecord* record) {
+  const Estimate& e = event.estimate;
+  const auto seconds = [](double v) { return std::isfinite(v) && v >= 0; };
+  if (e.builds < 0 || !seconds(event.t) ||
+      (e.remaining && !(seconds(e.remaining->p10) && seconds(e.remaining->p50) && seconds(e.remaining->p90) &&
+                        e.remaining->p10 <= e.remaining->p50 && e.remaining->p50 <= e.remaining->p90))) {
+    std::fprintf(stderr, "trtwatch serve: build %s: an estimate of its worker was refused (not finite, negative or "
+                 "out of order)\n", record->id.c_str());
+    return false;
+  }
+  record->estimate_json = EstimateRecordJson(e, event.t);
+  return true;
+}
+
 }  // namespace
 
 struct BuildManager::Active {
@@ -158,6 +179,7 @@ struct BuildManager::Active {
   int polls_after_exit = 0;
   uint64_t bad_lines = 0;
   std::chrono::steady_clock::time_point started;
+  std::chrono::steady_clock::time_point estimate_stored;  // when an estimate was last written to the store
 };
 
 BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
@@ -669,7 +691,8 @@ void BuildManager::Start(Active& b) {
   double timeout = 0;
   std::string ignored;
   if (!b.request.timeout.empty() && ParseDuration(b.request.timeout, &timeout, &ignored)) task.timeout_seconds = timeout;
-  ExecutionStart start = executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir()));
+  ExecutionStart start =
+      executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir(), SeedHistory(b)));
   if (!start.execution) {
     EndWithoutWorker(b, BuildState::kFailed, start.error);
     return;
@@ -782,7 +805,11 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     event.error = b.record.cancel_message;
     json_line = EventToJson(event);
   }
-  if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) FoldCacheUse(event, &b.record);
+  if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) {
+    FoldCacheUse(event, &b.record);
+    if (IsKeyDigest(event.cache.key)) b.record.history_key = event.cache.key;
+  }
+  const bool new_estimate = event.type == EventType::kEstimate && FoldEstimate(event, &b.record);
   if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.phase, event.elapsed);
   if (event.type == EventType::kBuildFinish) {
     b.saw_finish = true;
@@ -796,6 +823,13 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
     }
   }
   Relay(b, event, json_line);
+  // Record watchers (and other replicas) see a new range, at most every few seconds:
+  // the feed may send several a second at phase changes; the end stores the last one.
+  const auto now = std::chrono::steady_clock::now();
+  if (new_estimate && now - b.estimate_stored >= kEstimateStoreInterval) {
+    b.estimate_stored = now;
+    Persist(b);
+  }
 }
 
 void BuildManager::Relay(Active& b, const Event& event, const std::string& json_line) {
@@ -870,6 +904,7 @@ void BuildManager::Reap(const std::string& id) {
 void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   if (b.fenced) {
     std::remove(PartialEngine(b.record.id).c_str());  // never leave a partial engine
+    DropHistoryFolder(b);  // the replica that concluded it keeps what history there is
     b.worker.reset();
     --running_;
     Close(b);
@@ -956,12 +991,56 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   std::remove(PartialEngine(r.id).c_str());  // never leave a partial engine
   r.finished_at = NowUnix();
   r.phase_json = SnapshotJson(b.tree).dump();
+  KeepHistory(b);
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state),
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - b.started).count());
   if (b.saw_finish && r.cache) metrics_.EngineCacheUsed(r.cache->state == "hit", r.engine_bytes.value_or(0));
   Close(b);
   SlotFreed();
+}
+
+std::string BuildManager::SeedHistory(const Active& b) {
+  const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
+  const SeedResult seeded =
+      SeedHistoryFolder(store_, folder, b.record.backend, HistoryModelOf(b.request.simulate, b.request.resolved_model),
+                        history::UnixNow());
+  if (seeded.outcome == SeedResult::Outcome::kSeeded) return folder;
+  std::fprintf(stderr, "trtwatch serve: warning: build %s runs without history: %s\n", b.record.id.c_str(),
+               seeded.warning.c_str());
+  RemoveHistoryFolder(folder);
+  return "";
+}
+
+void BuildManager::KeepHistory(Active& b) {
+  const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
+  if (InspectPath(folder).kind != PathKind::kFolder) return;  // the build ran without history
+  HarvestResult harvest = HarvestHistoryFolder(folder, b.record.id);
+  if (harvest.entry && !b.record.history_key.empty() && harvest.entry->key != b.record.history_key) {
+    harvest = {HarvestResult::Outcome::kNone, std::nullopt, "its entry names another build key than its stream"};
+  }
+  if (harvest.entry) {
+    if (b.record.history_key.empty() && IsKeyDigest(harvest.entry->key)) b.record.history_key = harvest.entry->key;
+    const HistoryStoreResult stored = StoreHistoryEntry(store_, std::move(*harvest.entry), history::UnixNow());
+    if (!stored.warning.empty()) {
+      std::fprintf(stderr, "trtwatch serve: warning: build %s: history: %s\n", b.record.id.c_str(),
+                   stored.warning.c_str());
+    }
+  } else if (b.saw_finish && !b.record.history_key.empty()) {
+    // A worker that ended with a key appends its entry; one killed, or a build without
+    // a key, leaves none: no news.
+    std::fprintf(stderr, "trtwatch serve: warning: build %s is not in the history: %s\n", b.record.id.c_str(),
+                 harvest.warning.c_str());
+  }
+  DropHistoryFolder(b);
+}
+
+void BuildManager::DropHistoryFolder(const Active& b) {
+  const std::string folder = HistoryWorkFolder(options_.data_dir, b.record.id);
+  if (InspectPath(folder).kind == PathKind::kMissing) return;
+  if (const std::string why = RemoveHistoryFolder(folder); !why.empty()) {
+    std::fprintf(stderr, "trtwatch serve: warning: build %s: %s\n", b.record.id.c_str(), why.c_str());
+  }
 }
 
 void BuildManager::SlotFreed() {
@@ -1056,6 +1135,7 @@ void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::stri
   b.record.error = error;
   b.record.finished_at = NowUnix();
   b.record.phase_json = SnapshotJson(b.tree).dump();
+  DropHistoryFolder(b);  // a worker that is gone or never ran added nothing worth keeping
   Persist(b);
   metrics_.BuildFinished(BuildStateName(state), 0);
   Close(b);

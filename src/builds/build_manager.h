@@ -210,6 +210,12 @@ class BuildManager {
 
  private:
   struct Active;
+  // The build's history folder, seeded from the store (builds/build_history.h); empty
+  // when it could not be (the build runs without history, with a warning).
+  std::string SeedHistory(const Active& b);
+  // The worker's entry into the store's history, then the folder removed; warnings only.
+  void KeepHistory(Active& b);
+  void DropHistoryFolder(const Active& b);
 
   BuildQueue& queue();
   // Claims queued builds while this replica has free slots, and starts them.

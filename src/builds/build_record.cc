@@ -135,6 +135,8 @@ std::string RecordToJson(const BuildRecord& r) {
                    {"latency", ParseOr(r.cancel_latency_json, nullptr)}};
   }
   j["phase"] = ParseOr(r.phase_json, nullptr);
+  j["estimate"] = ParseOr(r.estimate_json, nullptr);
+  j["history_key"] = r.history_key.empty() ? json(nullptr) : json(r.history_key);
   j["events"] = r.last_seq;
   j["error"] = r.error.empty() ? json(nullptr) : json(r.error);
   j["engine"] = r.engine.empty() ? json(nullptr)
@@ -180,6 +182,8 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
     r->cancel_latency_json = c.value("latency", json()).dump();
   }
   r->phase_json = j.value("phase", json()).dump();
+  r->estimate_json = j.contains("estimate") && j["estimate"].is_object() ? j["estimate"].dump() : "null";
+  r->history_key = IsKeyDigest(str("history_key")) ? str("history_key") : "";  // a damaged one reads as none
   r->last_seq = j.value("events", uint64_t{0});
   r->error = str("error");
   ArtifactFromJson(j.value("engine", json()), &r->engine, nullptr, &r->engine_sha256);
@@ -193,6 +197,26 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
   r->end_reason = str("reason");
   if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r->exit_code = j["exit_code"].get<int>();
   if (j.contains("exit_signal") && j["exit_signal"].is_number_integer()) r->exit_signal = j["exit_signal"].get<int>();
+  return true;
+}
+
+std::string EstimateRecordJson(const Estimate& estimate, double t) {
+  json remaining = nullptr;
+  if (estimate.remaining) {
+    remaining = {{"p10", estimate.remaining->p10}, {"p50", estimate.remaining->p50}, {"p90", estimate.remaining->p90}};
+  }
+  return json{{"remaining", remaining},
+              {"based_on", {{"builds", estimate.builds}, {"match", estimate.match}}},
+              {"longer_than_history", estimate.longer_than_history},
+              {"t", t}}
+      .dump();
+}
+
+bool IsKeyDigest(std::string_view key) {
+  if (key.size() != 64) return false;
+  for (const char c : key) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
   return true;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <trtwatch/result.h>
+
 #include "builds/record_cache.h"
 
 namespace trtwatch::builds {
@@ -68,6 +70,8 @@ struct BuildRecord {
   std::string cancel_stop;    // "cooperative" | "forced" (SIGKILL after the grace); empty until over
   std::string cancel_latency_json = "null";  // from build_finish: {"to_first_false", "to_return"}
   std::string phase_json = "null";           // the live phase snapshot (PhaseSnapshotJson)
+  std::string estimate_json = "null";        // the last estimate event (EstimateRecordJson)
+  std::string history_key;                   // the build key's digest, from build_start or build_finish
   uint64_t last_seq = 0;                     // events in the log
   std::string error;
   std::string engine;  // stored engine path (real builds that succeeded)
@@ -91,6 +95,11 @@ struct BuildRecord {
 };
 
 std::string RecordToJson(const BuildRecord& record);
+// The record's "estimate": {"remaining", "based_on", "longer_than_history", "t"} of an
+// estimate event given `t` seconds into the build.
+std::string EstimateRecordJson(const Estimate& estimate, double t);
+// Whether `key` is a build key's digest: 64 lowercase hex digits.
+bool IsKeyDigest(std::string_view key);
 // Parses a stored document back (restart recovery). Returns false if it is not one.
 bool RecordFromJson(std::string_view json, BuildRecord* record);
 

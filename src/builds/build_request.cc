@@ -216,7 +216,7 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
 }
 
 std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::string& engine_path,
-                                         const std::string& engine_cache) {
+                                         const std::string& engine_cache, const std::string& history_folder) {
   std::vector<std::string> args = {"build"};
   if (!r.simulate.empty()) {
     args.insert(args.end(), {"--simulate", r.simulate, "--seed", std::to_string(r.seed), "--speed"});
@@ -238,8 +238,14 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
     }
   }
   if (!r.timeout.empty()) args.insert(args.end(), {"--timeout", r.timeout});
-  // The service keeps its builds in its store; a worker leaves the local history alone.
-  args.insert(args.end(), {"--progress", "json", "--no-history"});
+  // The service keeps the history in its store; a worker reads and appends to the
+  // build's own folder, never the local history of the user it runs as.
+  args.insert(args.end(), {"--progress", "json"});
+  if (history_folder.empty()) {
+    args.emplace_back("--no-history");
+  } else {
+    args.insert(args.end(), {"--history", history_folder});
+  }
   return args;
 }
 

@@ -72,7 +72,9 @@ bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::s
 // their engine to `engine_path`.
 // `engine_cache`: the workers' engine cache folder (docs/cache.md); empty: none. A
 // real build uses it unless its request said "cache": false.
+// `history_folder`: the build's history folder the service seeded (builds/build_history.h);
+// empty: the worker keeps no history (--no-history).
 std::vector<std::string> WorkerArguments(const BuildRequest& request, const std::string& engine_path,
-                                         const std::string& engine_cache = "");
+                                         const std::string& engine_cache = "", const std::string& history_folder = "");
 
 }  // namespace trtwatch::builds

@@ -1,13 +1,16 @@
 #include "cli/history_command.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include <trtwatch/result.h>
 
+#include "app/service_reader.h"
 #include "history/build_lookup.h"
 #include "history/history_file.h"
+#include "history/history_json.h"
 #include "history/report.h"
 #include "runner/duration.h"
 #include "runner/history_folder.h"
@@ -80,166 +83,245 @@ bool LoadEntries(const HistoryCommandOptions& options, std::vector<HistoryEntry>
   return true;
 }
 
-json EntryJson(const HistoryEntry& entry) {
-  json families = json::array();
-  for (const history::FamilyTime& f : entry.families) {
-    families.push_back({{"family", f.family}, {"count", f.count}, {"seconds", f.seconds}, {"self", f.self_seconds}});
-  }
-  return {{"build", entry.build},   {"key", entry.key},           {"model", entry.model},
-          {"backend", entry.backend}, {"finished_at", entry.finished_at}, {"elapsed", entry.elapsed},
-          {"status", BuildStatusName(entry.status)}, {"error", entry.error}, {"families", families}};
-}
-
 void Print(const json& j) { std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str()); }
 
-int RunList(const HistoryCommandOptions& options) {
-  std::vector<HistoryEntry> entries;
-  std::string path;
-  std::string error;
-  if (!LoadEntries(options, &entries, &path, &error)) return UsageError("history", error);
-  if (options.json) {
-    json list = json::array();
-    for (const HistoryEntry& entry : entries) list.push_back(EntryJson(entry));
-    Print(list);
-    return exit_code::kSucceeded;
+// Fields of a document that may come from a service: absent or mistyped reads as empty.
+std::string Text(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+double Number(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0;
+}
+const json& Field(const json& j, const char* key) {
+  static const json kNull;
+  return j.is_object() && j.contains(key) ? j[key] : kNull;
+}
+const json& Array(const json& j, const char* key) {
+  static const json kEmpty = json::array();
+  return Field(j, key).is_array() ? Field(j, key) : kEmpty;
+}
+
+// ---- the service's history (--service URL) ----
+
+std::string PercentEncoded(const std::string& value) {
+  std::string out;
+  for (const unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
   }
-  if (entries.empty()) {
-    std::printf("no builds in %s\n", path.c_str());
-    return exit_code::kSucceeded;
+  return out;
+}
+
+std::string FilterQuery(const HistoryCommandOptions& options) {
+  std::string query;
+  if (!options.model.empty()) query += "&model=" + PercentEncoded(options.model);
+  if (!options.since.empty()) query += "&since=" + PercentEncoded(options.since);
+  if (!query.empty()) query[0] = '?';
+  return query;
+}
+
+struct Fetched {
+  std::optional<json> doc;
+  int exit_code = exit_code::kSucceeded;  // no doc: the command's exit code (the error was printed)
+};
+
+// GET `target` from the service as a JSON document; an error answer is printed with
+// the service's words (400, 404, 409: exit 2, as a local command's unknown id is).
+Fetched FetchFromService(const char* command, const HistoryCommandOptions& options, const std::string& target) {
+  const app::ServiceAnswer answer = app::GetFromService(options.service, target, options.token_file);
+  if (answer.outcome == app::ServiceAnswer::Outcome::kBadOption) return {std::nullopt, UsageError(command, answer.error)};
+  if (answer.outcome != app::ServiceAnswer::Outcome::kAnswered) {
+    std::fprintf(stderr, "trtwatch %s: %s\n", command, answer.error.c_str());
+    return {std::nullopt, exit_code::kFailed};
+  }
+  json doc = json::parse(answer.body, nullptr, /*allow_exceptions=*/false);
+  if (answer.status != 200) {
+    const std::string why = Text(doc, "error").empty() ? "HTTP " + std::to_string(answer.status) : Text(doc, "error");
+    std::fprintf(stderr, "trtwatch %s: the service answered: %s\n", command, why.c_str());
+    return {std::nullopt, answer.status >= 400 && answer.status < 500 ? exit_code::kUsage : exit_code::kFailed};
+  }
+  if (!doc.is_object()) {
+    std::fprintf(stderr, "trtwatch %s: the service's answer is not a JSON object\n", command);
+    return {std::nullopt, exit_code::kFailed};
+  }
+  return {std::move(doc), exit_code::kSucceeded};
+}
+
+// ---- printing: the same for the local history and the service's ----
+
+// `builds`: EntryJson documents, oldest first.
+void PrintList(const json& builds, const std::string& where) {
+  if (builds.empty()) {
+    std::printf("no builds in %s\n", where.c_str());
+    return;
   }
   std::printf("%-34s  %-19s  %-10s  %9s  %-12s  %s\n", "BUILD", "FINISHED (UTC)", "STATUS", "ELAPSED", "KEY", "MODEL");
-  for (const HistoryEntry& entry : entries) {
-    std::printf("%-34s  %-19s  %-10s  %9s  %-12s  %s\n", entry.build.c_str(), UtcTime(entry.finished_at).c_str(),
-                std::string(BuildStatusName(entry.status)).c_str(), Seconds(entry.elapsed).c_str(),
-                entry.key.substr(0, 12).c_str(), entry.model.c_str());
+  for (const json& entry : builds) {
+    std::printf("%-34s  %-19s  %-10s  %9s  %-12s  %s\n", Text(entry, "build").c_str(),
+                UtcTime(static_cast<int64_t>(Number(entry, "finished_at"))).c_str(), Text(entry, "status").c_str(),
+                Seconds(Number(entry, "elapsed")).c_str(), Text(entry, "key").substr(0, 12).c_str(),
+                Text(entry, "model").c_str());
   }
-  return exit_code::kSucceeded;
 }
 
-json ReportJson(const history::KeyReport& report) {
-  const auto durations = [](const history::Durations& d) {
-    return json{{"count", d.count}, {"median", d.median}, {"p90", d.p90}};
-  };
-  json families = json::array();
-  for (const history::FamilyReport& f : report.families) {
-    families.push_back({{"family", f.family}, {"seconds", durations(f.total)}, {"self_share", f.self_share}});
-  }
-  json regressions = json::array();
-  for (const history::Regression& r : report.regressions) {
-    regressions.push_back({{"build", r.build}, {"elapsed", r.elapsed}, {"median_before", r.median_before}});
-  }
-  return {{"key", report.key},
-          {"model", report.model},
-          {"backend", report.backend},
-          {"builds", report.builds},
-          {"succeeded", report.succeeded},
-          {"elapsed", durations(report.elapsed)},
-          {"trend", report.trend ? json(*report.trend) : json(nullptr)},
-          {"families", families},
-          {"regressions", regressions}};
-}
-
-void PrintReport(const history::KeyReport& report) {
-  std::printf("%s  key %s  %zu builds (%zu succeeded)\n", report.model.c_str(), report.key.substr(0, 12).c_str(),
-              report.builds, report.succeeded);
-  if (report.succeeded == 0) return;
+// `report`: a ReportJson document.
+void PrintReport(const json& report) {
+  const size_t builds = static_cast<size_t>(Number(report, "builds"));
+  const size_t succeeded = static_cast<size_t>(Number(report, "succeeded"));
+  std::printf("%s  key %s  %zu builds (%zu succeeded)\n", Text(report, "model").c_str(),
+              Text(report, "key").substr(0, 12).c_str(), builds, succeeded);
+  if (succeeded == 0) return;
   std::string trend = "trend: fewer than 6 successful builds";
-  if (report.trend) {
+  if (Field(report, "trend").is_number()) {
     char text[96];
-    std::snprintf(text, sizeof text, "trend %+.0f %% (the newest third against the oldest)", *report.trend * 100);
+    std::snprintf(text, sizeof text, "trend %+.0f %% (the newest third against the oldest)",
+                  Field(report, "trend").get<double>() * 100);
     trend = text;
   }
-  std::printf("  elapsed: median %s, p90 %s, %s\n", Seconds(report.elapsed.median).c_str(),
-              Seconds(report.elapsed.p90).c_str(), trend.c_str());
+  const json& elapsed = Field(report, "elapsed");
+  std::printf("  elapsed: median %s, p90 %s, %s\n", Seconds(Number(elapsed, "median")).c_str(),
+              Seconds(Number(elapsed, "p90")).c_str(), trend.c_str());
   std::printf("  phases (median, p90, share of a build in their own time):\n");
   constexpr size_t kShown = 8;
-  for (size_t i = 0; i < report.families.size() && i < kShown; ++i) {
-    const history::FamilyReport& f = report.families[i];
-    std::printf("    %-44.44s %9s %9s %4.0f %%\n", f.family.c_str(), Seconds(f.total.median).c_str(),
-                Seconds(f.total.p90).c_str(), f.self_share * 100);
+  const json& families = Array(report, "families");
+  for (size_t i = 0; i < families.size() && i < kShown; ++i) {
+    const json& f = families[i];
+    const json& seconds = Field(f, "seconds");
+    std::printf("    %-44.44s %9s %9s %4.0f %%\n", Text(f, "family").c_str(), Seconds(Number(seconds, "median")).c_str(),
+                Seconds(Number(seconds, "p90")).c_str(), Number(f, "self_share") * 100);
   }
-  for (const history::Regression& r : report.regressions) {
-    std::printf("  regressed: %s took %s, %+.0f %% on the median of the builds before it (%s)\n", r.build.c_str(),
-                Seconds(r.elapsed).c_str(), (r.elapsed / r.median_before - 1) * 100, Seconds(r.median_before).c_str());
+  for (const json& r : Array(report, "regressions")) {
+    const double median_before = Number(r, "median_before");
+    std::printf("  regressed: %s took %s, %+.0f %% on the median of the builds before it (%s)\n",
+                Text(r, "build").c_str(), Seconds(Number(r, "elapsed")).c_str(),
+                median_before > 0 ? (Number(r, "elapsed") / median_before - 1) * 100 : 0.0,
+                Seconds(median_before).c_str());
   }
+}
+
+// `comparison`: a ComparisonJson document.
+void PrintComparison(const json& comparison) {
+  std::printf("%-44s %10s %10s %10s\n", "PHASE (own time)", "BEFORE", "AFTER", "CHANGE");
+  for (const json& f : Array(comparison, "families")) {
+    const double before = Number(f, "before");
+    const double after = Number(f, "after");
+    const double change = after - before;
+    std::printf("%-44.44s %10s %10s %9s%s\n", Text(f, "family").c_str(), Seconds(before).c_str(),
+                Seconds(after).c_str(), Seconds(std::fabs(change)).c_str(),
+                change > 0.05 ? "+" : change < -0.05 ? "-" : " ");
+  }
+  std::printf("%s\n", Text(comparison, "verdict").c_str());
+}
+
+// ---- the three commands ----
+
+int RunList(const HistoryCommandOptions& options) {
+  json builds = json::array();
+  std::string where = options.service;
+  if (!options.service.empty()) {
+    std::string target = "/history" + FilterQuery(options);
+    target += (target.find('?') == std::string::npos ? "?" : "&") + std::string("limit=1000");
+    Fetched fetched = FetchFromService("history", options, target);
+    if (!fetched.doc) return fetched.exit_code;
+    const json& newest_first = Array(*fetched.doc, "builds");
+    for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) builds.push_back(*it);  // oldest first
+  } else {
+    std::vector<HistoryEntry> entries;
+    std::string error;
+    if (!LoadEntries(options, &entries, &where, &error)) return UsageError("history", error);
+    for (const HistoryEntry& entry : entries) builds.push_back(history::EntryJson(entry));
+  }
+  if (options.json) {
+    Print(builds);
+  } else {
+    PrintList(builds, where);
+  }
+  return exit_code::kSucceeded;
 }
 
 int RunReport(const HistoryCommandOptions& options) {
-  std::vector<HistoryEntry> entries;
-  std::string path;
-  std::string error;
-  if (!LoadEntries(options, &entries, &path, &error)) return UsageError("report", error);
-  const std::vector<history::KeyReport> reports = history::Report(entries);
+  json reports = json::array();
+  std::string where = options.service;
+  if (!options.service.empty()) {
+    Fetched fetched = FetchFromService("report", options, "/history/report" + FilterQuery(options));
+    if (!fetched.doc) return fetched.exit_code;
+    reports = Array(*fetched.doc, "keys");
+  } else {
+    std::vector<HistoryEntry> entries;
+    std::string error;
+    if (!LoadEntries(options, &entries, &where, &error)) return UsageError("report", error);
+    for (const history::KeyReport& report : history::Report(entries)) reports.push_back(history::ReportJson(report));
+  }
   if (options.json) {
-    json list = json::array();
-    for (const history::KeyReport& report : reports) list.push_back(ReportJson(report));
-    Print(list);
+    Print(reports);
     return exit_code::kSucceeded;
   }
-  if (reports.empty()) std::printf("no builds in %s\n", path.c_str());
-  for (const history::KeyReport& report : reports) PrintReport(report);
+  if (reports.empty()) std::printf("no builds in %s\n", where.c_str());
+  for (const json& report : reports) PrintReport(report);
   return exit_code::kSucceeded;
 }
 
-int RunCompare(const HistoryCommandOptions& options) {
-  if (options.builds.empty() || options.builds.size() > 2) {
-    return UsageError("compare", "give two builds (A B), or one to compare with its key's median");
-  }
+// The comparison from the local history; unset (and the error printed) when it cannot be made.
+std::optional<json> CompareLocally(const HistoryCommandOptions& options, int* code) {
   HistoryCommandOptions all = options;  // compare looks builds up by id, unfiltered
   all.model.clear();
   all.since.clear();
   std::vector<HistoryEntry> entries;
   std::string path;
   std::string error;
-  if (!LoadEntries(all, &entries, &path, &error)) return UsageError("compare", error);
+  *code = exit_code::kUsage;
+  if (!LoadEntries(all, &entries, &path, &error)) return UsageError("compare", error), std::nullopt;
   const history::FoundBuild found_after = history::FindBuild(entries, options.builds.back(), path);
-  if (found_after.entry == nullptr) return UsageError("compare", found_after.error);
+  if (found_after.entry == nullptr) return UsageError("compare", found_after.error), std::nullopt;
   const HistoryEntry* after = found_after.entry;
-  std::optional<HistoryEntry> before;
-  std::string before_label;
   if (options.builds.size() == 2) {
     const history::FoundBuild found_first = history::FindBuild(entries, options.builds.front(), path);
-    if (found_first.entry == nullptr) return UsageError("compare", found_first.error);
-    const HistoryEntry* first = found_first.entry;
-    before = *first;
-    before_label = first->build;
+    if (found_first.entry == nullptr) return UsageError("compare", found_first.error), std::nullopt;
+    return history::ComparisonJson(history::Compare(*found_first.entry, found_first.entry->build, *after, after->build));
+  }
+  const history::MedianComparison median = history::CompareWithKeyMedian(entries, *after);
+  if (!median.comparison) return UsageError("compare", median.error), std::nullopt;
+  return history::ComparisonJson(*median.comparison);
+}
+
+int RunCompare(const HistoryCommandOptions& options) {
+  if (options.builds.empty() || options.builds.size() > 2) {
+    return UsageError("compare", "give two builds (A B), or one to compare with its key's median");
+  }
+  std::optional<json> comparison;
+  int code = exit_code::kSucceeded;
+  if (!options.service.empty()) {
+    std::string target = "/builds/" + PercentEncoded(options.builds.back()) + "/compare";
+    if (options.builds.size() == 2) target += "?with=" + PercentEncoded(options.builds.front());
+    Fetched fetched = FetchFromService("compare", options, target);
+    comparison = std::move(fetched.doc);
+    code = fetched.exit_code;
   } else {
-    std::vector<const HistoryEntry*> others;
-    for (const HistoryEntry& entry : entries) {
-      if (entry.key == after->key && entry.build != after->build && entry.status == BuildStatus::kSucceeded) {
-        others.push_back(&entry);
-      }
-    }
-    before = history::MedianEntry(others);
-    if (!before) return UsageError("compare", "no other successful build of " + after->build + "'s key to compare with");
-    before_label = "the median of " + std::to_string(others.size()) + " builds";
+    comparison = CompareLocally(options, &code);
   }
-  const history::Comparison comparison = history::Compare(*before, before_label, *after, after->build);
+  if (!comparison) return code;
   if (options.json) {
-    json families = json::array();
-    for (const history::FamilyDelta& f : comparison.families) {
-      families.push_back({{"family", f.family}, {"before", f.before}, {"after", f.after}});
-    }
-    Print({{"before", comparison.before_label},
-           {"after", comparison.after_label},
-           {"before_elapsed", comparison.before_elapsed},
-           {"after_elapsed", comparison.after_elapsed},
-           {"families", families},
-           {"verdict", comparison.verdict}});
-    return exit_code::kSucceeded;
+    Print(*comparison);
+  } else {
+    PrintComparison(*comparison);
   }
-  std::printf("%-44s %10s %10s %10s\n", "PHASE (own time)", "BEFORE", "AFTER", "CHANGE");
-  for (const history::FamilyDelta& f : comparison.families) {
-    const double change = f.after - f.before;
-    std::printf("%-44.44s %10s %10s %9s%s\n", f.family.c_str(), Seconds(f.before).c_str(), Seconds(f.after).c_str(),
-                Seconds(std::fabs(change)).c_str(), change > 0.05 ? "+" : change < -0.05 ? "-" : " ");
-  }
-  std::printf("%s\n", comparison.verdict.c_str());
   return exit_code::kSucceeded;
 }
 
-void AddFilters(CLI::App* command, HistoryCommandOptions* options) {
+void AddSource(CLI::App* command, HistoryCommandOptions* options) {
   command->add_option("--history", options->history, "The history folder (default: TRTWATCH_HISTORY, the state folder)");
+  command->add_option("--service", options->service,
+                      "Read the history of the build service at URL (http://HOST:PORT) instead of the local one");
+  command->add_option("--token-file", options->token_file, "With --service: the file holding the service's token");
+}
+
+void AddFilters(CLI::App* command, HistoryCommandOptions* options) {
+  AddSource(command, options);
   command->add_option("--model", options->model, "Only builds whose model contains M");
   command->add_option("--since", options->since, "Only builds that finished within DUR (90m, 2h, 48h)");
   command->add_flag("--json", options->json, "JSON on stdout");
@@ -258,7 +340,7 @@ HistoryCommands AddHistoryCommands(CLI::App& app) {
       app.add_subcommand("compare", "Phase by phase, build B against build A (or A against its key's median)");
   commands.compare_cmd->add_option("builds", commands.compare->builds, "Build ids (a unique prefix will do)")
       ->required();
-  commands.compare_cmd->add_option("--history", commands.compare->history, "The history folder");
+  AddSource(commands.compare_cmd, commands.compare.get());
   commands.compare_cmd->add_flag("--json", commands.compare->json, "JSON on stdout");
   return commands;
 }

@@ -1,6 +1,7 @@
 // `trtwatch history`, `trtwatch report` and `trtwatch compare`: the local build
-// history looked back at (docs/history.md). The figures are history/report.h's; this
-// is flags, the choice of entries, and the text or JSON they are printed as.
+// history, or a build service's (--service URL, app/service_reader.h), looked back at
+// (docs/history.md). The figures are history/report.h's; this is flags, the choice of
+// entries, and the text or JSON they are printed as, the same for both.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,8 @@ namespace trtwatch {
 
 struct HistoryCommandOptions {
   std::string history;  // --history DIR; empty: TRTWATCH_HISTORY, the state folder
+  std::string service;     // --service URL: the build service's history instead (docs/api.md)
+  std::string token_file;  // --token-file F: the service's bearer token
   std::string model;    // --model M: builds whose model contains M
   std::string since;    // --since DUR: builds that finished within DUR
   bool json = false;

@@ -160,4 +160,16 @@ std::optional<HistoryEntry> MedianEntry(const std::vector<const HistoryEntry*>& 
   return median;
 }
 
+MedianComparison CompareWithKeyMedian(const std::vector<HistoryEntry>& entries, const HistoryEntry& after) {
+  std::vector<const HistoryEntry*> others;
+  for (const HistoryEntry& entry : entries) {
+    if (entry.key == after.key && entry.build != after.build && entry.status == BuildStatus::kSucceeded) {
+      others.push_back(&entry);
+    }
+  }
+  const std::optional<HistoryEntry> median = MedianEntry(others);
+  if (!median) return {std::nullopt, "no other successful build of " + after.build + "'s key to compare with"};
+  return {Compare(*median, "the median of " + std::to_string(others.size()) + " builds", after, after.build), ""};
+}
+
 }  // namespace trtwatch::history

@@ -77,4 +77,12 @@ Comparison Compare(const HistoryEntry& before, const std::string& before_label, 
 // compare a build against its key's usual; null without entries.
 std::optional<HistoryEntry> MedianEntry(const std::vector<const HistoryEntry*>& entries);
 
+struct MedianComparison {
+  std::optional<Comparison> comparison;
+  std::string error;  // no comparison: there is no other successful build of the key
+};
+
+// `after` against the median of the other successful builds of its key in `entries`.
+MedianComparison CompareWithKeyMedian(const std::vector<HistoryEntry>& entries, const HistoryEntry& after);
+
 }  // namespace trtwatch::history

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "sinks/format.h"
+
 namespace trtwatch::mcp {
 
 namespace {
@@ -44,6 +46,20 @@ std::string Seconds(double s) {
 }
 
 }  // namespace
+
+std::string EstimateTextOf(const json& record) {
+  const json estimate = record.is_object() && record.contains("estimate") ? record["estimate"] : json();
+  if (!estimate.is_object() || !estimate.contains("remaining") || !estimate["remaining"].is_object()) return "";
+  const json& remaining = estimate["remaining"];
+  const json based_on = estimate.contains("based_on") && estimate["based_on"].is_object() ? estimate["based_on"] : json();
+  Estimate e;
+  e.remaining = Estimate::Remaining{Number(remaining, "p10"), Number(remaining, "p50"), Number(remaining, "p90")};
+  e.builds = static_cast<int64_t>(Number(based_on, "builds"));
+  e.match = Text(based_on, "match") == "similar" ? "similar" : "exact";
+  e.longer_than_history = estimate.contains("longer_than_history") && estimate["longer_than_history"].is_boolean() &&
+                          estimate["longer_than_history"].get<bool>();
+  return EstimateText(e, 0);
+}
 
 Position PositionOf(const json& record) {
   Position pos;
@@ -127,6 +143,7 @@ std::optional<ProgressReport> ProgressTracker::Next(const json& record, double s
     return std::nullopt;  // the silence was announced; nothing new until it ends or grows
   } else {
     silence_notices_ = 0;
+    if (const std::string eta = EstimateTextOf(record); !eta.empty() && !message.empty()) message += "; " + eta;
   }
   if (message.empty()) return std::nullopt;
   if (pos.count <= last_ && message == last_message_) return std::nullopt;

@@ -9,7 +9,8 @@
 // count has not grown (a new child phase restarts its fraction, or TensorRT is silent)
 // yet there is something new to say, the value creeps by a hundredth of what is left
 // before the next whole step, and the message says what is true ("no progress callback
-// for 40 s"). A report with nothing new is not sent.
+// for 40 s"). A report with nothing new is not sent. While a running build has an
+// estimate with a range (docs/history.md), the message ends with it.
 //
 // Threading: a value type used by one thread.
 #pragma once
@@ -34,6 +35,10 @@ struct Position {
   std::optional<double> total;
 };
 Position PositionOf(const nlohmann::json& record);
+
+// The record's estimate in words, as the terminal says it ("about 4–6 min left, from 7
+// earlier builds", sinks/format.h), as of when it was given; empty without a range.
+std::string EstimateTextOf(const nlohmann::json& record);
 
 class ProgressTracker {
  public:

@@ -25,6 +25,7 @@
 #include "sinks/trace_sink.h"
 #include "builds/artifacts/artifact_store.h"
 #include "builds/build_manager.h"
+#include "builds/history_queries.h"
 #include "service/hosted_endpoint.h"
 #include "service/http_request.h"
 #include "builds/metrics.h"
@@ -35,6 +36,7 @@
 #include "service/ui_session.h"
 #include "platform/file_sender.h"
 #include "protocol/utf8.h"
+#include "history/history_file.h"
 
 namespace trtwatch::service {
 
@@ -840,6 +842,14 @@ class HttpApi::Impl {
       return MethodNotAllowed("GET, POST");
     }
     if (route.endpoint == Endpoint::kBuildChanges) return MethodNotAllowed("GET");
+    if (route.endpoint == Endpoint::kHistory || route.endpoint == Endpoint::kHistoryReport) {
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      return History(target, route.endpoint == Endpoint::kHistory ? HistoryRoute::kList : HistoryRoute::kReport);
+    }
+    if (route.endpoint == Endpoint::kBuildCompare) {
+      if (method != http::verb::get) return MethodNotAllowed("GET");
+      return Compare(std::string(route.id), target);
+    }
     if (route.endpoint == Endpoint::kModels || route.endpoint == Endpoint::kModel ||
         route.endpoint == Endpoint::kModelFile) {
       return HandleModels(method, route);
@@ -877,7 +887,7 @@ class HttpApi::Impl {
     ListQuery query;
     std::string error;
     if (!ParseListQuery(target, &query, &error)) return Error(http::status::bad_request, error);
-    RecordStore::Page page = store_.List(query.statuses, static_cast<int>(query.limit), query.cursor);
+    RecordStore::Page page = store_.List(query.statuses, static_cast<int>(query.limit), query.cursor, query.model);
     std::string body = "{\"builds\":[";
     for (size_t i = 0; i < page.docs.size(); ++i) {
       if (i) body += ',';
@@ -894,6 +904,50 @@ class HttpApi::Impl {
     body += page.next_cursor ? json(std::to_string(*page.next_cursor)).dump() : "null";
     body += '}';
     return JsonResponse(http::status::ok, std::move(body));
+  }
+
+  // GET /history, GET /history/report (docs/api.md).
+  Response History(std::string_view target, HistoryRoute route) {
+    HistoryFilter filter;
+    std::string error;
+    if (!ParseHistoryQuery(target, route, &filter, &error)) return Error(http::status::bad_request, error);
+    builds::HistoryQuery query;
+    query.model = filter.model;
+    query.key = filter.key;
+    query.limit = static_cast<int>(filter.limit);
+    if (filter.since_seconds > 0) {
+      query.finished_after = history::UnixNow() - static_cast<int64_t>(filter.since_seconds);
+    }
+    return HistoryResponse(route == HistoryRoute::kList ? builds::ListHistory(store_, query)
+                                                        : builds::ReportHistory(store_, query));
+  }
+
+  // GET /builds/{id}/compare[?with=OTHER] (docs/api.md).
+  Response Compare(const std::string& id, std::string_view target) {
+    std::string with;
+    std::string error;
+    if (!ParseCompareQuery(target, &with, &error)) return Error(http::status::bad_request, error);
+    for (const std::string& build : {id, with}) {
+      if (build.empty()) continue;
+      if (!ValidBuildId(build) || manager_.Get(build).outcome != GetOutcome::kFound) {
+        return Error(http::status::not_found, "no build \"" + build + "\"; list builds with GET /builds");
+      }
+    }
+    return HistoryResponse(builds::CompareBuilds(store_, id, with));
+  }
+
+  static Response HistoryResponse(builds::HistoryAnswer answer) {
+    switch (answer.outcome) {
+      case builds::HistoryAnswer::Outcome::kOk:
+        return JsonResponse(http::status::ok, std::move(answer.body));
+      case builds::HistoryAnswer::Outcome::kNotInHistory:
+        return Error(http::status::conflict, answer.error);
+      case builds::HistoryAnswer::Outcome::kStorageError:
+        break;
+    }
+    Response res = Error(http::status::service_unavailable, answer.error);
+    res.set(http::field::retry_after, "1");
+    return res;
   }
 
   static bool IsFinalName(const json& status) {

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "builds/build_record.h"
+#include "runner/duration.h"
 #include "service/server.h"
 
 namespace trtwatch::service {
@@ -80,6 +81,8 @@ Route RouteOf(std::string_view path) {
   if (path == "/mcp") return {Endpoint::kMcp, {}, {}};
   if (path == "/builds/changes") return {Endpoint::kBuildChanges, {}, {}};
   if (path == "/models") return {Endpoint::kModels, {}, {}};
+  if (path == "/history") return {Endpoint::kHistory, {}, {}};
+  if (path == "/history/report") return {Endpoint::kHistoryReport, {}, {}};
   const std::vector<std::string_view> parts = Split(path, '/');
   if ((parts.size() == 3 || parts.size() == 4) && parts[1] == "models") {
     if (parts.size() == 3) return {Endpoint::kModel, parts[2], {}};
@@ -93,6 +96,7 @@ Route RouteOf(std::string_view path) {
   if (parts[3] == "trace") return {Endpoint::kBuildTrace, parts[2], {}};
   if (parts[3] == "engine") return {Endpoint::kBuildEngine, parts[2], {}};
   if (parts[3] == "timing-cache") return {Endpoint::kBuildTimingCache, parts[2], {}};
+  if (parts[3] == "compare") return {Endpoint::kBuildCompare, parts[2], {}};
   return {};
 }
 
@@ -139,10 +143,69 @@ bool ParseListQuery(std::string_view target, ListQuery* query, std::string* erro
         *error = "cursor must be the next_cursor of a previous page";
         return false;
       }
+    } else if (key == "model") {
+      if (value.empty() || value.size() > kMaxModelFilter) {
+        *error = "model must be a part of a model's name or path (1 to " + std::to_string(kMaxModelFilter) + " bytes)";
+        return false;
+      }
+      query->model = value;
     } else {
-      *error = "unknown query parameter \"" + key + "\"; use status, limit or cursor";
+      *error = "unknown query parameter \"" + key + "\"; use status, limit, cursor or model";
       return false;
     }
+  }
+  return true;
+}
+
+bool ParseHistoryQuery(std::string_view target, HistoryRoute route, HistoryFilter* filter, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!ParseQuery(target, &pairs, error)) return false;
+  const bool list = route == HistoryRoute::kList;
+  for (const auto& [key, value] : pairs) {
+    if (key == "model") {
+      if (value.empty() || value.size() > kMaxModelFilter) {
+        *error = "model must be a part of a model's name or path (1 to " + std::to_string(kMaxModelFilter) + " bytes)";
+        return false;
+      }
+      filter->model = value;
+    } else if (key == "since") {
+      std::string why;
+      if (!ParseDuration(value, &filter->since_seconds, &why) || filter->since_seconds <= 0) {
+        *error = "since must be a duration like 90m, 2h or 7d" + (why.empty() ? std::string() : " (" + why + ")");
+        return false;
+      }
+    } else if (list && key == "key") {
+      if (!builds::IsKeyDigest(value)) {
+        *error = "key must be a build key's digest: 64 lowercase hex digits, as GET /history lists them";
+        return false;
+      }
+      filter->key = value;
+    } else if (list && key == "limit") {
+      if (!ParseInt(value, &filter->limit) || filter->limit < 1 || filter->limit > 1000) {
+        *error = "limit must be an integer from 1 to 1000";
+        return false;
+      }
+    } else {
+      *error = "unknown query parameter \"" + key + "\"; use " + (list ? "model, key, since or limit" : "model or since");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ParseCompareQuery(std::string_view target, std::string* with, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!ParseQuery(target, &pairs, error)) return false;
+  for (const auto& [key, value] : pairs) {
+    if (key != "with") {
+      *error = "unknown query parameter \"" + key + "\"; the only one is with (another build's id)";
+      return false;
+    }
+    if (!ValidBuildId(value)) {
+      *error = "with must be a build id (b_ and 32 hex digits), as GET /history lists them";
+      return false;
+    }
+    *with = value;
   }
   return true;
 }

@@ -47,6 +47,9 @@ enum class Endpoint {
   kBuildTrace,
   kBuildEngine,       // GET /builds/{id}/engine
   kBuildTimingCache,  // GET /builds/{id}/timing-cache
+  kBuildCompare,      // GET /builds/{id}/compare
+  kHistory,           // GET /history
+  kHistoryReport,     // GET /history/report
   kModels,            // GET /models
   kModel,             // PUT, GET, DELETE /models/{name}
   kModelFile,         // PUT /models/{name}/{file}
@@ -64,15 +67,33 @@ Route RouteOf(std::string_view path);
 bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs,
                 std::string* error);
 
-// The query of GET /builds: status=a,b&limit=N&cursor=C.
+// The query of GET /builds: status=a,b&limit=N&cursor=C&model=SUBSTR.
 struct ListQuery {
   std::vector<std::string> statuses;  // empty: all
+  std::string model;                  // empty: any
   int64_t limit = 20;
   int64_t cursor = 0;  // 0: the first page
 };
 // Parses the query part of `target` (after '?'; none: the defaults). On a bad query
 // returns false with `*error` naming the problem and the fix.
 bool ParseListQuery(std::string_view target, ListQuery* query, std::string* error);
+
+// A model filter longer than this names no model (paths are at most a few KiB).
+inline constexpr size_t kMaxModelFilter = 4096;
+
+// The query of GET /history (model=SUBSTR&key=HEX&since=DUR&limit=N) and of GET
+// /history/report (model, since).
+struct HistoryFilter {
+  std::string model;
+  std::string key;           // 64 lowercase hex digits
+  double since_seconds = 0;  // 0: any age
+  int64_t limit = 100;       // 1 to 1000
+};
+enum class HistoryRoute { kList, kReport };
+bool ParseHistoryQuery(std::string_view target, HistoryRoute route, HistoryFilter* filter, std::string* error);
+
+// The query of GET /builds/{id}/compare: with=ID (optional).
+bool ParseCompareQuery(std::string_view target, std::string* with, std::string* error);
 
 // The query of GET /builds/{id}/events: cancel_on_disconnect=true|false and nothing
 // else. On a bad query returns false with `*error` naming the known parameter.

@@ -286,3 +286,29 @@ def test_tasks_belong_to_2025_11_25(mcp):
     assert "tasks" not in init["capabilities"]
     assert all("execution" not in t for t in mcp.request("tools/list")["result"]["tools"])
     assert mcp.request("tasks/list")["error"]["code"] == -32601
+
+
+def test_progress_messages_and_the_result_carry_the_eta_from_earlier_builds(mcp):
+    """docs/mcp.md: with enough earlier builds of the key in the history, the progress
+    message ends with the ETA in the terminal's words, and the result's record has it."""
+    mcp.initialize()
+    build = {"simulate": "small-cnn", "speed": 3}
+    for seed in range(1, 5):
+        done = mcp.call("build_engine", {**build, "seed": seed})
+        assert done["structuredContent"]["status"] == "succeeded", done
+    mcp.send({"jsonrpc": "2.0", "id": "fifth", "method": "tools/call",
+              "params": {"name": "build_engine", "arguments": {**build, "seed": 5},
+                         "_meta": {"progressToken": "eta"}}})
+    messages = []
+    while True:
+        m = mcp.receive(timeout=60)
+        if m.get("id") == "fifth":
+            result = m["result"]
+            break
+        if m.get("method") == "notifications/progress":
+            messages.append(m["params"]["message"])
+    said = [text for text in messages if "left" in text and "4 earlier builds" in text]
+    assert said, messages
+    assert "; about " in said[0], said[0]
+    estimate = result["structuredContent"]["estimate"]
+    assert estimate["based_on"] == {"builds": 4, "match": "exact"} and estimate["remaining"] is not None, estimate

@@ -18,6 +18,7 @@
 #include "builds/stores/sqlite_store.h"
 #include "builds/executors/local_executor.h"
 #include "builds/executors/slurm_executor.h"
+#include "history/history_file.h"
 #include "support/fake_worker_launcher.h"
 
 namespace trtwatch::builds {
@@ -32,11 +33,18 @@ using testing::FakeWorkerState;
 // Lines of a worker's stream, numbered in order.
 class Stream {
  public:
-  Stream& BuildStart() {
+  Stream& BuildStart(const std::string& key = "") {
     Event e = Next(EventType::kBuildStart);
     e.build = "worker-made-id";
     e.backend = "simulated";
     e.model = "m";
+    e.cache.key = key;
+    return Add(e);
+  }
+  Stream& Estimate(double p10, double p50, double p90, int64_t builds) {
+    Event e = Next(EventType::kEstimate);
+    e.estimate.remaining = trtwatch::Estimate::Remaining{p10, p50, p90};
+    e.estimate.builds = builds;
     return Add(e);
   }
   Stream& PhaseStart(int64_t id, int64_t parent, const std::string& name, int32_t total) {
@@ -159,6 +167,70 @@ class BuildManagerProcessTest : public ::testing::Test {
   std::unique_ptr<BuildManager> manager_;
 };
 
+// docs/history.md: the record keeps the worker's last sound estimate and its build key;
+// the entry the worker adds to its folder joins the store's history under the
+// service's id, and the folder goes.
+TEST_F(BuildManagerProcessTest, TheRecordKeepsTheEstimateAndTheKeyAndTheHistoryTheWorkersEntry) {
+  Start();
+  const std::string key(64, 'e');
+  Stream s;
+  s.BuildStart(key).Estimate(60, 70, 80, 4).Estimate(90, 50, 10, 4).BuildFinish(BuildStatus::kSucceeded);
+  FakeWorkerScript script;
+  script.out = s.Chunks(4096);
+  fake_->Next(script);
+  const std::string id = Submit();
+  const std::string folder = dir_ + "/history-work/" + id;
+  ASSERT_TRUE(fs::is_directory(folder)) << "seeded before the worker starts";
+  history::HistoryEntry entry;  // what `trtwatch build --history` appends as it ends
+  entry.build = "worker-made-id";
+  entry.key = key;
+  entry.backend = "simulated";
+  entry.model = "simulated:small-cnn";
+  entry.finished_at = history::UnixNow();
+  entry.elapsed = 2;
+  entry.status = BuildStatus::kSucceeded;
+  ASSERT_EQ(history::HistoryFile(folder, {}).Append(entry, entry.finished_at).outcome,
+            history::AppendResult::Outcome::kWritten);
+  RunIdle();
+
+  const json record = Record(id);
+  ASSERT_EQ(record["status"], "succeeded") << record.dump();
+  EXPECT_EQ(record["history_key"], key);
+  EXPECT_EQ(record["estimate"]["remaining"], json::parse(R"({"p10":60.0,"p50":70.0,"p90":80.0})"))
+      << "the second estimate is out of order: refused, the first one kept";
+  EXPECT_EQ(record["estimate"]["based_on"]["builds"], 4);
+  EXPECT_EQ(record["estimate"]["t"], 1.0);
+  const HistoryRead read = store_->History({});
+  ASSERT_TRUE(read.ok) << read.error;
+  ASSERT_EQ(read.entries.size(), 1u);
+  EXPECT_EQ(json::parse(read.entries[0])["build"], id) << "named by the service's id, not the worker's";
+  EXPECT_FALSE(fs::exists(folder));
+}
+
+// The worker's entry is outside input: one that names another key than the build's
+// stream said is not stored, and the build succeeds all the same.
+TEST_F(BuildManagerProcessTest, AHistoryEntryOfAnotherKeyIsNotStoredAndTheBuildStands) {
+  Start();
+  Stream s;
+  s.BuildStart(std::string(64, 'e')).BuildFinish(BuildStatus::kSucceeded);
+  FakeWorkerScript script;
+  script.out = s.Chunks(4096);
+  fake_->Next(script);
+  const std::string id = Submit();
+  history::HistoryEntry entry;
+  entry.build = "worker-made-id";
+  entry.key = std::string(64, 'f');
+  entry.model = "simulated:small-cnn";
+  entry.finished_at = history::UnixNow();
+  entry.status = BuildStatus::kSucceeded;
+  ASSERT_EQ(history::HistoryFile(dir_ + "/history-work/" + id, {}).Append(entry, entry.finished_at).outcome,
+            history::AppendResult::Outcome::kWritten);
+  RunIdle();
+  EXPECT_EQ(Record(id)["status"], "succeeded");
+  EXPECT_TRUE(store_->History({}).entries.empty());
+  EXPECT_FALSE(fs::exists(dir_ + "/history-work/" + id));
+}
+
 TEST_F(BuildManagerProcessTest, AWorkerThatSucceedsGivesASucceededRecordAndTheWholeLog) {
   Start();
   Stream s;
@@ -176,9 +248,13 @@ TEST_F(BuildManagerProcessTest, AWorkerThatSucceedsGivesASucceededRecordAndTheWh
   ASSERT_GE(spec.argv.size(), 4u);
   EXPECT_EQ(spec.argv[0], "trtwatch");
   EXPECT_EQ(spec.argv[1], "build");
-  EXPECT_EQ(spec.argv[spec.argv.size() - 3], "--progress");
-  EXPECT_EQ(spec.argv[spec.argv.size() - 2], "json");
-  EXPECT_EQ(spec.argv.back(), "--no-history");  // the service keeps its own records
+  EXPECT_EQ(spec.argv[spec.argv.size() - 4], "--progress");
+  EXPECT_EQ(spec.argv[spec.argv.size() - 3], "json");
+  // The worker estimates from, and adds to, a folder the service seeded from its store
+  // (builds/build_history.h); the folder is gone once the build has ended.
+  EXPECT_EQ(spec.argv[spec.argv.size() - 2], "--history");
+  EXPECT_EQ(spec.argv.back(), dir_ + "/history-work/" + id);
+  EXPECT_FALSE(fs::exists(spec.argv.back()));
   EXPECT_TRUE(fake_->worker(0)->signals.empty());
   EXPECT_FALSE(fake_->worker(0)->dropped_before_end);
 

@@ -33,6 +33,31 @@ TEST(McpProgress, StopsAboveParallelWork) {
   EXPECT_EQ(PositionOf(r).where, "Timing graph nodes 10/80 \xE2\x80\xBA Building engine 2/6");
 }
 
+// A running build's estimate (docs/history.md) ends the message, in the terminal's words;
+// a new range is news even when the count has not moved.
+TEST(McpProgress, TheMessageCarriesTheEstimateInWords) {
+  json r = Record("running", {Phase(1, nullptr, "Building engine", 2, 6)});
+  r["estimate"] = {{"remaining", {{"p10", 240}, {"p50", 290}, {"p90", 360}}},
+                   {"based_on", {{"builds", 7}, {"match", "exact"}}},
+                   {"longer_than_history", false},
+                   {"t", 30}};
+  EXPECT_EQ(EstimateTextOf(r), "about 4\u2013" "6 min left, from 7 earlier builds");
+  ProgressTracker t;
+  std::optional<ProgressReport> first = t.Next(r, 0);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->message, "Building engine 2/6; about 4\u2013" "6 min left, from 7 earlier builds");
+  r["estimate"]["remaining"] = {{"p10", 60}, {"p50", 70}, {"p90", 80}};
+  std::optional<ProgressReport> second = t.Next(r, 0);
+  ASSERT_TRUE(second) << "a new range is sent";
+  EXPECT_GT(second->progress, first->progress);
+  EXPECT_EQ(second->message, "Building engine 2/6; about 60\u2013" "80 s left, from 7 earlier builds");
+
+  r["estimate"]["remaining"] = nullptr;  // too little history: nothing said
+  EXPECT_EQ(EstimateTextOf(r), "");
+  r.erase("estimate");
+  EXPECT_EQ(EstimateTextOf(r), "");
+}
+
 TEST(McpProgress, QueuedAndStarting) {
   EXPECT_EQ(PositionOf(Record("queued", json::array())).where, "queued: waiting for a free build slot");
   EXPECT_EQ(PositionOf(Record("running", json::array())).where, "starting");

@@ -28,7 +28,7 @@ namespace trtwatch::builds {
 namespace {
 
 using Outcome = StoreOpening::Outcome;
-constexpr int kCurrentSchema = 2;  // 1: the first release; 2: replicas (the queue's columns)
+constexpr int kCurrentSchema = 3;  // 1: the first release; 2: replicas (the queue's columns); 3: the history
 
 // Whether the store answers a probe within `limit` (a lost PostgreSQL is retried with back-off).
 bool ProbeWithin(RecordStore& store, std::chrono::seconds limit) {
@@ -192,6 +192,21 @@ TYPED_TEST(StoreBehaviourTest, PaginatesAndFilters) {
   EXPECT_TRUE(store->WithStatus({}).empty());
 }
 
+// GET /builds?model=: the record's model, or a simulated build's profile, contains it.
+TYPED_TEST(StoreBehaviourTest, ListsTheBuildsOfAModel) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  const std::string real = R"({"id":"r","model":"/models/resnet50.onnx","request":{"model":"resnet50.onnx"}})";
+  const std::string simulated = R"({"id":"s","model":null,"request":{"simulate":"small-cnn"}})";
+  ASSERT_TRUE(store->Put("r", "succeeded", real));
+  ASSERT_TRUE(store->Put("s", "running", simulated));
+  EXPECT_EQ(store->List({}, 10, 0, "resnet").docs, (std::vector<std::string>{real}));
+  EXPECT_EQ(store->List({}, 10, 0, "small-cnn").docs, (std::vector<std::string>{simulated}));
+  EXPECT_EQ(store->List({"succeeded"}, 10, 0, "small-cnn").docs, (std::vector<std::string>{}));
+  EXPECT_EQ(store->List({}, 10, 0, "%").docs, (std::vector<std::string>{})) << "a substring, not a LIKE pattern";
+  EXPECT_EQ(store->List({}, 10, 0, "").docs.size(), 2u);
+}
+
 TYPED_TEST(StoreBehaviourTest, EventLogSurvivesReopenAndReplaysAfterASeq) {
   {
     auto store = this->Open();
@@ -253,6 +268,52 @@ TYPED_TEST(StoreBehaviourTest, LongLogsAppendAndReplayWhole) {
     ++expected;
   }));
   EXPECT_EQ(expected, 2346u);
+}
+
+// The service's history (docs/history.md): filtered, newest first, replaced by build id,
+// kept across a reopen, and bounded by age and count.
+TYPED_TEST(StoreBehaviourTest, HistoryFiltersNewestFirstAndPrunesByAgeAndCount) {
+  const auto row = [](const std::string& build, const std::string& key, const std::string& model,
+                      const std::string& status, int64_t finished_at) {
+    return HistoryRow{build, key, model, "simulated", status, finished_at, "{\"build\":\"" + build + "\"}"};
+  };
+  {
+    auto store = this->Open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->PutHistory(row("b1", "k1", "simulated:small-cnn", "succeeded", 100)));
+    ASSERT_TRUE(store->PutHistory(row("b2", "k1", "simulated:small-cnn", "failed", 200)));
+    ASSERT_TRUE(store->PutHistory(row("b3", "k2", "/models/resnet50.onnx", "succeeded", 300)));
+    ASSERT_TRUE(store->PutHistory(row("b1", "k1", "simulated:small-cnn", "succeeded", 150)));  // replaced, not added
+  }
+  auto store = this->Open();  // what was stored outlives the process
+  ASSERT_TRUE(store);
+  const auto query_of = [](auto set) {
+    HistoryQuery q;
+    set(q);
+    return q;
+  };
+  const auto builds = [&](const HistoryQuery& q) {
+    const HistoryRead read = store->History(q);
+    EXPECT_TRUE(read.ok) << read.error;
+    std::vector<std::string> ids;
+    for (const std::string& entry : read.entries) ids.push_back(entry.substr(10, 2));
+    return ids;
+  };
+  EXPECT_EQ(builds(HistoryQuery()), (std::vector<std::string>{"b3", "b2", "b1"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.model = "small"; })), (std::vector<std::string>{"b2", "b1"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.model = "small"; q.status = "succeeded"; })), (std::vector<std::string>{"b1"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.key = "k2"; })), (std::vector<std::string>{"b3"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.build = "b2"; })), (std::vector<std::string>{"b2"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.backend = "tensorrt"; })), (std::vector<std::string>{}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.finished_after = 200; })), (std::vector<std::string>{"b3", "b2"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.limit = 1; })), (std::vector<std::string>{"b3"}));
+  EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.model = "%"; })), (std::vector<std::string>{})) << "a substring, not a LIKE pattern";
+
+  EXPECT_EQ(store->PruneHistory(0, 0), 0) << "no bound: nothing removed";
+  EXPECT_EQ(store->PruneHistory(160, 0), 1) << "older than the age bound";
+  EXPECT_EQ(builds(HistoryQuery()), (std::vector<std::string>{"b3", "b2"}));
+  EXPECT_EQ(store->PruneHistory(0, 1), 1) << "beyond the count bound";
+  EXPECT_EQ(builds(HistoryQuery()), (std::vector<std::string>{"b3"}));
 }
 
 TYPED_TEST(StoreBehaviourTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAndEngines) {
@@ -341,7 +402,7 @@ TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
   StoreOpening opened = this->store_.Open();
   EXPECT_EQ(opened.outcome, Outcome::kNewerSchema);
   EXPECT_FALSE(opened.store);
-  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 2): upgrade trtwatch"),
+  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 3): upgrade trtwatch"),
             std::string::npos)
       << opened.error;
   this->store_.SetSchemaVersion(kCurrentSchema);

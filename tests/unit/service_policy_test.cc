@@ -248,6 +248,10 @@ TEST(RouteTest, PathsNameTheirEndpoints) {
   EXPECT_EQ(RouteOf("/builds/b_1/events").endpoint, Endpoint::kBuildEvents);
   EXPECT_EQ(RouteOf("/builds/b_1/trace").endpoint, Endpoint::kBuildTrace);
   EXPECT_EQ(RouteOf("/builds/changes").endpoint, Endpoint::kBuildChanges);
+  EXPECT_EQ(RouteOf("/history").endpoint, Endpoint::kHistory);
+  EXPECT_EQ(RouteOf("/history/report").endpoint, Endpoint::kHistoryReport);
+  EXPECT_EQ(RouteOf("/builds/b_1/compare").endpoint, Endpoint::kBuildCompare);
+  EXPECT_EQ(RouteOf("/builds/b_1/compare").id, "b_1");
   for (const char* path : {"", "/", "/builds/b_1/logs", "/builds/b_1/cancel/x", "/build", "/healthz/", "/mcp/x"}) {
     EXPECT_EQ(RouteOf(path).endpoint, Endpoint::kNotFound) << path;
   }
@@ -275,6 +279,64 @@ TEST(ListQueryTest, ReadsStatusesLimitAndCursorAndNamesWhatIsWrong) {
     EXPECT_FALSE(ParseListQuery(c.target, &bad, &error)) << c.target;
     EXPECT_NE(error.find(c.names), std::string::npos) << c.target << ": " << error;
   }
+}
+
+TEST(ListQueryTest, FiltersByModel) {
+  ListQuery q;
+  std::string error;
+  ASSERT_TRUE(ParseListQuery("/builds?model=resnet%2050&status=failed", &q, &error)) << error;
+  EXPECT_EQ(q.model, "resnet 50");
+  EXPECT_FALSE(ParseListQuery("/builds?model=", &q, &error));
+  EXPECT_NE(error.find("model"), std::string::npos) << error;
+}
+
+TEST(HistoryQueryTest, ReadsItsFiltersAndNamesWhatIsWrong) {
+  HistoryFilter f;
+  std::string error;
+  const std::string key(64, 'c');
+  ASSERT_TRUE(ParseHistoryQuery("/history?model=small&key=" + key + "&since=2h&limit=7", HistoryRoute::kList, &f, &error))
+      << error;
+  EXPECT_EQ(f.model, "small");
+  EXPECT_EQ(f.key, key);
+  EXPECT_DOUBLE_EQ(f.since_seconds, 7200);
+  EXPECT_EQ(f.limit, 7);
+  HistoryFilter defaults;
+  ASSERT_TRUE(ParseHistoryQuery("/history", HistoryRoute::kList, &defaults, &error));
+  EXPECT_EQ(defaults.limit, 100);
+  struct Case {
+    const char* target;
+    HistoryRoute route;
+    const char* names;
+  };
+  for (const Case& c : {Case{"/history?limit=0", HistoryRoute::kList, "limit must be an integer from 1 to 1000"},
+                        Case{"/history?limit=1001", HistoryRoute::kList, "limit"},
+                        Case{"/history?key=ABC", HistoryRoute::kList, "64 lowercase hex digits"},
+                        Case{"/history?since=soon", HistoryRoute::kList, "since must be a duration"},
+                        Case{"/history?since=0s", HistoryRoute::kList, "since"},
+                        Case{"/history?model=", HistoryRoute::kList, "model"},
+                        Case{"/history?colour=red", HistoryRoute::kList, "use model, key, since or limit"},
+                        Case{"/history/report?limit=5", HistoryRoute::kReport, "use model or since"},
+                        Case{"/history/report?key=" "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
+                             HistoryRoute::kReport, "use model or since"}}) {
+    HistoryFilter bad;
+    error.clear();
+    EXPECT_FALSE(ParseHistoryQuery(c.target, c.route, &bad, &error)) << c.target;
+    EXPECT_NE(error.find(c.names), std::string::npos) << c.target << ": " << error;
+  }
+}
+
+TEST(CompareQueryTest, TakesAnotherBuildsIdOnly) {
+  std::string with;
+  std::string error;
+  ASSERT_TRUE(ParseCompareQuery("/builds/b_1/compare", &with, &error));
+  EXPECT_EQ(with, "");
+  const std::string other = "b_" + std::string(32, 'a');
+  ASSERT_TRUE(ParseCompareQuery("/builds/b_1/compare?with=" + other, &with, &error)) << error;
+  EXPECT_EQ(with, other);
+  EXPECT_FALSE(ParseCompareQuery("/builds/b_1/compare?with=../x", &with, &error));
+  EXPECT_NE(error.find("with must be a build id"), std::string::npos) << error;
+  EXPECT_FALSE(ParseCompareQuery("/builds/b_1/compare?against=x", &with, &error));
+  EXPECT_NE(error.find("the only one is with"), std::string::npos) << error;
 }
 
 TEST(BearerTokenTest, SchemeIsCaseInsensitiveThenSpaces) {

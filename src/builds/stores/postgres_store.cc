@@ -88,6 +88,18 @@ constexpr const char* kPgSteps[] = {
     "ALTER TABLE builds ADD COLUMN lease_until TIMESTAMPTZ;"
     "ALTER TABLE builds ADD COLUMN cancel_request TEXT;"
     "CREATE INDEX builds_owner ON builds(owner) WHERE owner IS NOT NULL;",
+    // 3: the build history (docs/history.md), one entry per finished build.
+    "CREATE TABLE history ("
+    "  ord BIGSERIAL PRIMARY KEY,"
+    "  build_id TEXT NOT NULL UNIQUE,"
+    "  key TEXT NOT NULL,"
+    "  model TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  finished_at BIGINT NOT NULL,"
+    "  entry TEXT NOT NULL);"
+    "CREATE INDEX history_finished ON history(finished_at);"
+    "CREATE INDEX history_key ON history(key, finished_at);",
 };
 
 // PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the
@@ -270,12 +282,19 @@ std::optional<std::string> PostgresStore::Get(const std::string& id) {
   return r.Text(0, 0);
 }
 
-RecordStore::Page PostgresStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor) {
+RecordStore::Page PostgresStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                                      const std::string& model) {
   if (!Ready()) return {};
   Params params{std::to_string(cursor > 0 ? cursor : INT64_MAX)};
   std::string sql = "SELECT ord, doc FROM builds WHERE ord < $1";
   if (!statuses.empty()) sql += " AND status IN (" + PgPlaceholders(2, statuses.size()) + ")";
   params.insert(params.end(), statuses.begin(), statuses.end());
+  if (!model.empty()) {
+    params.push_back(model);
+    const std::string m = "$" + std::to_string(params.size());
+    sql += " AND (strpos(COALESCE(doc::json ->> 'model', ''), " + m + ") > 0 OR strpos(COALESCE(doc::json -> "
+           "'request' ->> 'simulate', ''), " + m + ") > 0)";
+  }
   params.push_back(std::to_string(limit + 1));
   sql += " ORDER BY ord DESC LIMIT $" + std::to_string(params.size());
   PgReply r = Run(sql.c_str(), params);
@@ -390,6 +409,51 @@ bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const 
   if (ok && Command("COMMIT")) return true;
   removed->clear();
   return RollbackAfterFailure();
+}
+
+// ---- the history ----
+
+bool PostgresStore::PutHistory(const HistoryRow& row) {
+  return Ready() &&
+         Command("INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
+                 "VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, "
+                 "model = EXCLUDED.model, backend = EXCLUDED.backend, status = EXCLUDED.status, "
+                 "finished_at = EXCLUDED.finished_at, entry = EXCLUDED.entry",
+                 {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at), row.entry});
+}
+
+HistoryRead PostgresStore::History(const HistoryQuery& query) {
+  HistoryRead read;
+  if (!Ready()) return read.error = last_error_, read;
+  Params params{std::to_string(query.finished_after)};
+  std::string sql = "SELECT entry FROM history WHERE finished_at >= $1";
+  const auto add = [&](const std::string& value, const char* condition_before, const char* condition_after) {
+    if (value.empty()) return;
+    params.push_back(value);
+    sql += std::string(condition_before) + std::to_string(params.size()) + condition_after;
+  };
+  add(query.build, " AND build_id = $", "");
+  add(query.model, " AND strpos(model, $", ") > 0");
+  add(query.key, " AND key = $", "");
+  add(query.backend, " AND backend = $", "");
+  add(query.status, " AND status = $", "");
+  params.push_back(std::to_string(query.limit));
+  sql += " ORDER BY finished_at DESC, ord DESC LIMIT $" + std::to_string(params.size());
+  PgReply r = Run(sql.c_str(), params);
+  if (!r.ok()) return read.error = r.error, read;
+  for (int i = 0; i < r.rows(); ++i) read.entries.push_back(r.Text(i, 0));
+  read.ok = true;
+  return read;
+}
+
+int64_t PostgresStore::PruneHistory(int64_t finished_before, int64_t keep_newest) {
+  if (finished_before <= 0 && keep_newest <= 0) return 0;
+  if (!Ready()) return -1;
+  PgReply r = Run("WITH gone AS (DELETE FROM history WHERE ($1::bigint > 0 AND finished_at < $1::bigint) OR "
+                  "($2::bigint > 0 AND ord NOT IN (SELECT ord FROM history ORDER BY finished_at DESC, ord DESC "
+                  "LIMIT $2::bigint)) RETURNING 1) SELECT count(*) FROM gone",
+                  {std::to_string(finished_before), std::to_string(keep_newest)});
+  return r.ok() ? r.Int(0, 0) : -1;
 }
 
 // ---- the change feed (builds/stores/change_feed.h) ----

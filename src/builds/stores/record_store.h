@@ -31,6 +31,36 @@ struct StoredEvent {
   std::string json;
 };
 
+// One finished build in the service's history (docs/history.md): the entry's JSON line
+// (history/history_entry.h) and the columns its queries filter by.
+struct HistoryRow {
+  std::string build;    // the service's build id
+  std::string key;      // the build key's digest
+  std::string model;
+  std::string backend;
+  std::string status;   // "succeeded", "failed", ...
+  int64_t finished_at = 0;  // Unix seconds
+  std::string entry;    // the entry as one JSON line
+};
+
+// Which history rows to read; every filter is optional.
+struct HistoryQuery {
+  std::string build;        // one build's id
+  std::string model;        // a substring of the model
+  std::string key;          // the whole digest
+  std::string backend;
+  std::string status;       // one status
+  int64_t finished_after = 0;  // Unix seconds; 0: any
+  int limit = 100;
+};
+
+// The entries read (newest first), or the store's error.
+struct HistoryRead {
+  bool ok = false;
+  std::vector<std::string> entries;
+  std::string error;
+};
+
 class RecordStore {
  public:
   virtual ~RecordStore() = default;
@@ -43,8 +73,10 @@ class RecordStore {
     std::vector<std::string> docs;
     std::optional<int64_t> next_cursor;  // pass back as `cursor` for the next page
   };
-  // Newest first. `statuses` empty means all; `cursor` 0 means from the newest.
-  virtual Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor) = 0;
+  // Newest first. `statuses` empty means all; `cursor` 0 means from the newest; `model`
+  // non-empty: the builds whose model, or simulated profile, contains it.
+  virtual Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                    const std::string& model = "") = 0;
   // Every record in one of `statuses`, oldest first (restart recovery).
   virtual std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) = 0;
 
@@ -72,6 +104,14 @@ class RecordStore {
   // removed go to `*removed`. False on a storage error, with nothing removed.
   virtual bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
                      int64_t keep_newest, std::vector<std::string>* removed) = 0;
+
+  // The history (docs/history.md): adds or replaces the row of `row.build`.
+  virtual bool PutHistory(const HistoryRow& row) = 0;
+  virtual HistoryRead History(const HistoryQuery& query) = 0;
+  // Removes the rows finished before `finished_before` (Unix seconds; 0: no age limit)
+  // and all but the newest `keep_newest` (0: no count limit). The count removed, or -1
+  // on a storage error.
+  virtual int64_t PruneHistory(int64_t finished_before, int64_t keep_newest) = 0;
 
   // What the last failed call met, for messages.
   virtual const std::string& last_error() const = 0;

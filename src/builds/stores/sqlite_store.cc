@@ -103,6 +103,18 @@ constexpr const char* kSqliteSteps[] = {
     "ALTER TABLE builds ADD COLUMN lease_until REAL;"
     "ALTER TABLE builds ADD COLUMN cancel_request TEXT;"
     "CREATE INDEX builds_owner ON builds(owner) WHERE owner IS NOT NULL;",
+    // 3: the build history (docs/history.md), one entry per finished build.
+    "CREATE TABLE history ("
+    "  ord INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  build_id TEXT NOT NULL UNIQUE,"
+    "  key TEXT NOT NULL,"
+    "  model TEXT NOT NULL,"
+    "  backend TEXT NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  finished_at INTEGER NOT NULL,"
+    "  entry TEXT NOT NULL);"
+    "CREATE INDEX history_finished ON history(finished_at);"
+    "CREATE INDEX history_key ON history(key, finished_at);",
 };
 
 // SQLite's side of a migration: the version is PRAGMA user_version, the lock is the
@@ -248,15 +260,24 @@ std::optional<std::string> SqliteStore::Get(const std::string& id) {
   return s.ColText(0);
 }
 
-RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor) {
+RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                                    const std::string& model) {
   std::string sql = "SELECT ord, doc FROM builds WHERE ord < ?";
   if (!statuses.empty()) sql += " AND status IN (" + Placeholders(statuses.size()) + ")";
+  if (!model.empty()) {
+    sql += " AND (instr(COALESCE(json_extract(doc, '$.model'), ''), ?) > 0"
+           " OR instr(COALESCE(json_extract(doc, '$.request.simulate'), ''), ?) > 0)";
+  }
   sql += " ORDER BY ord DESC LIMIT ?";
   Stmt s(db_, sql.c_str());
   if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), Page{};
   int i = 1;
   s.Int(i++, cursor > 0 ? cursor : INT64_MAX);
   for (const std::string& status : statuses) s.Text(i++, status);
+  if (!model.empty()) {
+    s.Text(i++, model);
+    s.Text(i++, model);
+  }
   s.Int(i, limit + 1);
   std::vector<std::pair<int64_t, std::string>> rows;
   while (s.Step() == SQLITE_ROW) rows.emplace_back(s.ColInt(0), s.ColText(1));
@@ -392,6 +413,62 @@ bool SqliteStore::Prune(const std::vector<std::string>& final_statuses, const st
   Exec("ROLLBACK");
   removed->clear();
   return false;
+}
+
+// ---- the history ----
+
+bool SqliteStore::PutHistory(const HistoryRow& row) {
+  Stmt s(db_,
+         "INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) VALUES(?, ?, ?, ?, ?, ?, ?) "
+         "ON CONFLICT(build_id) DO UPDATE SET key = excluded.key, model = excluded.model, backend = excluded.backend, "
+         "status = excluded.status, finished_at = excluded.finished_at, entry = excluded.entry");
+  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  s.Text(1, row.build);
+  s.Text(2, row.key);
+  s.Text(3, row.model);
+  s.Text(4, row.backend);
+  s.Text(5, row.status);
+  s.Int(6, row.finished_at);
+  s.Text(7, row.entry);
+  if (s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
+  return true;
+}
+
+HistoryRead SqliteStore::History(const HistoryQuery& query) {
+  std::string sql = "SELECT entry FROM history WHERE finished_at >= ?";
+  if (!query.build.empty()) sql += " AND build_id = ?";
+  if (!query.model.empty()) sql += " AND instr(model, ?) > 0";
+  if (!query.key.empty()) sql += " AND key = ?";
+  if (!query.backend.empty()) sql += " AND backend = ?";
+  if (!query.status.empty()) sql += " AND status = ?";
+  sql += " ORDER BY finished_at DESC, ord DESC LIMIT ?";
+  HistoryRead read;
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return read.error = last_error_ = sqlite3_errmsg(db_), read;
+  int i = 1;
+  s.Int(i++, query.finished_after);
+  for (const std::string* text : {&query.build, &query.model, &query.key, &query.backend, &query.status}) {
+    if (!text->empty()) s.Text(i++, *text);
+  }
+  s.Int(i, query.limit);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) read.entries.push_back(s.ColText(0));
+  if (rc != SQLITE_DONE) return read.error = last_error_ = sqlite3_errmsg(db_), read.entries.clear(), read;
+  read.ok = true;
+  return read;
+}
+
+int64_t SqliteStore::PruneHistory(int64_t finished_before, int64_t keep_newest) {
+  if (finished_before <= 0 && keep_newest <= 0) return 0;
+  std::string sql = "DELETE FROM history WHERE 0";
+  if (finished_before > 0) sql += " OR finished_at < ?1";
+  if (keep_newest > 0) sql += " OR ord NOT IN (SELECT ord FROM history ORDER BY finished_at DESC, ord DESC LIMIT ?2)";
+  Stmt s(db_, sql.c_str());
+  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), -1;
+  if (finished_before > 0) s.Int(1, finished_before);
+  if (keep_newest > 0) s.Int(2, keep_newest);
+  if (s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), -1;
+  return sqlite3_changes(db_);
 }
 
 // ---- the queue (builds/stores/build_queue.h): one replica, one process ----

@@ -43,7 +43,7 @@ class SqliteStore final : public RecordStore, public BuildQueue {
 
   bool Put(const std::string& id, const std::string& status, const std::string& doc) override;
   std::optional<std::string> Get(const std::string& id) override;
-  Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor) override;
+  Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor, const std::string& model) override;
   std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) override;
   bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
   bool ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
@@ -51,6 +51,9 @@ class SqliteStore final : public RecordStore, public BuildQueue {
                   std::vector<StoredEvent>* page) override;
   uint64_t LastSeq(const std::string& id) override;
   bool Probe() override;
+  bool PutHistory(const HistoryRow& row) override;
+  HistoryRead History(const HistoryQuery& query) override;
+  int64_t PruneHistory(int64_t finished_before, int64_t keep_newest) override;
   bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
              std::vector<std::string>* removed) override;
   const std::string& last_error() const override { return last_error_; }
