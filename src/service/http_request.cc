@@ -6,6 +6,7 @@
 #include <charconv>
 #include <iterator>
 
+#include "builds/build_group.h"  // ValidGroupId
 #include "builds/build_record.h"
 #include "service/server.h"
 
@@ -85,6 +86,13 @@ Route RouteOf(std::string_view path) {
     if (parts.size() == 3) return {Endpoint::kModel, parts[2], {}};
     return {Endpoint::kModelFile, parts[2], parts[3]};
   }
+  if (parts.size() >= 3 && parts.size() <= 5 && parts[1] == "groups") {
+    if (parts.size() == 3) return {Endpoint::kGroup, parts[2], {}};
+    if (parts.size() == 4 && parts[3] == "cancel") return {Endpoint::kGroupCancel, parts[2], {}};
+    if (parts.size() == 4 && parts[3] == "manifest") return {Endpoint::kGroupManifest, parts[2], {}};
+    if (parts.size() == 5 && parts[3] == "engines") return {Endpoint::kGroupEngine, parts[2], parts[4]};
+    return {};
+  }
   if (parts.size() < 2 || parts.size() > 4 || parts[1] != "builds") return {};
   if (parts.size() == 2) return {Endpoint::kBuilds, {}, {}};
   if (parts.size() == 3) return {Endpoint::kBuild, parts[2], {}};
@@ -139,8 +147,14 @@ bool ParseListQuery(std::string_view target, ListQuery* query, std::string* erro
         *error = "cursor must be the next_cursor of a previous page";
         return false;
       }
+    } else if (key == "group") {
+      if (!builds::ValidGroupId(value)) {
+        *error = "group must be a build group's id: g_ and 32 hex digits (the id POST /builds answered with \"targets\")";
+        return false;
+      }
+      query->group = value;
     } else {
-      *error = "unknown query parameter \"" + key + "\"; use status, limit or cursor";
+      *error = "unknown query parameter \"" + key + "\"; use status, limit, cursor or group";
       return false;
     }
   }
