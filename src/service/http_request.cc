@@ -86,7 +86,7 @@ Route RouteOf(std::string_view path) {
     if (parts.size() == 3) return {Endpoint::kModel, parts[2], {}};
     return {Endpoint::kModelFile, parts[2], parts[3]};
   }
-  if (parts.size() >= 3 && parts.size() <= 5 && parts[1] == "groups") {
+  if (parts.size() >= 3 && parts.size() <= 5 && parts[1] == "groups" && !parts[2].empty()) {
     if (parts.size() == 3) return {Endpoint::kGroup, parts[2], {}};
     if (parts.size() == 4 && parts[3] == "cancel") return {Endpoint::kGroupCancel, parts[2], {}};
     if (parts.size() == 4 && parts[3] == "manifest") return {Endpoint::kGroupManifest, parts[2], {}};

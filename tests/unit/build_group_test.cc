@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/build_id.h"
+
 namespace trtwatch::builds {
 namespace {
 
@@ -172,6 +174,9 @@ TEST(BuildGroupTest, GroupIdsAreGAndThirtyTwoHexDigits) {
   EXPECT_FALSE(ValidGroupId("b_0123456789abcdef0123456789abcdef"));
   EXPECT_FALSE(ValidGroupId("g_0123456789ABCDEF0123456789abcdef"));
   EXPECT_FALSE(ValidGroupId("g_../../etc"));
+  const std::string made = NewGroupId();
+  EXPECT_TRUE(ValidGroupId(made)) << made;
+  EXPECT_NE(NewGroupId(), made);
 }
 
 }  // namespace
