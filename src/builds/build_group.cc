@@ -6,6 +6,7 @@
 #include <set>
 
 #include "builds/build_request.h"  // kUploadedModelPrefix
+#include "platform/sha256.h"
 #include "protocol/json_body.h"
 #include "protocol/utf8.h"
 
@@ -100,37 +101,17 @@ GroupRequestResult ParseGroupRequest(std::string_view body, const GpuTable& tabl
   return r;
 }
 
-std::string GroupIndexToJson(const GroupIndex& index) {
-  json members = json::array();
-  for (const GroupIndex::Member& m : index.members) {
-    members.push_back({{"target", m.target}, {"build", m.build}, {"compute_capability", m.compute_capability}});
-  }
-  return json{{"id", index.id}, {"created_at", index.created_at}, {"model", index.model}, {"members", members}}.dump(
-      -1, ' ', false, json::error_handler_t::replace);
+std::string GroupMemberBuildId(std::string_view gid, size_t index) {
+  return "b_" + HexOf(Sha256Of(std::string(gid) + "/" + std::to_string(index))).substr(0, 32);
 }
 
-std::optional<GroupIndex> GroupIndexFromJson(std::string_view text) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || !ValidGroupId(j["id"].get<std::string>()) ||
-      !j.contains("members") || !j["members"].is_array() || j["members"].size() > kMaxGroupTargets) {
-    return std::nullopt;
+std::string GroupModelOfRequest(std::string_view request_json) {
+  const json j = json::parse(request_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return "";
+  for (const char* key : {"model", "simulate"}) {
+    if (j.contains(key) && j[key].is_string()) return j[key].get<std::string>();
   }
-  GroupIndex index;
-  index.id = j["id"].get<std::string>();
-  if (j.contains("created_at") && j["created_at"].is_number()) index.created_at = j["created_at"].get<double>();
-  if (j.contains("model") && j["model"].is_string()) index.model = j["model"].get<std::string>();
-  for (const json& m : j["members"]) {
-    if (!m.is_object() || !m.contains("target") || !m["target"].is_string() || !m.contains("build") ||
-        !m["build"].is_string()) {
-      return std::nullopt;
-    }
-    GroupIndex::Member member{m["target"].get<std::string>(), m["build"].get<std::string>(), ""};
-    if (m.contains("compute_capability") && m["compute_capability"].is_string()) {
-      member.compute_capability = m["compute_capability"].get<std::string>();
-    }
-    index.members.push_back(std::move(member));
-  }
-  return index;
+  return "";
 }
 
 std::string GroupEngineName(std::string_view model, std::string_view target, std::string_view compute_capability) {

@@ -2,8 +2,8 @@
 // becomes one build per GPU type of the service's table, each routed as if it asked
 // for "gpu": {"type": TARGET}; the group's document (its state, its members, the
 // manifest of their engines) is derived from the members' records. This file holds the
-// pure parts: the request split into members, the group's index (the one thing a group
-// stores of its own: which builds are its members), its state, the engines' names and
+// pure parts: the request split into members, the members' ids (derived from the
+// group's, so that a group stores nothing of its own), its state, the engines' names and
 // Triton's manifest. builds/build_groups.h runs them over the build manager.
 //
 // Threading: values and pure functions.
@@ -60,21 +60,25 @@ struct GroupRequestResult {
 // needs one in the table.
 GroupRequestResult ParseGroupRequest(std::string_view body, const GpuTable& table);
 
-// What a group keeps of its own (DATA_DIR/groups/<gid>/group.json): its members.
+// The id of a group's member `index` (0 to kMaxGroupTargets - 1): "b_" and the first 32
+// hex digits of SHA-256("<gid>/<index>"). A group stores nothing of its own: any replica
+// finds its members from its id alone, and they stay as unguessable as the group's id.
+std::string GroupMemberBuildId(std::string_view gid, size_t index);
+
+// A group as read back from its members' records.
 struct GroupIndex {
   struct Member {
     std::string target;
     std::string build;
-    std::string compute_capability;  // from the table when the group was made; empty: none
+    std::string compute_capability;  // the GPU table's for the target; empty: none
   };
   std::string id;
-  double created_at = 0;  // Unix seconds
-  std::string model;
+  double created_at = 0;  // Unix seconds: its first member's
+  std::string model;      // its first member's request: "model" as given, or "simulate"
   std::vector<Member> members;
 };
-std::string GroupIndexToJson(const GroupIndex& index);
-// A stored index read back; none when it is not one (damaged, or not a group's).
-std::optional<GroupIndex> GroupIndexFromJson(std::string_view text);
+// The "model" (or "simulate") of a member's stored request (its JSON).
+std::string GroupModelOfRequest(std::string_view request_json);
 
 // "resnet50.h200.sm90.engine": the model's file name without its extension (a
 // "models:NAME" model: NAME), the target and the compute capability; characters other

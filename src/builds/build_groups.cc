@@ -13,7 +13,6 @@ namespace trtwatch::builds {
 
 namespace {
 
-constexpr char kGroupIndexFile[] = "group.json";
 constexpr char kGroupManifestFile[] = "manifest.json";
 
 GroupOutcome GroupOutcomeOf(SubmitOutcome outcome) {
@@ -57,36 +56,22 @@ GroupResult BuildGroups::Submit(std::string_view body) {
       return GroupRefusal(GroupOutcome::kInvalid, "target \"" + m.target + "\": " + error);
     }
   }
-  GroupIndex index;
-  index.id = NewGroupId();
-  index.created_at = NowUnix();
-  index.model = parsed.request.model;
-  std::string error;
-  if (!MakePrivateFolder(data_dir_ + "/groups", &error) || !MakePrivateFolder(group_dir(index.id), &error)) {
-    return GroupRefusal(GroupOutcome::kStorageFailed, "the group's folder cannot be made: " + error);
-  }
+  const std::string gid = NewGroupId();
   std::vector<std::string> builds;
-  for (const GroupRequest::Member& m : parsed.request.members) {
-    SubmitResult r = manager_.Submit(m.body, GroupTag{index.id, m.target});
+  for (size_t i = 0; i < parsed.request.members.size(); ++i) {
+    const GroupRequest::Member& m = parsed.request.members[i];
+    SubmitResult r = manager_.Submit(m.body, GroupTag{gid, m.target}, GroupMemberBuildId(gid, i));
     if (r.outcome != SubmitOutcome::kCreated) {
       Withdraw(builds);
-      return GroupRefusal(GroupOutcomeOf(r.outcome), "target \"" + m.target + "\": " + r.error +
-                                                (builds.empty() ? "" : " (the group's other builds were cancelled)"));
+      return GroupRefusal(GroupOutcomeOf(r.outcome),
+                          "target \"" + m.target + "\": " + r.error +
+                              (builds.empty() ? "" : " (the group's other builds were cancelled)"));
     }
     builds.push_back(r.id);
-    index.members.push_back({m.target, r.id, m.compute_capability});
   }
-  if (!WriteIndex(index, &error)) {
-    Withdraw(builds);
-    return GroupRefusal(GroupOutcome::kStorageFailed, "the group's index cannot be written: " + error);
-  }
-  GroupResult created = Get(index.id);
+  GroupResult created = Get(gid);
   created.outcome = GroupOutcome::kCreated;
   return created;
-}
-
-bool BuildGroups::WriteIndex(const GroupIndex& index, std::string* error) {
-  return WriteFileAtomically(group_dir(index.id) + "/" + kGroupIndexFile, GroupIndexToJson(index), error);
 }
 
 void BuildGroups::Withdraw(const std::vector<std::string>& builds) {
@@ -96,19 +81,26 @@ void BuildGroups::Withdraw(const std::vector<std::string>& builds) {
 BuildGroups::Loaded BuildGroups::Load(const std::string& gid) {
   Loaded loaded;
   if (!ValidGroupId(gid)) return loaded;
-  std::string text;
-  std::string error;
-  if (!ReadWholeFile(group_dir(gid) + "/" + kGroupIndexFile, &text, &error)) return loaded;
-  loaded.index = GroupIndexFromJson(text);
-  if (!loaded.index || loaded.index->id != gid) {
-    loaded.index.reset();
-    return loaded;
+  GroupIndex index;
+  index.id = gid;
+  std::vector<std::string> records;
+  for (size_t i = 0; i < kMaxGroupTargets; ++i) {
+    GetResult got = manager_.Get(GroupMemberBuildId(gid, i));
+    BuildRecord r;
+    if (got.outcome != GetOutcome::kFound || !RecordFromJson(got.record, &r) || !r.group || r.group->id != gid) break;
+    if (i == 0) {
+      index.created_at = r.created_at;
+      index.model = GroupModelOfRequest(r.request_json);
+    }
+    const GpuRoute route = gpu_types_.Route(GpuNeed{r.group->target, ""});
+    index.members.push_back({r.group->target, r.id, route.type ? route.type->compute_capability : ""});
+    records.push_back(std::move(got.record));
   }
-  for (const GroupIndex::Member& m : loaded.index->members) {
-    const GetResult record = manager_.Get(m.build);
-    loaded.members.push_back(
-        MemberFromRecord(*loaded.index, m, record.outcome == GetOutcome::kFound ? record.record : std::string()));
+  if (index.members.empty()) return loaded;
+  for (size_t i = 0; i < index.members.size(); ++i) {
+    loaded.members.push_back(MemberFromRecord(index, index.members[i], records[i]));
   }
+  loaded.index = std::move(index);
   if (GroupEnded(loaded.members)) Conclude(*loaded.index, loaded.members);
   return loaded;
 }
@@ -185,6 +177,10 @@ void BuildGroups::Conclude(const GroupIndex& index, const std::vector<GroupMembe
   const std::string dir = group_dir(index.id);
   if (InspectPath(dir + "/" + kGroupManifestFile).kind == PathKind::kFile) return;  // concluded already
   std::string error;
+  if (!MakePrivateFolder(data_dir_ + "/groups", &error) || !MakePrivateFolder(dir, &error)) {
+    std::fprintf(stderr, "trtwatch serve: group %s: its folder cannot be made: %s\n", index.id.c_str(), error.c_str());
+    return;
+  }
   for (const GroupMember& m : members) {
     if (m.engine_name.empty()) continue;
     const ArtifactResult engine = manager_.Artifact(m.build, ArtifactKind::kEngine);

@@ -1,11 +1,12 @@
 // BuildGroups: build groups (builds/build_group.h) over the build manager. A group has
-// no record of its own: its members' records carry "group": {"id", "target"}, and its
-// index, DATA_DIR/groups/<gid>/group.json, lists them; its document is derived from
-// their records on every read, so any replica sharing the data dir answers it. Once
-// every member has ended, whichever reader sees it first concludes the group: it puts
-// the members' engines under their group names next to the index (hard links, copies on
-// another file system) and writes manifest.json (Triton's cc_model_filenames), each
-// file atomically; two replicas doing it at once write the same bytes.
+// no record of its own: its members' records carry "group": {"id", "target"}, and their
+// ids derive from the group's (GroupMemberBuildId), so its document is derived from
+// their records on every read and any replica of the store answers it. Once every
+// member has ended, the replica that concludes it (the one its last member ended on, or
+// any that reads it then) puts the members' engines it can reach under their group
+// names in DATA_DIR/groups/<gid>/ (hard links, copies on another file system) with
+// manifest.json (Triton's cc_model_filenames), each file atomically; two replicas doing
+// it at once write the same bytes.
 //
 // Threading: on the build manager's thread, as the manager is.
 #pragma once
@@ -70,7 +71,6 @@ class BuildGroups {
   GroupResult NotFound(const std::string& gid) const;
   // Once every member has ended: the engines under their names and manifest.json.
   void Conclude(const GroupIndex& index, const std::vector<GroupMember>& members);
-  bool WriteIndex(const GroupIndex& index, std::string* error);
   void Withdraw(const std::vector<std::string>& builds);  // a group that could not be made
 
   BuildManager& manager_;

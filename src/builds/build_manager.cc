@@ -278,7 +278,8 @@ std::string BuildManager::CheckRequest(std::string_view body) {
   return "";
 }
 
-SubmitResult BuildManager::Submit(std::string_view body, const std::optional<GroupTag>& group) {
+SubmitResult BuildManager::Submit(std::string_view body, const std::optional<GroupTag>& group,
+                                  const std::string& member_id) {
   BuildRequest request;
   std::string error;
   if (!ParseBuildRequest(body, Paths(), &request, &error)) {
@@ -309,7 +310,7 @@ SubmitResult BuildManager::Submit(std::string_view body, const std::optional<Gro
   // Queued with no owner, for whichever replica has a free slot first; or, with a slot
   // free here and nothing waiting, claimed by this one as it is stored.
   BuildRecord r;
-  r.id = NewBuildId();
+  r.id = member_id.empty() ? NewBuildId() : member_id;
   r.state = BuildState::kQueued;
   r.backend = request.simulate.empty() ? "tensorrt" : "simulated";
   r.request_json = request.json;

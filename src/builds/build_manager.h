@@ -156,8 +156,10 @@ class BuildManager {
   // lease become interrupted; queued ones run.
   void Recover();
 
-  // `group`: the build is a member of that group (builds/build_groups.h).
-  SubmitResult Submit(std::string_view body, const std::optional<GroupTag>& group = std::nullopt);
+  // `group`: the build is a member of that group, with the id `member_id` its group
+  // gives it (builds/build_groups.h).
+  SubmitResult Submit(std::string_view body, const std::optional<GroupTag>& group = std::nullopt,
+                      const std::string& member_id = "");
   // Why Submit would refuse `body` as a request (empty: it would not), recording nothing.
   std::string CheckRequest(std::string_view body);
   // Build groups: one request, a build per GPU type (POST /builds with "targets").

@@ -14,6 +14,7 @@ import os
 import pytest
 
 import service_client
+from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server
 from test_engine_cache import onnx_model
 from test_service_trust import _mcp_initialize, _mcp_post
@@ -206,3 +207,30 @@ def test_mcp_build_engine_with_targets_starts_the_group_and_names_its_members(tm
         assert refused["isError"] and "returns at once" in refused["content"][0]["text"], refused
     finally:
         assert s.stop() == 0, s.log()[-4000:]
+
+
+def test_any_replica_answers_a_group_and_cancels_it(tmp_path, driver, pg):
+    """Replicas on one PostgreSQL database: the group submitted through one is read,
+    listed and cancelled through another, which finds its members from its id alone."""
+    uri = pg.create_database("groups")
+    a, b = (Server(tmp_path, "--store", uri, "--replica", n, *GPU_TYPES, "--cancel-grace", "5s",
+                   data_dir=tmp_path / n, name=n) for n in ("a", "b"))
+    a.start()
+    try:
+        b.start()
+        doc = a.submit({"simulate": "large-transformer", "seed": 3, "targets": ["h200", "a100"]})
+        gid = doc["id"]
+        seen = group(b, gid)
+        assert [m["build"] for m in seen["members"]] == [m["build"] for m in doc["members"]]
+        assert seen["model"] == "large-transformer" and seen["targets"] == ["h200", "a100"]
+        status, listed, _ = b.request("GET", f"/builds?group={gid}")
+        assert status == 200 and [r["id"] for r in listed["builds"]] == [m["build"] for m in doc["members"]]
+
+        status, after, _ = b.request("POST", f"/groups/{gid}/cancel")
+        assert status == 202, after
+        for s in (a, b):
+            final = wait_group(s, gid, timeout=30)
+            assert final["state"] == "cancelled" and final["manifest"] == {"cc_model_filenames": {}}, final
+    finally:
+        b.stop()
+        a.stop()

@@ -147,17 +147,21 @@ TEST(BuildGroupTest, AMemberIsReadFromItsRecordAndAMissingOneCountsAsInterrupted
   EXPECT_EQ(MemberFromRecord(index, index.members[1], "").state, BuildState::kInterrupted);
 }
 
-TEST(BuildGroupTest, TheDocumentAndTheIndexRoundTrip) {
-  const GroupIndex index = Index();
-  const std::optional<GroupIndex> back = GroupIndexFromJson(GroupIndexToJson(index));
-  ASSERT_TRUE(back);
-  EXPECT_EQ(back->id, index.id);
-  EXPECT_EQ(back->model, index.model);
-  ASSERT_EQ(back->members.size(), 3u);
-  EXPECT_EQ(back->members[2].compute_capability, "8.9");
-  EXPECT_FALSE(GroupIndexFromJson("{\"id\": \"b_1\", \"members\": []}"));  // not a group id
-  EXPECT_FALSE(GroupIndexFromJson("[]"));
+TEST(BuildGroupTest, MembersIdsDeriveFromTheGroupsIdAndLookLikeBuildIds) {
+  const std::string gid = "g_0123456789abcdef0123456789abcdef";
+  const std::string first = GroupMemberBuildId(gid, 0);
+  EXPECT_EQ(first, GroupMemberBuildId(gid, 0));  // any replica finds the same members
+  EXPECT_EQ(first.size(), 34u);
+  EXPECT_TRUE(first.starts_with("b_")) << first;
+  EXPECT_NE(GroupMemberBuildId(gid, 1), first);
+  EXPECT_NE(GroupMemberBuildId("g_1123456789abcdef0123456789abcdef", 0), first);
+  EXPECT_EQ(GroupModelOfRequest(R"({"model": "models:resnet50", "gpu": {"type": "h200"}})"), "models:resnet50");
+  EXPECT_EQ(GroupModelOfRequest(R"({"simulate": "small-cnn"})"), "small-cnn");
+  EXPECT_EQ(GroupModelOfRequest("not json"), "");
+}
 
+TEST(BuildGroupTest, TheDocumentShowsEveryMember) {
+  const GroupIndex index = Index();
   const json doc = GroupDocument(index, Members({BuildState::kSucceeded, BuildState::kRunning, BuildState::kQueued}));
   EXPECT_EQ(doc["id"], index.id);
   EXPECT_EQ(doc["created_at"], "2023-11-14T22:13:20.500Z");
