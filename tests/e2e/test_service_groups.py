@@ -14,6 +14,7 @@ import os
 import pytest
 
 import service_client
+from conftest import SOURCE_DIR
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server
 from test_engine_cache import onnx_model
@@ -44,6 +45,14 @@ def model(tmp_path):
     (models / "resnet50.onnx").write_bytes(onnx_model("resnet50.weights"))
     (models / "resnet50.weights").write_bytes(b"\x07" * 4096)
     return models / "resnet50.onnx"
+
+
+def contract(name):
+    """The OpenAPI document's schema `name` (docs/openapi.json), as the service serves it."""
+    import jsonschema
+    with open(SOURCE_DIR / "docs" / "openapi.json") as f:
+        api = json.load(f)
+    return jsonschema.Draft202012Validator(dict(api, **{"$ref": f"#/components/schemas/{name}"}))
 
 
 def group(server, gid):
@@ -85,6 +94,8 @@ def test_a_group_of_two_targets_ends_with_two_engines_and_their_manifest(tmp_pat
         names = {"9.0": "resnet50.h200.sm90.engine", "8.0": "resnet50.a100.sm80.engine"}
         assert [m["engine_name"] for m in final["members"]] == [names["9.0"], names["8.0"]]
         assert final["manifest"] == {"cc_model_filenames": names}
+        contract("GroupDocument").validate(final)
+        contract("BuildRecord").validate(s.get(final["members"][0]["build"]))
         status, manifest, _ = s.request("GET", f"/groups/{gid}/manifest")
         assert status == 200 and manifest == final["manifest"]
 
@@ -158,6 +169,11 @@ def test_cancelling_a_group_cancels_every_member(tmp_path, driver):
         assert after["id"] == gid and after["state"] in ("cancelling", "cancelled"), after
         final = wait_group(s, gid, timeout=30)
         assert final["state"] == "cancelled" and [m["state"] for m in final["members"]] == ["cancelled"] * 2, final
+        for document in (doc, after, final):
+            contract("GroupDocument").validate(document)
+        status, api, _ = s.request("GET", "/openapi.json")
+        assert {"/groups/{gid}", "/groups/{gid}/cancel", "/groups/{gid}/manifest",
+                "/groups/{gid}/engines/{name}"} <= set(api["paths"])
         for member in final["members"]:
             assert s.get(member["build"])["cancel"]["reason"] == "api"
         # Ended with no engine: the manifest maps nothing.
