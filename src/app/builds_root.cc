@@ -52,21 +52,15 @@ builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
 // The executor builds run on.
 std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const BuildsConfig& config,
                                                const builds::ManagerOptions& manager, std::string* error) {
-  builds::GpuTableResult gpu_types = GpuTypes(config);
-  if (!gpu_types.error.empty()) {
-    *error = std::move(gpu_types.error);
-    return nullptr;
-  }
   if (config.executor != "slurm") {
-    return std::make_unique<builds::LocalExecutor>(NewWorkerLauncher(io), manager.worker_exe,
-                                                   std::move(gpu_types.table));
+    return std::make_unique<builds::LocalExecutor>(NewWorkerLauncher(io), manager.worker_exe, manager.gpu_types);
   }
   const std::string& data_dir = manager.data_dir;
   builds::SlurmOptions slurm;
   slurm.partition = config.slurm_partition;
   slurm.account = config.slurm_account;
   slurm.extra_args = config.slurm_args;
-  slurm.gpu_types = std::move(gpu_types.table);
+  slurm.gpu_types = manager.gpu_types;
   slurm.worker_exe = ThisProcess().executable;
   slurm.jobs_dir = data_dir + "/slurm";
   if (slurm.worker_exe.empty()) {
@@ -114,6 +108,12 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   // Replicas of one service are told apart in /metrics; one on its own disk needs no label.
   if (root->store_->changes() != nullptr) root->metrics_.LabelReplica(manager_options.replica);
   manager_options.lease_seconds = config.lease_seconds;
+  builds::GpuTableResult gpu_types = GpuTypes(config);
+  if (!gpu_types.error.empty()) {
+    error = std::move(gpu_types.error);
+    return opening;
+  }
+  manager_options.gpu_types = std::move(gpu_types.table);
   std::unique_ptr<builds::Executor> executor = MakeExecutor(io, config, manager_options, &error);
   if (!executor) return opening;
   root->manager_ =

@@ -18,6 +18,7 @@
 #include "platform/file_access.h"
 #include "protocol/event_json.h"
 #include "protocol/sse_frame.h"
+#include "builds/build_groups.h"
 #include "builds/build_history.h"
 #include "builds/build_request.h"
 #include "builds/change_watch.h"
@@ -191,7 +192,8 @@ BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& me
       executor_(executor ? std::move(executor)
                          : std::make_unique<LocalExecutor>(NewWorkerLauncher(io), options_.worker_exe)),
       followers_(store),
-      last_lease_work_(std::chrono::steady_clock::now()) {
+      last_lease_work_(std::chrono::steady_clock::now()),
+      groups_(std::make_unique<BuildGroups>(*this, options_.data_dir, options_.gpu_types)) {
   // A folder that cannot be made fails the builds that need it, with the reason.
   std::string ignored;
   MakePrivateFolder(engine_dir(), &ignored);
@@ -288,7 +290,18 @@ void BuildManager::StartClaimed(const std::string& doc) {
   Start(b);
 }
 
-SubmitResult BuildManager::Submit(std::string_view body) {
+std::string BuildManager::CheckRequest(std::string_view body) {
+  BuildRequest request;
+  std::string error;
+  if (!ParseBuildRequest(body, Paths(), &request, &error)) return error;
+  if (!request.gpu.empty()) {
+    if (const GpuCheck gpu = executor_->CheckGpu(request.gpu); !gpu.accepted()) return gpu.error;
+  }
+  return "";
+}
+
+SubmitResult BuildManager::Submit(std::string_view body, const std::optional<GroupTag>& group,
+                                  const std::string& member_id) {
   BuildRequest request;
   std::string error;
   if (!ParseBuildRequest(body, Paths(), &request, &error)) {
@@ -319,12 +332,13 @@ SubmitResult BuildManager::Submit(std::string_view body) {
   // Queued with no owner, for whichever replica has a free slot first; or, with a slot
   // free here and nothing waiting, claimed by this one as it is stored.
   BuildRecord r;
-  r.id = NewBuildId();
+  r.id = member_id.empty() ? NewBuildId() : member_id;
   r.state = BuildState::kQueued;
   r.backend = request.simulate.empty() ? "tensorrt" : "simulated";
   r.request_json = request.json;
   r.model = request.resolved_model;
   r.created_at = NowUnix();
+  r.group = group;
   const std::string doc = RecordToJson(r);
   const bool stored = slot_free ? queue().AddClaimed(r.id, doc, options_.replica, options_.lease_seconds).ok()
                                 : store_.Put(r.id, "queued", doc);
@@ -1214,9 +1228,12 @@ void BuildManager::ScheduleStorageRetry() {
 
 void BuildManager::Close(Active& b) {
   const std::string id = b.record.id;
+  const std::optional<GroupTag> group = b.record.group;
   auto subs = std::move(b.subscribers);
   for (EventSubscriber* s : subs) s->OnEnd();
   active_.erase(id);  // closes the pipes; pending reads complete with operation_aborted
+  // The group's last member to end here concludes it (its engines and manifest on disk).
+  if (group) groups_->MemberEnded(group->id);
 }
 
 std::string BuildManager::ActiveRecordJson(Active& b) const {

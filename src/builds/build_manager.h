@@ -55,6 +55,7 @@ class io_context;
 
 namespace trtwatch::builds {
 
+class BuildGroups;
 class ChangeWatch;
 class Metrics;
 class RecordStore;
@@ -72,6 +73,8 @@ struct ManagerOptions {
   // Real builds share an engine cache in DATA_DIR/engine-cache (docs/cache.md); a
   // request turns it off for itself with "cache": false.
   bool engine_cache = true;
+  // The GPU types the executor routes to (--gpu-type): the targets a build group may name.
+  GpuTable gpu_types;
 };
 
 // A live reader of one build's events (an SSE stream).
@@ -153,7 +156,14 @@ class BuildManager {
   // lease become interrupted; queued ones run.
   void Recover();
 
-  SubmitResult Submit(std::string_view body);
+  // `group`: the build is a member of that group, with the id `member_id` its group
+  // gives it (builds/build_groups.h).
+  SubmitResult Submit(std::string_view body, const std::optional<GroupTag>& group = std::nullopt,
+                      const std::string& member_id = "");
+  // Why Submit would refuse `body` as a request (empty: it would not), recording nothing.
+  std::string CheckRequest(std::string_view body);
+  // Build groups: one request, a build per GPU type (POST /builds with "targets").
+  BuildGroups& groups() { return *groups_; }
   GetResult Get(const std::string& id);
   // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
   // stop cooperatively before it is killed (default: the service's grace).
@@ -301,6 +311,7 @@ class BuildManager {
   std::unique_ptr<boost::asio::steady_timer> retry_timer_;
   std::vector<RecordWatcher*> record_watchers_;
   uint64_t record_writes_ = 0;  // the id of the last "record" frame
+  std::unique_ptr<BuildGroups> groups_;  // over this manager's public operations
 };
 
 }  // namespace trtwatch::builds

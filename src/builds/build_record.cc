@@ -152,6 +152,7 @@ std::string RecordToJson(const BuildRecord& r) {
   j["reason"] = r.end_reason.empty() ? json(nullptr) : json(r.end_reason);
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
   j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
+  j["group"] = r.group ? json{{"id", r.group->id}, {"target", r.group->target}} : json(nullptr);
   // Every string was made valid UTF-8 on its way in; replace rather than throw regardless.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -197,6 +198,10 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
   r->end_reason = str("reason");
   if (j.contains("exit_code") && j["exit_code"].is_number_integer()) r->exit_code = j["exit_code"].get<int>();
   if (j.contains("exit_signal") && j["exit_signal"].is_number_integer()) r->exit_signal = j["exit_signal"].get<int>();
+  if (j.contains("group") && j["group"].is_object() && j["group"].contains("id") && j["group"]["id"].is_string() &&
+      j["group"].contains("target") && j["group"]["target"].is_string()) {
+    r->group = GroupTag{j["group"]["id"].get<std::string>(), j["group"]["target"].get<std::string>()};
+  }
   return true;
 }
 

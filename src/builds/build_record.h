@@ -54,6 +54,15 @@ struct JobPlace {
   bool operator==(const JobPlace&) const = default;
 };
 
+// A build started as one of a group's (POST /builds with "targets", builds/build_groups.h):
+// the group's id and the GPU type this member builds for.
+struct GroupTag {
+  std::string id;      // "g_..."
+  std::string target;  // "h200"
+
+  bool operator==(const GroupTag&) const = default;
+};
+
 struct BuildRecord {
   std::string id;
   BuildState state = BuildState::kQueued;
@@ -92,6 +101,7 @@ struct BuildRecord {
   std::string end_reason;
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
+  std::optional<GroupTag> group;  // none: a build of its own
 };
 
 std::string RecordToJson(const BuildRecord& record);

@@ -5,9 +5,11 @@
 
 namespace trtwatch {
 
-std::string NewBuildId() {
+namespace {
+
+std::string NewId(const char* prefix) {
   std::random_device os_random;  // /dev/urandom on Linux
-  std::string id = "b_";
+  std::string id = prefix;
   for (int i = 0; i < 4; ++i) {
     char word[9];
     std::snprintf(word, sizeof word, "%08x", static_cast<unsigned>(os_random()));
@@ -15,5 +17,10 @@ std::string NewBuildId() {
   }
   return id;
 }
+
+}  // namespace
+
+std::string NewBuildId() { return NewId("b_"); }
+std::string NewGroupId() { return NewId("g_"); }
 
 }  // namespace trtwatch

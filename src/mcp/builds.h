@@ -42,6 +42,12 @@ class Builds {
   virtual ~Builds() = default;
   // `request` is a build request as POST /builds takes it.
   virtual BuildsResult Submit(const nlohmann::json& request) = 0;
+  // `request` has "targets": one build per GPU type, as a group (POST /builds with
+  // "targets"); `record` is the group's document. Refused where groups are not served.
+  virtual BuildsResult SubmitGroup(const nlohmann::json& request) {
+    (void)request;
+    return {Outcome::kBadRequest, nullptr, "build groups (\"targets\") are not available here"};
+  }
   virtual BuildsResult Get(const std::string& id) = 0;
   // Cancels cooperatively (queued: at once), keeping `reason` ("api", "budget") and
   // `message` in the record. Idempotent.

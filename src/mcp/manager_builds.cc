@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "builds/build_groups.h"
 #include "builds/build_manager.h"
 #include "builds/build_record.h"
 #include "builds/stores/record_store.h"
@@ -54,6 +55,27 @@ Outcome ToOutcome(builds::CancelOutcome outcome) {
   return Outcome::kAlreadyFinished;
 }
 
+Outcome ToOutcome(builds::GroupOutcome outcome) {
+  switch (outcome) {
+    case builds::GroupOutcome::kCreated:
+    case builds::GroupOutcome::kFound:
+    case builds::GroupOutcome::kCancelling:
+      return Outcome::kOk;
+    case builds::GroupOutcome::kInvalid:
+      return Outcome::kBadRequest;
+    case builds::GroupOutcome::kNotFound:
+      return Outcome::kNotFound;
+    case builds::GroupOutcome::kQueueFull:
+    case builds::GroupOutcome::kShuttingDown:
+    case builds::GroupOutcome::kNotYet:
+      return Outcome::kBusy;
+    case builds::GroupOutcome::kStorageFailed:
+    case builds::GroupOutcome::kUnavailable:
+      break;
+  }
+  return Outcome::kStorageError;
+}
+
 template <typename ManagerOutcome>
 BuildsResult FromManager(const builds::ManagerResult<ManagerOutcome>& r) {
   BuildsResult out;
@@ -89,6 +111,10 @@ class ManagerWatch final : public BuildWatch, public builds::EventSubscriber {
 }  // namespace
 
 BuildsResult ManagerBuilds::Submit(const json& request) { return FromManager(manager_.Submit(request.dump())); }
+
+BuildsResult ManagerBuilds::SubmitGroup(const json& request) {
+  return FromManager(manager_.groups().Submit(request.dump()));
+}
 
 BuildsResult ManagerBuilds::Get(const std::string& id) { return FromManager(manager_.Get(id)); }
 

@@ -18,6 +18,7 @@ class ManagerBuilds final : public Builds {
   ManagerBuilds(builds::BuildManager& manager, builds::RecordStore& store) : manager_(manager), store_(store) {}
 
   BuildsResult Submit(const nlohmann::json& request) override;
+  BuildsResult SubmitGroup(const nlohmann::json& request) override;
   BuildsResult Get(const std::string& id) override;
   BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message) override;
   std::vector<nlohmann::json> List(const std::vector<std::string>& statuses, int limit) override;

@@ -72,7 +72,10 @@ json RecordSchema() {
              {{"type", {"string", "null"}},
               {"description", "why Slurm ended it: slurm_node_fail, slurm_time_limit, slurm_cancelled, ..."}}},
             {"exit_code", nullable_int},
-            {"exit_signal", nullable_int}}},
+            {"exit_signal", nullable_int},
+            {"group",
+             {{"type", {"object", "null"}},
+              {"description", "the build group it is a member of (build_engine with targets): id, target"}}}}},
           {"required", {"id", "status", "backend"}}};
 }
 
@@ -235,6 +238,16 @@ json Tools::List() const {
             {"compute_capability", {{"type", "string"}, {"description", "e.g. \"9.0\""}}}}},
           {"additionalProperties", false},
           {"description", "The GPU to build on, where the engine will run: one of type or compute_capability"}}},
+        {"targets",
+         {{"type", "array"},
+          {"items", {{"type", "string"}}},
+          {"minItems", 1},
+          {"maxItems", 16},
+          {"uniqueItems", true},
+          {"description",
+           "GPU types the server knows (its --gpu-type), e.g. [\"h200\", \"a100\", \"l4\"]: one build per type, as "
+           "a group whose manifest maps each compute capability to its engine (Triton's cc_model_filenames). "
+           "Not with gpu; returns at once with the group (follow its members with get_build)"}}},
         {"cache",
          {{"type", "boolean"},
           {"default", true},
@@ -359,7 +372,34 @@ std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string
   return r.record;
 }
 
+json Tools::SubmitGroup(const json& args) {
+  std::string error;
+  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "targets", "cache", "wait"},
+                      &error)) {
+    return ToolError(error);
+  }
+  if (args.contains("wait") && args["wait"] != false) {
+    return ToolError("\"wait\" applies to one build: a group (\"targets\") returns at once; leave \"wait\" out and "
+                     "follow its members with get_build");
+  }
+  json request = args;
+  request.erase("wait");
+  BuildsResult r = builds_.SubmitGroup(request);
+  if (r.outcome != Outcome::kOk) return ToolError("The build group was not started: " + r.error);
+  std::string members;
+  for (const json& m : r.record.value("members", json::array())) {
+    const std::string id = Str(m, "build");
+    members += (members.empty() ? "" : ", ") + id + " (" + Str(m, "target") + ")";
+    if (options_.max_build_seconds > 0) StartBudget(id, options_.max_build_seconds, "the server's maximum build time");
+  }
+  return ToolResult("Build group " + Str(r.record, "id") + " started: " + members +
+                        ". Follow each with get_build; the group's manifest (cc_model_filenames) is GET /groups/" +
+                        Str(r.record, "id") + "/manifest once every member has ended.",
+                    r.record, false);
+}
+
 void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call) {
+  if (args.is_object() && args.contains("targets")) return call->Finish(SubmitGroup(args));
   bool wait = true;
   std::string error;
   const std::optional<json> record = SubmitBuild(args, &wait, &error);

@@ -102,6 +102,8 @@ class Tools {
   struct Budget;
 
   void BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call);
+  // build_engine with "targets": the group's builds started, the call answered at once.
+  json SubmitGroup(const json& args);
   void GetBuild(const json& args, const std::shared_ptr<PendingCall>& call);
   void ListBuilds(const json& args, const std::shared_ptr<PendingCall>& call);
   void CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call);

@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -24,6 +25,7 @@
 #include "service/assets.h"
 #include "sinks/trace_sink.h"
 #include "builds/artifacts/artifact_store.h"
+#include "builds/build_groups.h"
 #include "builds/build_manager.h"
 #include "builds/history_queries.h"
 #include "service/hosted_endpoint.h"
@@ -41,10 +43,13 @@
 namespace trtwatch::service {
 
 // The builds layer's names this file uses.
+using builds::BuildGroups;
 using builds::BuildState;
 using builds::CancelOutcome;
 using builds::GetOutcome;
 using builds::GetResult;
+using builds::GroupOutcome;
+using builds::GroupResult;
 using builds::IsFinal;
 using builds::ManagerResult;
 using builds::NowUnix;
@@ -133,6 +138,30 @@ HttpOutcome ToHttp(CancelOutcome outcome) {
     case CancelOutcome::kAlreadyFinished:
       return {http::status::conflict};
     case CancelOutcome::kUnavailable:
+      return {http::status::service_unavailable, 5};
+  }
+  return {http::status::internal_server_error};
+}
+
+HttpOutcome ToHttp(GroupOutcome outcome) {
+  switch (outcome) {
+    case GroupOutcome::kCreated:
+      return {http::status::created};
+    case GroupOutcome::kFound:
+      return {http::status::ok};
+    case GroupOutcome::kCancelling:
+      return {http::status::accepted};
+    case GroupOutcome::kInvalid:
+      return {http::status::bad_request};
+    case GroupOutcome::kNotFound:
+      return {http::status::not_found};
+    case GroupOutcome::kNotYet:
+      return {http::status::conflict};
+    case GroupOutcome::kQueueFull:
+      return {http::status::too_many_requests, 10};
+    case GroupOutcome::kShuttingDown:
+    case GroupOutcome::kStorageFailed:
+    case GroupOutcome::kUnavailable:
       return {http::status::service_unavailable, 5};
   }
   return {http::status::internal_server_error};
@@ -495,6 +524,27 @@ class HttpApi::Impl {
     }
     const builds::ArtifactResult a =
         manager_.Artifact(id, engine ? builds::ArtifactKind::kEngine : builds::ArtifactKind::kTimingCache);
+    co_return co_await SendArtifact(stream, req, a, id + (engine ? ".engine" : ".timing-cache"), head_only);
+  }
+
+  // GET /groups/{gid}/engines/{name}: a member's engine, as its build's download.
+  awaitable<bool> GroupDownload(beast::tcp_stream& stream, const Request& req, const Route& route, bool head_only) {
+    const bool keep_alive = req.keep_alive() && !stopping_;
+    const std::string gid(route.id);
+    if (!builds::ValidGroupId(gid)) {
+      co_return co_await Send(stream, Error(http::status::not_found, "no group \"" + gid +
+                                                                         "\"; group ids look like g_ and 32 hex digits"),
+                              keep_alive, head_only);
+    }
+    const std::string name(route.file);
+    const builds::ArtifactResult a = manager_.groups().Engine(gid, name);
+    co_return co_await SendArtifact(stream, req, a, name, head_only);
+  }
+
+  // A build's file, found or not, as a download named `file_name`.
+  awaitable<bool> SendArtifact(beast::tcp_stream& stream, const Request& req, const builds::ArtifactResult& a,
+                               const std::string& file_name, bool head_only) {
+    const bool keep_alive = req.keep_alive() && !stopping_;
     if (a.outcome != builds::ArtifactOutcome::kFound) {
       const http::status status =
           a.outcome == builds::ArtifactOutcome::kNotYet ? http::status::conflict : http::status::not_found;
@@ -535,12 +585,11 @@ class HttpApi::Impl {
       res.set(http::field::content_range, ContentRange(span, size));
     }
     res.set(http::field::content_type, "application/octet-stream");
-    res.set(http::field::content_disposition,
-            "attachment; filename=\"" + id + (engine ? ".engine" : ".timing-cache") + "\"");
+    res.set(http::field::content_disposition, "attachment; filename=\"" + file_name + "\"");
     res.content_length(length);
     FileSenderOpening file = FileSender::Open(a.path, span.first);
     if (!file.sender) {
-      co_return co_await Send(stream, Error(http::status::not_found, "build " + id + "'s file cannot be read now"),
+      co_return co_await Send(stream, Error(http::status::not_found, file_name + " cannot be read now"),
                               keep_alive, head_only);
     }
     if (!co_await SendHeader(stream, std::move(res), keep_alive)) co_return false;
@@ -612,7 +661,7 @@ class HttpApi::Impl {
     if (method != http::verb::post) return false;
     const Endpoint endpoint = RouteOf(path).endpoint;
     return path == "/ui/session" || endpoint == Endpoint::kBuilds || endpoint == Endpoint::kBuildCancel ||
-           endpoint == Endpoint::kMcp;
+           endpoint == Endpoint::kGroupCancel || endpoint == Endpoint::kMcp;
   }
 
   // A stated Content-Type must be JSON; none is fine only without a body (a bare cancel).
@@ -676,6 +725,10 @@ class HttpApi::Impl {
     if (route.endpoint == Endpoint::kBuildEngine || route.endpoint == Endpoint::kBuildTimingCache) {
       if (method != http::verb::get) co_return co_await Send(stream, MethodNotAllowed("GET, HEAD"), req.keep_alive());
       co_return co_await Download(stream, req, route, head_only);
+    }
+    if (route.endpoint == Endpoint::kGroupEngine) {
+      if (method != http::verb::get) co_return co_await Send(stream, MethodNotAllowed("GET, HEAD"), req.keep_alive());
+      co_return co_await GroupDownload(stream, req, route, head_only);
     }
     Response res = Handle(req, method, path, target, route);
     co_return co_await Send(stream, std::move(res), req.keep_alive() && !stopping_, head_only);
@@ -831,6 +884,13 @@ class HttpApi::Impl {
       return JsonResponse(http::status::ok, std::string(OpenApiDocument()));
     }
     if (route.endpoint == Endpoint::kBuilds) {
+      if (method == http::verb::post && BuildGroups::AsksForGroup(req.body())) {
+        GroupResult r = manager_.groups().Submit(req.body());
+        const std::string location = r.outcome == GroupOutcome::kCreated ? "/groups/" + r.id : std::string();
+        Response res = ApiResponse(std::move(r));
+        if (!location.empty()) res.set(http::field::location, location);
+        return res;
+      }
       if (method == http::verb::post) {
         SubmitResult r = manager_.Submit(req.body());
         const std::string location = r.outcome == SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
@@ -853,6 +913,10 @@ class HttpApi::Impl {
     if (route.endpoint == Endpoint::kModels || route.endpoint == Endpoint::kModel ||
         route.endpoint == Endpoint::kModelFile) {
       return HandleModels(method, route);
+    }
+    if (route.endpoint == Endpoint::kGroup || route.endpoint == Endpoint::kGroupCancel ||
+        route.endpoint == Endpoint::kGroupManifest) {
+      return HandleGroup(req, method, route);
     }
     if (route.endpoint == Endpoint::kBuild || route.endpoint == Endpoint::kBuildCancel ||
         route.endpoint == Endpoint::kBuildEvents || route.endpoint == Endpoint::kBuildTrace) {
@@ -878,6 +942,21 @@ class HttpApi::Impl {
     return NotFound(path);
   }
 
+  // GET /groups/{gid}, POST /groups/{gid}/cancel, GET /groups/{gid}/manifest.
+  Response HandleGroup(const Request& req, http::verb method, const Route& route) {
+    const std::string gid(route.id);
+    if (!builds::ValidGroupId(gid)) {
+      return Error(http::status::not_found, "no group \"" + gid + "\"; group ids look like g_ and 32 hex digits");
+    }
+    if (route.endpoint == Endpoint::kGroupCancel) {
+      if (method != http::verb::post) return MethodNotAllowed("POST");
+      return ApiResponse(manager_.groups().Cancel(gid, req.body()));
+    }
+    if (method != http::verb::get) return MethodNotAllowed("GET");
+    if (route.endpoint == Endpoint::kGroupManifest) return ApiResponse(manager_.groups().Manifest(gid));
+    return ApiResponse(manager_.groups().Get(gid));
+  }
+
   static Response NotFound(std::string_view path) {
     return Error(http::status::not_found, "no such endpoint \"" + std::string(path) +
                                               "\"; see GET /openapi.json for the API");
@@ -887,6 +966,7 @@ class HttpApi::Impl {
     ListQuery query;
     std::string error;
     if (!ParseListQuery(target, &query, &error)) return Error(http::status::bad_request, error);
+    if (!query.group.empty()) return ListGroup(query);
     RecordStore::Page page = store_.List(query.statuses, static_cast<int>(query.limit), query.cursor, query.model);
     std::string body = "{\"builds\":[";
     for (size_t i = 0; i < page.docs.size(); ++i) {
@@ -948,6 +1028,24 @@ class HttpApi::Impl {
     Response res = Error(http::status::service_unavailable, answer.error);
     res.set(http::field::retry_after, "1");
     return res;
+  }
+
+  // GET /builds?group=GID: the group's members (at most 16: one page), in its order.
+  Response ListGroup(const ListQuery& query) {
+    std::string body = "{\"builds\":[";
+    bool first = true;
+    for (const std::string& record : manager_.groups().MemberRecords(query.group)) {
+      const json doc = json::parse(record, nullptr, false);
+      if (!query.statuses.empty() && doc.is_object() && doc.contains("status") &&
+          std::find(query.statuses.begin(), query.statuses.end(), doc["status"]) == query.statuses.end()) {
+        continue;
+      }
+      if (!first) body += ',';
+      first = false;
+      body += record;
+    }
+    body += "],\"next_cursor\":null}";
+    return JsonResponse(http::status::ok, std::move(body));
   }
 
   static bool IsFinalName(const json& status) {

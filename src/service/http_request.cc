@@ -6,6 +6,7 @@
 #include <charconv>
 #include <iterator>
 
+#include "builds/build_group.h"  // ValidGroupId
 #include "builds/build_record.h"
 #include "runner/duration.h"
 #include "service/server.h"
@@ -88,6 +89,13 @@ Route RouteOf(std::string_view path) {
     if (parts.size() == 3) return {Endpoint::kModel, parts[2], {}};
     return {Endpoint::kModelFile, parts[2], parts[3]};
   }
+  if (parts.size() >= 3 && parts.size() <= 5 && parts[1] == "groups" && !parts[2].empty()) {
+    if (parts.size() == 3) return {Endpoint::kGroup, parts[2], {}};
+    if (parts.size() == 4 && parts[3] == "cancel") return {Endpoint::kGroupCancel, parts[2], {}};
+    if (parts.size() == 4 && parts[3] == "manifest") return {Endpoint::kGroupManifest, parts[2], {}};
+    if (parts.size() == 5 && parts[3] == "engines") return {Endpoint::kGroupEngine, parts[2], parts[4]};
+    return {};
+  }
   if (parts.size() < 2 || parts.size() > 4 || parts[1] != "builds") return {};
   if (parts.size() == 2) return {Endpoint::kBuilds, {}, {}};
   if (parts.size() == 3) return {Endpoint::kBuild, parts[2], {}};
@@ -149,8 +157,14 @@ bool ParseListQuery(std::string_view target, ListQuery* query, std::string* erro
         return false;
       }
       query->model = value;
+    } else if (key == "group") {
+      if (!builds::ValidGroupId(value)) {
+        *error = "group must be a build group's id: g_ and 32 hex digits (the id POST /builds answered with \"targets\")";
+        return false;
+      }
+      query->group = value;
     } else {
-      *error = "unknown query parameter \"" + key + "\"; use status, limit, cursor or model";
+      *error = "unknown query parameter \"" + key + "\"; use status, limit, cursor, model or group";
       return false;
     }
   }

@@ -53,12 +53,16 @@ enum class Endpoint {
   kModels,            // GET /models
   kModel,             // PUT, GET, DELETE /models/{name}
   kModelFile,         // PUT /models/{name}/{file}
+  kGroup,             // GET /groups/{gid}
+  kGroupCancel,       // POST /groups/{gid}/cancel
+  kGroupManifest,     // GET /groups/{gid}/manifest
+  kGroupEngine,       // GET /groups/{gid}/engines/{name}
   kNotFound
 };
 struct Route {
   Endpoint endpoint = Endpoint::kNotFound;
-  std::string_view id;    // a build's routes: the path's id segment; kModel, kModelFile: the model's name
-  std::string_view file;  // kModelFile: the file's name
+  std::string_view id;    // a build's or group's routes: the path's id segment; kModel, kModelFile: the model's name
+  std::string_view file;  // kModelFile: the file's name; kGroupEngine: the engine's name
 };
 Route RouteOf(std::string_view path);
 
@@ -67,10 +71,11 @@ Route RouteOf(std::string_view path);
 bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs,
                 std::string* error);
 
-// The query of GET /builds: status=a,b&limit=N&cursor=C&model=SUBSTR.
+// The query of GET /builds: status=a,b&limit=N&cursor=C&model=SUBSTR&group=GID.
 struct ListQuery {
   std::vector<std::string> statuses;  // empty: all
   std::string model;                  // empty: any
+  std::string group;                  // a build group's id: its members only; empty: all builds
   int64_t limit = 20;
   int64_t cursor = 0;  // 0: the first page
 };

@@ -424,5 +424,27 @@ TEST(BuildRequestTest, TheRecordKeepsTheTimeoutInItsNormalForm) {
   EXPECT_LT(r.json.size(), 200u) << r.json.substr(0, 200);
 }
 
+TEST(GroupRouteTest, GroupPathsAndTheGroupFilterOfTheBuildList) {
+  const Route group = RouteOf("/groups/g_1");
+  EXPECT_EQ(group.endpoint, Endpoint::kGroup);
+  EXPECT_EQ(group.id, "g_1");
+  EXPECT_EQ(RouteOf("/groups/g_1/cancel").endpoint, Endpoint::kGroupCancel);
+  EXPECT_EQ(RouteOf("/groups/g_1/manifest").endpoint, Endpoint::kGroupManifest);
+  const Route engine = RouteOf("/groups/g_1/engines/resnet50.h200.sm90.engine");
+  EXPECT_EQ(engine.endpoint, Endpoint::kGroupEngine);
+  EXPECT_EQ(engine.file, "resnet50.h200.sm90.engine");
+  for (const char* path : {"/groups", "/groups/", "/groups/g_1/engines", "/groups/g_1/x", "/groups/g_1/engines/a/b"}) {
+    EXPECT_EQ(RouteOf(path).endpoint, Endpoint::kNotFound) << path;
+  }
+  ListQuery q;
+  std::string error;
+  const std::string gid = "g_0123456789abcdef0123456789abcdef";
+  ASSERT_TRUE(ParseListQuery("/builds?group=" + gid + "&status=failed", &q, &error)) << error;
+  EXPECT_EQ(q.group, gid);
+  ListQuery bad;
+  EXPECT_FALSE(ParseListQuery("/builds?group=g_1", &bad, &error));
+  EXPECT_NE(error.find("g_ and 32 hex digits"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace trtwatch::service
