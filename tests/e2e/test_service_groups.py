@@ -7,7 +7,6 @@ every member. The CUDA driver stand-in gives this host "Fake GPU H" (9.0) and "F
 A" (8.0); real builds run on the trtwatch built against the TensorRT double. On a real
 Slurm cluster: test_slurm_groups.py."""
 import hashlib
-import http.client
 import json
 import os
 
@@ -15,9 +14,9 @@ import pytest
 
 import service_client
 from conftest import SOURCE_DIR
+from group_client import download, group, wait_group, write_model
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server
-from test_engine_cache import onnx_model
 from test_service_trust import _mcp_initialize, _mcp_post
 from waiting import wait_for
 
@@ -27,7 +26,6 @@ FAKE_DRIVER_DIR = os.environ.get("TRTWATCH_FAKE_DRIVER_DIR")
 pytestmark = pytest.mark.skipif(not FAKE_DRIVER_DIR, reason="needs the CUDA driver stand-in")
 
 GPU_TYPES = ("--gpu-type", "h200=gres:h200,cc=9.0", "--gpu-type", "a100=gres:a100,cc=8.0")
-FINAL = ("succeeded", "failed", "cancelled", "timed_out", "interrupted")
 
 
 @pytest.fixture
@@ -40,11 +38,7 @@ def driver(monkeypatch):
 
 @pytest.fixture
 def model(tmp_path):
-    models = tmp_path / "models"
-    models.mkdir()
-    (models / "resnet50.onnx").write_bytes(onnx_model("resnet50.weights"))
-    (models / "resnet50.weights").write_bytes(b"\x07" * 4096)
-    return models / "resnet50.onnx"
+    return write_model(tmp_path)
 
 
 def contract(name):
@@ -53,26 +47,6 @@ def contract(name):
     with open(SOURCE_DIR / "docs" / "openapi.json") as f:
         api = json.load(f)
     return jsonschema.Draft202012Validator(dict(api, **{"$ref": f"#/components/schemas/{name}"}))
-
-
-def group(server, gid):
-    status, doc, _ = server.request("GET", f"/groups/{gid}")
-    assert status == 200, (status, doc)
-    return doc
-
-
-def wait_group(server, gid, timeout=90):
-    return wait_for(lambda: (lambda d: d if d["state"] in FINAL else None)(group(server, gid)), timeout,
-                    f"group {gid} ended")
-
-
-def download(server, path):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-    conn.request("GET", path)
-    res = conn.getresponse()
-    body = res.read()
-    conn.close()
-    return res.status, body, dict(res.getheaders())
 
 
 @pytest.mark.skipif(not DOUBLE_BIN, reason="built without TRTWATCH_TENSORRT_DOUBLE_TESTS")
@@ -89,7 +63,7 @@ def test_a_group_of_two_targets_ends_with_two_engines_and_their_manifest(tmp_pat
         assert doc["targets"] == ["h200", "a100"] and doc["model"] == str(model)
         assert [m["compute_capability"] for m in doc["members"]] == ["9.0", "8.0"]
 
-        final = wait_group(s, gid)
+        final = wait_group(s, gid, timeout=90)
         assert final["state"] == "succeeded", final
         names = {"9.0": "resnet50.h200.sm90.engine", "8.0": "resnet50.a100.sm80.engine"}
         assert [m["engine_name"] for m in final["members"]] == [names["9.0"], names["8.0"]]
@@ -212,7 +186,7 @@ def test_mcp_build_engine_with_targets_starts_the_group_and_names_its_members(tm
         text = result["content"][0]["text"]
         assert gid in text and f"{builds[0]} (h200)" in text and f"{builds[1]} (a100)" in text, text
         # The same group as the REST API's, and its members are builds an agent follows with get_build.
-        assert wait_group(s, gid)["state"] == "succeeded"
+        assert wait_group(s, gid, timeout=90)["state"] == "succeeded"
         for build in builds:
             record = mcp_call(s, session, "get_build", {"id": build})["structuredContent"]
             assert record["status"] == "succeeded" and record["group"]["id"] == gid

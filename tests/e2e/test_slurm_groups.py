@@ -7,15 +7,14 @@ a job inherits the submitting environment (sbatch's default --export=ALL), so th
 service's LD_LIBRARY_PATH brings the double's libraries and the CUDA driver stand-in to
 every node. Every wait is bounded; every test ends with no job left on the cluster."""
 import hashlib
-import http.client
 import os
 
 import pytest
 
 import service_client
+from group_client import download, group, wait_group, write_model
 from service_client import Server
 from slurm_cluster import NODES, slurm  # noqa: F401  (the fixture)
-from test_engine_cache import onnx_model
 from waiting import wait_for
 
 DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
@@ -25,7 +24,6 @@ pytestmark = pytest.mark.skipif(not DOUBLE_BIN, reason="built without TRTWATCH_T
 
 GPU_TYPES = ("--gpu-type", "h200=gres:h200,cc=9.0", "--gpu-type", "a100=gres:a100,cc=8.0",
              "--gpu-type", "l4=gres:l4,cc=8.9")
-FINAL = ("succeeded", "failed", "cancelled", "timed_out", "interrupted")
 
 
 @pytest.fixture(autouse=True)
@@ -44,37 +42,13 @@ def _slurm_conf(slurm, monkeypatch):
 
 @pytest.fixture
 def model(tmp_path):
-    models = tmp_path / "models"
-    models.mkdir()
-    (models / "resnet50.onnx").write_bytes(onnx_model("resnet50.weights"))
-    (models / "resnet50.weights").write_bytes(b"\x07" * 4096)
-    return models / "resnet50.onnx"
+    return write_model(tmp_path)
 
 
 def slurm_server(tmp_path, model, *extra):
     return Server(tmp_path, "--executor", "slurm", "--slurm-partition", "gpu", "--cancel-grace", "5s",
                   "--max-concurrent", "4", "--model-root", str(model.parent), *GPU_TYPES, *extra,
                   data_dir=tmp_path / "data")
-
-
-def group(server, gid):
-    status, doc, _ = server.request("GET", f"/groups/{gid}")
-    assert status == 200, (status, doc)
-    return doc
-
-
-def wait_group(server, gid, timeout):
-    return wait_for(lambda: (lambda d: d if d["state"] in FINAL else None)(group(server, gid)), timeout,
-                    f"group {gid} ended")
-
-
-def download(server, path):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-    conn.request("GET", path)
-    res = conn.getresponse()
-    body = res.read()
-    conn.close()
-    return res.status, body
 
 
 def test_a_group_of_three_targets_ends_with_three_engines_built_on_their_nodes_and_a_manifest(tmp_path, slurm,
@@ -99,7 +73,7 @@ def test_a_group_of_three_targets_ends_with_three_engines_built_on_their_nodes_a
             assert slurm.job(record["job"]["id"])["NodeList"] == record["job"]["node"]
             # Its engine, under the name the manifest gives its compute capability.
             assert expected[member["compute_capability"]] == member["engine_name"]
-            status, body = download(s, f"/groups/{gid}/engines/{member['engine_name']}")
+            status, body, _ = download(s, f"/groups/{gid}/engines/{member['engine_name']}")
             assert status == 200 and len(body) == record["engine"]["size"] > 0
             assert hashlib.sha256(body).hexdigest() == record["engine"]["sha256"]
         folder = tmp_path / "data" / "groups" / gid
