@@ -18,7 +18,6 @@ from group_client import download, group, wait_group, write_model
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server
 from test_service_trust import _mcp_initialize, _mcp_post
-from waiting import wait_for
 
 DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
 FAKE_TENSORRT_DIR = os.environ.get("TRTWATCH_FAKE_TENSORRT_DIR")
