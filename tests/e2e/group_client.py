@@ -1,20 +1,10 @@
-"""What the build-group tests share (test_service_groups.py, test_slurm_groups.py): the
-model they build, a group's document, waiting for a group to end, and a download."""
+"""What the build-group tests share (test_service_groups.py, test_slurm_groups.py): a
+group's document, waiting for a group to end, and a download."""
 import http.client
 
-from test_engine_cache import onnx_model
 from waiting import wait_for
 
 FINAL = ("succeeded", "failed", "cancelled", "timed_out", "interrupted")
-
-
-def write_model(tmp_path):
-    """resnet50.onnx with external weights, in a folder of its own (the model root)."""
-    models = tmp_path / "models"
-    models.mkdir()
-    (models / "resnet50.onnx").write_bytes(onnx_model("resnet50.weights"))
-    (models / "resnet50.weights").write_bytes(b"\x07" * 4096)
-    return models / "resnet50.onnx"
 
 
 def group(server, gid):

@@ -33,6 +33,14 @@ def onnx_model(location):
     return field(7, field(5, tensor))
 
 
+def write_model(folder, stem):
+    """STEM.onnx with its weights in STEM.weights, in `folder` (made here): the model root."""
+    folder.mkdir()
+    (folder / f"{stem}.onnx").write_bytes(onnx_model(f"{stem}.weights"))
+    (folder / f"{stem}.weights").write_bytes(b"\x07" * 4096)
+    return folder / f"{stem}.onnx"
+
+
 def trtwatch(*args, cache=None):
     env = {k: v for k, v in os.environ.items() if k not in ("TRTWATCH_PROGRESS", "CUDA_VISIBLE_DEVICES")}
     env["LD_LIBRARY_PATH"] = ":".join([FAKE_TENSORRT_DIR, FAKE_DRIVER_DIR])

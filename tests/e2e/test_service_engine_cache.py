@@ -16,7 +16,7 @@ import test_mcp_stdio
 from conftest import SOURCE_DIR
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server, SseReader
-from test_engine_cache import onnx_model
+from test_engine_cache import write_model
 from waiting import wait_for
 
 DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
@@ -42,11 +42,7 @@ def double(monkeypatch):
 @pytest.fixture
 def model(tmp_path):
     """An ONNX model with external weights, inside the folder the services may build from."""
-    models = tmp_path / "models"
-    models.mkdir()
-    (models / "net.onnx").write_bytes(onnx_model("net.weights"))
-    (models / "net.weights").write_bytes(b"\x07" * 4096)
-    return models / "net.onnx"
+    return write_model(tmp_path / "models", "net")
 
 
 @pytest.fixture

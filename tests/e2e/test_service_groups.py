@@ -14,9 +14,10 @@ import pytest
 
 import service_client
 from conftest import SOURCE_DIR
-from group_client import download, group, wait_group, write_model
+from group_client import download, group, wait_group
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server
+from test_engine_cache import write_model
 from test_service_trust import _mcp_initialize, _mcp_post
 
 DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
@@ -37,7 +38,7 @@ def driver(monkeypatch):
 
 @pytest.fixture
 def model(tmp_path):
-    return write_model(tmp_path)
+    return write_model(tmp_path / "models", "resnet50")
 
 
 def contract(name):

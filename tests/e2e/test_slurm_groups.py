@@ -12,9 +12,10 @@ import os
 import pytest
 
 import service_client
-from group_client import download, group, wait_group, write_model
+from group_client import download, group, wait_group
 from service_client import Server
 from slurm_cluster import NODES, slurm  # noqa: F401  (the fixture)
+from test_engine_cache import write_model
 from waiting import wait_for
 
 DOUBLE_BIN = os.environ.get("TRTWATCH_DOUBLE_BIN")
@@ -42,7 +43,7 @@ def _slurm_conf(slurm, monkeypatch):
 
 @pytest.fixture
 def model(tmp_path):
-    return write_model(tmp_path)
+    return write_model(tmp_path / "models", "resnet50")
 
 
 def slurm_server(tmp_path, model, *extra):
