@@ -83,7 +83,7 @@ export class BuildView {
       what: fact("Model or profile", "what"), backend: fact("Backend", "backend"), elapsed: fact("Elapsed", "elapsed"),
       created: fact("Submitted", "created"), started: fact("Started", "started"), finished: fact("Finished", "finished"),
       cancel: fact("Cancel", "cancel"), latency: fact("Cancel latency", "latency"), engine: fact("Engine", "engine"),
-      cache: fact("Engine cache", "cache"),
+      cache: fact("Engine cache", "cache"), group: fact("Build group", "group"),
       worker: fact("Worker", "worker"), events: fact("Events", "events"),
     };
     this.requestEl = h("pre.log.request");
@@ -269,6 +269,7 @@ export class BuildView {
     setText(this.f.finished, when(r.finished_at));
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
     this.drawEngine(r, status);
+    this.drawGroup(r);
     setText(this.f.cache, cacheText({...r, status}));
     mainEl.dataset.cache = r.cache ? r.cache.state : "";
     const exit = r.exit_signal ? `killed by signal ${r.exit_signal}` : r.exit_code !== null && r.exit_code !== undefined ? `exit code ${r.exit_code}` : "";
@@ -301,6 +302,15 @@ export class BuildView {
         text: `${label}${size ? ` (${size})` : ""}`, title: r[k].sha256 ? `SHA-256 ${r[k].sha256}` : ""});
     });
     this.f.engine.replaceChildren(...links.flatMap((a, i) => (i ? [" · ", a] : [a])));
+  }
+  // A group member names its group and target, and links the group's manifest (docs/api.md).
+  drawGroup(r) {
+    const g = r.group && typeof r.group === "object" ? r.group : null;
+    this.f.group.parentElement.hidden = !g;
+    if (!g || this.groupShown === g.id) return;
+    this.groupShown = g.id;
+    this.f.group.replaceChildren(`${g.id}, target ${g.target} · `,
+      h("a", {href: `/groups/${encodeURIComponent(g.id)}/manifest`, text: "the group's Triton manifest"}));
   }
   // Who cancelled and why (the record's word, else the stream's), and how long the stop took.
   drawCancelFacts(r) {
