@@ -109,9 +109,9 @@ test("a finished build charts its key's earlier builds, itself ringed, and compa
     return route.fulfill({ json: { builds: entries } });
   });
   await page.route((url) => url.pathname === `/builds/${b.id}/compare`, (route) => route.fulfill({ json: {
-    before: "the median of 3 earlier builds", after: b.id, before_elapsed: 10.2, after_elapsed: 9.5,
+    before: "the median of 3 builds", after: b.id, before_elapsed: 10.2, after_elapsed: 9.5,
     families: [{ family: "Building engine", before: 6.0, after: 5.2 }, { family: "Parsing", before: 1.0, after: 1.1 }],
-    verdict: `${b.id} was 7% faster than the median of 3 earlier builds (9.5s vs 10.2s); most of it in Building engine (-0.8s)` } }));
+    verdict: `${b.id} was 7 % faster than the median of 3 builds (9.5s vs 10.2s); most of it in Building engine (-0.8s)` } }));
   await page.goto(`${server.url}/ui/builds/${b.id}`);
   const chart = page.locator("svg.history-chart");
   await chart.waitFor();
@@ -123,7 +123,7 @@ test("a finished build charts its key's earlier builds, itself ringed, and compa
   await page.getByText("4 earlier builds of this key (3 succeeded)").waitFor();
   const verdict = page.locator(".compare .verdict");
   await verdict.waitFor();
-  assert.match(await verdict.textContent(), /7% faster than the median of 3 earlier builds/);
+  assert.match(await verdict.textContent(), /was 7 % faster than the median of 3 builds \(9.5s vs 10.2s\)/);
   const rows = page.locator(".compare-table tbody tr");
   assert.equal(await rows.count(), 3);
   assert.deepEqual(await rows.nth(1).locator("td").allTextContents(), ["Building engine", "6.0 s", "5.2 s", "-0.8 s (-13 %)"]);
