@@ -25,14 +25,6 @@ after(async () => {
 const PROFILE = { simulate: "small-cnn", speed: 2 };  // one build key: the profile and the speed
 const done = (r) => ["succeeded", "failed", "cancelled", "timed_out", "interrupted"].includes(r.status);
 
-// Build groups (issue 24) come to the service on their own: a service without them
-// skips the group test, saying so.
-async function offersGroups(t, srv) {
-  const doc = (await srv.api("GET", "/openapi.json")).body;
-  if (doc && doc.paths && doc.paths["/groups/{gid}"]) return true;
-  t.skip("this trtwatch serve has no build groups (its OpenAPI document lists no GET /groups/{gid})");
-  return false;
-}
 
 test("no ETA before 3 earlier builds; a fifth build shows the range, and its page charts and compares the key's builds", { timeout: 240000 }, async () => {
   const page = await openPage(browser);
@@ -86,7 +78,6 @@ test("the model filter narrows the list on the server, and a reload keeps it", {
 
 test("a build group from the API is one row in the list that opens into its members", { timeout: 120000 }, async (t) => {
   if (!process.env.TRTWATCH_FAKE_DRIVER_DIR) { t.skip("needs the CUDA driver stand-in (TRTWATCH_FAKE_DRIVER_DIR)"); return; }
-  if (!(await offersGroups(t, server))) return;
   // The CUDA driver stand-in shows "Fake GPU H" (9.0) and "Fake GPU A" (8.0): both targets run here.
   const gpus = new Server({ args: ["--gpu-type", "h200=gres:h200,cc=9.0", "--gpu-type", "a100=gres:a100,cc=8.0"],
     env: { LD_LIBRARY_PATH: process.env.TRTWATCH_FAKE_DRIVER_DIR } });
