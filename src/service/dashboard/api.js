@@ -34,12 +34,14 @@ export async function api(path, options = {}) {
   return body;
 }
 
-// Does this server offer GET /builds/{id}/trace? Read once from its OpenAPI document.
-let traceSupport = null;
-export function hasTraceEndpoint() {
-  if (!traceSupport) {
-    traceSupport = api("/openapi.json").then((doc) => Boolean(doc && doc.paths && doc.paths["/builds/{id}/trace"]),
-      () => { traceSupport = null; return false; });
+// Does this server offer this path (as its OpenAPI document names it, "/builds/{id}/trace")?
+// The document is read once: an older server lacks the newer endpoints, and asking them
+// anyway would only fill the console with 404s.
+let openApiPaths = null;
+export function serverOffers(path) {
+  if (!openApiPaths) {
+    openApiPaths = api("/openapi.json").then((doc) => (doc && doc.paths) || {}, () => { openApiPaths = null; return {}; });
   }
-  return traceSupport;
+  return openApiPaths.then((paths) => Boolean(paths[path]));
 }
+export const hasTraceEndpoint = () => serverOffers("/builds/{id}/trace");

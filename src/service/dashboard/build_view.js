@@ -9,7 +9,9 @@ import { connectionState, setConnection } from "./connection.js";
 import { h, mainEl, setAttr, setText } from "./dom.js";
 import { EventLog } from "./event_log.js";
 import { EventStream } from "./event_stream.js";
+import { estimateText, isEstimate, sinceEstimate } from "./estimate.js";
 import { fmtBytes, fmtClock, fmtCount, fmtDuration, fmtRelative, parseTime, shortId } from "./format.js";
+import { HistoryPanel } from "./history_panel.js";
 import { PhaseSummary } from "./phase_summary.js";
 import { KEEP_FINISHED_DEPTH, PhaseTree } from "./phase_tree.js";
 import { FINAL, badge, cacheBadge, cacheHit, cacheText, forcedStop, reuseText, whatOf } from "./record.js";
@@ -36,6 +38,7 @@ export class BuildView {
     this.start = null;          // build_start
     this.finish = null;         // build_finish
     this.cancelEvent = null;
+    this.estimate = null;       // the last `estimate` event
     this.lastActivityT = 0;     // t of the last progress callback seen
     this.lastT = 0;
     this.lastSeq = 0;
@@ -73,18 +76,20 @@ export class BuildView {
     this.cancelButton = h("button.danger.solid", {type: "button", text: "Cancel build", hidden: true,
       "aria-label": `Cancel build ${this.id}`, on: {click: () => this.onCancel()}});
     this.liveLine = h("p.live-line", {role: "status", "aria-live": "polite"});
+    this.etaLine = h("p.eta-line", {hidden: true});
     this.errorBox = h("pre.error-box", {hidden: true});
     this.factsEl = h("dl.facts");
     this.f = {
       what: fact("Model or profile", "what"), backend: fact("Backend", "backend"), elapsed: fact("Elapsed", "elapsed"),
       created: fact("Submitted", "created"), started: fact("Started", "started"), finished: fact("Finished", "finished"),
       cancel: fact("Cancel", "cancel"), latency: fact("Cancel latency", "latency"), engine: fact("Engine", "engine"),
-      cache: fact("Engine cache", "cache"),
+      cache: fact("Engine cache", "cache"), group: fact("Build group", "group"),
       worker: fact("Worker", "worker"), events: fact("Events", "events"),
     };
     this.requestEl = h("pre.log.request");
     this.tree = new PhaseTree(this.phases);
     this.summary = new PhaseSummary();
+    this.history = new HistoryPanel(this.id);
     this.log = new EventLog(this.events, this.id);
     this.downloads = h("p");
     mainEl.replaceChildren(
@@ -92,10 +97,11 @@ export class BuildView {
       h("section.panel", {"aria-labelledby": "build-title"},
         h("div.head", {}, h("h1", {id: "build-title", tabindex: "-1", text: this.id}), this.badges,
           h("span.spacer"), this.cancelButton),
-        this.liveLine, this.errorBox),
+        this.liveLine, this.etaLine, this.errorBox),
       h("section.panel", {"aria-label": "Facts"}, this.factsEl, this.downloads),
       this.tree.element,
       this.summary.element,
+      this.history.element,
       h("details.panel", {}, h("summary", {text: "Request and options"}), this.requestEl),
       this.log.element);
   }
@@ -172,6 +178,7 @@ export class BuildView {
       }
       // The worker only knows it got SIGTERM; the record has who cancelled and why.
       case "cancel_requested": this.cancelEvent = e; this.recordStale = true; break;
+      case "estimate": if (isEstimate(e)) this.estimate = e; break;
       case "log": if (e.severity === "error" || e.severity === "internal_error") this.lastError = e.message; break;
       case "build_finish":
         this.finish = e;
@@ -236,6 +243,8 @@ export class BuildView {
     this.errorBox.hidden = !error;
     if (error) setText(this.errorBox, error);
     this.drawLiveLine(status, r);
+    this.drawEta(status, r);
+    this.history.update(r.history_key || (this.start && this.start.key), FINAL.has(r.status));
     if (FINAL.has(status) && !this.downloadsDrawn) this.drawDownloads();
   }
   drawStatus(r, status) {
@@ -260,6 +269,7 @@ export class BuildView {
     setText(this.f.finished, when(r.finished_at));
     setText(this.f.elapsed, status === "queued" ? "not started" : fmtDuration(this.nowT()) + (FINAL.has(status) ? "" : " so far"));
     this.drawEngine(r, status);
+    this.drawGroup(r);
     setText(this.f.cache, cacheText({...r, status}));
     mainEl.dataset.cache = r.cache ? r.cache.state : "";
     const exit = r.exit_signal ? `killed by signal ${r.exit_signal}` : r.exit_code !== null && r.exit_code !== undefined ? `exit code ${r.exit_code}` : "";
@@ -292,6 +302,15 @@ export class BuildView {
         text: `${label}${size ? ` (${size})` : ""}`, title: r[k].sha256 ? `SHA-256 ${r[k].sha256}` : ""});
     });
     this.f.engine.replaceChildren(...links.flatMap((a, i) => (i ? [" · ", a] : [a])));
+  }
+  // A group member names its group and target, and links the group's manifest (docs/api.md).
+  drawGroup(r) {
+    const g = r.group && typeof r.group === "object" ? r.group : null;
+    this.f.group.parentElement.hidden = !g;
+    if (!g || this.groupShown === g.id) return;
+    this.groupShown = g.id;
+    this.f.group.replaceChildren(`${g.id}, target ${g.target} · `,
+      h("a", {href: `/groups/${encodeURIComponent(g.id)}/manifest`, text: "the group's Triton manifest"}));
   }
   // Who cancelled and why (the record's word, else the stream's), and how long the stop took.
   drawCancelFacts(r) {
@@ -347,6 +366,17 @@ export class BuildView {
     }
     setText(this.liveLine, text);
     setAttr(this.liveLine, "data-kind", kind);
+  }
+  // The remaining time while the build runs, counted down between estimates: the
+  // newest of the stream's last `estimate` event and the record's.
+  drawEta(status, r) {
+    let estimate = this.estimate;
+    if (isEstimate(r.estimate) && (!estimate || (r.estimate.t || 0) > (estimate.t || 0))) estimate = r.estimate;
+    const shown = Boolean(estimate) && status === "running";
+    this.etaLine.hidden = !shown;
+    if (!shown) return;
+    setText(this.etaLine, estimateText(estimate, sinceEstimate(estimate, this.nowT())));
+    setAttr(this.etaLine, "data-kind", !estimate.remaining ? "none" : estimate.longer_than_history ? "longer" : "range");
   }
   async drawDownloads() {
     this.downloadsDrawn = true;

@@ -56,6 +56,14 @@ export function fmtBytes(n) {
   return (i ? n.toFixed(1) : String(n)) + " " + units[i];
 }
 
+// The change from one duration to another: "+12.0 s (+8 %)", "-3 s (-2 %)".
+export function fmtChange(before, after) {
+  const delta = after - before;
+  const sign = delta >= 0 ? "+" : "-";
+  const percent = before > 0 ? ` (${sign}${Math.round((Math.abs(delta) / before) * 100)} %)` : "";
+  return `${sign}${fmtDuration(Math.abs(delta))}${percent}`;
+}
+
 // Milliseconds since the epoch of an ISO time from the API; 0 when there is none.
 export const parseTime = (iso) => (iso ? Date.parse(iso) : 0);
 

@@ -3,6 +3,7 @@
 import { confirmCancel, requestCancel } from "./cancel.js";
 import { showAlert } from "./alerts.js";
 import { h, setAttr, setText } from "./dom.js";
+import { compactEstimateText, isEstimate, sinceEstimate } from "./estimate.js";
 import { fmtClock, fmtDuration, fmtRelative, parseTime, shortId } from "./format.js";
 import { FINAL, badge, cacheBadge, cacheHit, forcedStop, whatOf } from "./record.js";
 
@@ -14,7 +15,8 @@ export class ListRow {
     this.whatMain = h("span");
     this.whatSub = h("div.activity");
     this.started = h("time");
-    this.duration = h("td.num", {"data-label": "Duration"});
+    this.duration = h("span");
+    this.eta = h("div.eta");
     this.activity = h("td.activity", {"data-label": "Activity"});
     this.cancel = h("button.danger", {type: "button", text: "Cancel", on: {click: () => this.onCancel()}});
     this.tr = h("tr", {},
@@ -22,7 +24,7 @@ export class ListRow {
       h("td", {"data-label": "Build"}, this.link),
       h("td.what", {"data-label": "Model"}, this.whatMain, this.whatSub),
       h("td.num", {"data-label": "Started"}, this.started),
-      this.duration, this.activity,
+      h("td.num", {"data-label": "Duration"}, this.duration, this.eta), this.activity,
       h("td", {}, this.cancel));
     this.update(build);
   }
@@ -43,7 +45,8 @@ export class ListRow {
     setAttr(this.link, "aria-label", `Build ${build.id}`);
     const what = whatOf(build);
     setText(this.whatMain, what.main);
-    setText(this.whatSub, what.sub === what.main ? "" : what.sub);
+    const sub = what.sub === what.main ? "" : what.sub;
+    setText(this.whatSub, build.group ? `target ${build.group.target}` + (sub ? ` · ${sub}` : "") : sub);
     const startedMs = parseTime(build.started_at) || parseTime(build.created_at);
     setAttr(this.started, "datetime", build.started_at || build.created_at);
     setAttr(this.started, "title", fmtClock(startedMs));
@@ -75,6 +78,9 @@ export class ListRow {
     else if (b.status === "queued") text = "waiting " + fmtDuration((now - parseTime(b.created_at)) / 1000);
     else text = started ? fmtDuration((now - started) / 1000) + (stale ? " (last known)" : "") : "—";
     setText(this.duration, text);
+    // The ETA counts down from the record's estimate, given `t` seconds after the start.
+    const estimate = b.status === "running" && started && isEstimate(b.estimate) ? b.estimate : null;
+    setText(this.eta, estimate ? compactEstimateText(estimate, sinceEstimate(estimate, (now - started) / 1000)) : "");
   }
   async onCancel() {
     if (!(await confirmCancel(this.build))) { this.cancel.focus(); return; }

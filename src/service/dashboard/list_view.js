@@ -1,21 +1,25 @@
-// The build list (/, filters in the URL: /?status=failed,cancelled): the first page,
-// kept current by the service's record changes, older pages on request, and the form
-// that submits a build.
+// The build list (/, filters in the URL: /?status=failed,cancelled&model=resnet): the
+// first page, kept current by the service's record changes, older pages on request,
+// build groups as one row each, and the form that submits a build.
 import { api } from "./api.js";
 import { clearAlert, showAlert } from "./alerts.js";
 import { h, mainEl, setText } from "./dom.js";
 import { fmtClock } from "./format.js";
+import { GroupRow } from "./group_row.js";
 import { ListRow } from "./list_row.js";
 import { FINAL, STATUSES, STATUS_TEXT } from "./record.js";
 import { SubmitForm } from "./submit_form.js";
 
 const PAGE = 25;
+const TYPING_PAUSE_MS = 300;  // the model filter reads the list once typing pauses
 
 export class ListView {
   constructor() {
     const params = new URLSearchParams(location.search);
     this.filter = new Set((params.get("status") || "").split(",").filter((s) => STATUSES.includes(s)));
-    this.rows = new Map();      // id -> row
+    this.model = (params.get("model") || "").trim();  // a substring of the model or profile
+    this.rows = new Map();      // id -> row (a group member's row belongs to its group)
+    this.groups = new Map();    // group id -> GroupRow
     this.firstPage = [];        // ids on the first page, newest first
     this.older = [];            // ids loaded by "Load older builds"
     this.cursor = undefined;    // next_cursor after the last page loaded
@@ -31,6 +35,7 @@ export class ListView {
   destroy() {
     this.destroyed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.typing);
     this.changes?.close();
     delete mainEl.dataset.live;
   }
@@ -51,6 +56,8 @@ export class ListView {
     this.refresh();
   }
   onRecord(build) {
+    // Whether a new record matches the model filter is the service's call: read the list.
+    if (this.model && !this.rows.has(build.id)) { this.refresh(); return; }
     if (this.filter.size && !this.filter.has(build.status)) {
       if (this.rows.has(build.id)) {  // it left the filter
         this.rows.get(build.id).tr.remove();
@@ -91,15 +98,35 @@ export class ListView {
     mainEl.replaceChildren(
       h("h1", {text: "Builds", tabindex: "-1"}),
       new SubmitForm().element,
-      h("div.toolbar", {}, h("fieldset.filters", {}, h("legend", {text: "Status"}), ...chips)),
+      h("div.toolbar", {}, h("fieldset.filters", {}, h("legend", {text: "Status"}), ...chips),
+        h("label.model-filter", {}, "Model",
+          h("input", {type: "search", name: "model", value: this.model, "aria-label": "Filter builds by model", placeholder: "any", autocomplete: "off",
+            spellcheck: false, maxlength: "256", on: {input: (e) => this.onModelInput(e.target.value)}}))),
       this.table, this.empty, h("div.more", {}, this.more));
   }
   toggle(status, on) {
     if (on) this.filter.add(status); else this.filter.delete(status);
-    const query = this.filter.size ? "?status=" + [...this.filter].join(",") : "";
-    history.replaceState(null, "", "/" + query);
-    for (const row of this.rows.values()) row.tr.remove();
+    this.filtersChanged();
+  }
+  // Typing narrows the list once it pauses, not at every key.
+  onModelInput(value) {
+    clearTimeout(this.typing);
+    this.typing = setTimeout(() => {
+      if (value.trim() === this.model) return;
+      this.model = value.trim();
+      this.filtersChanged();
+    }, TYPING_PAUSE_MS);
+  }
+  // The filters go into the page's URL (a reload or a shared link keeps them), then the list is read again.
+  filtersChanged() {
+    const q = new URLSearchParams();
+    if (this.filter.size) q.set("status", [...this.filter].join(","));
+    if (this.model) q.set("model", this.model);
+    const query = q.toString().replace(/%2C/g, ",");
+    history.replaceState(null, "", "/" + (query ? "?" + query : ""));
+    this.tbody.replaceChildren();
     this.rows.clear();
+    this.groups.clear();
     this.firstPage = [];
     this.older = [];
     this.cursor = undefined;
@@ -108,6 +135,7 @@ export class ListView {
   query(cursor) {
     const q = new URLSearchParams({limit: String(PAGE)});
     if (this.filter.size) q.set("status", [...this.filter].join(","));
+    if (this.model) q.set("model", this.model);
     if (cursor) q.set("cursor", cursor);
     return "/builds?" + q.toString().replace(/%2C/g, ",");
   }
@@ -171,25 +199,48 @@ export class ListView {
     this.more.disabled = false;
   }
   upsert(build) {
+    const gid = build.group && build.group.id;
+    if (gid) {  // a group member: its group's row holds it
+      let group = this.groups.get(gid);
+      if (!group) { group = new GroupRow(gid, () => this.refresh(), () => this.order()); this.groups.set(gid, group); }
+      this.rows.set(build.id, group.upsertMember(build));
+      return;
+    }
     let row = this.rows.get(build.id);
     if (!row) { row = new ListRow(build, () => this.refresh()); this.rows.set(build.id, row); }
     else row.update(build);
   }
-  // Puts rows in order, moving only those out of place (a moved row would lose focus).
-  order() {
-    const ids = [...this.firstPage, ...this.older];
-    let at = this.tbody.firstChild;
+  // The rows to show in order: a group's rows where its newest member would be.
+  shownRows(ids) {
+    const trs = [];
+    const placed = new Set();
     for (const id of ids) {
-      const tr = this.rows.get(id).tr;
+      const row = this.rows.get(id);
+      const gid = row.build.group && row.build.group.id;
+      if (!gid) trs.push(row.tr);
+      else if (!placed.has(gid) && this.groups.has(gid)) { placed.add(gid); trs.push(...this.groups.get(gid).trs()); }
+    }
+    return trs;
+  }
+  // Puts rows in order, moving only those out of place (a moved row would lose focus),
+  // and takes off those no longer shown (a closed group's members).
+  order() {
+    if (this.destroyed) return;
+    const ids = [...this.firstPage, ...this.older].filter((id) => this.rows.has(id));
+    let at = this.tbody.firstChild;
+    for (const tr of this.shownRows(ids)) {
       if (tr === at) { at = at.nextSibling; continue; }
       this.tbody.insertBefore(tr, at);
     }
+    while (at) { const next = at.nextSibling; at.remove(); at = next; }
     this.empty.hidden = ids.length > 0;
-    if (!ids.length) setText(this.empty, this.filter.size ? "No builds with these statuses." : "No builds yet. Submit one above, or POST /builds.");
+    if (!ids.length) setText(this.empty, this.model ? `No builds of a model matching “${this.model}”` + (this.filter.size ? " with these statuses." : ".")
+      : this.filter.size ? "No builds with these statuses." : "No builds yet. Submit one above, or POST /builds.");
     this.more.hidden = !this.cursor;
   }
   tick() {
     const now = Date.now();
-    for (const row of this.rows.values()) row.tick(now, this.failed);
+    for (const row of this.rows.values()) if (!row.build.group) row.tick(now, this.failed);
+    for (const group of this.groups.values()) group.tick(now, this.failed);
   }
 }
