@@ -3,6 +3,7 @@
 // Last-Event-ID. After build_finish the server ends the stream; the client reconnects
 // once more and the server's 204 stops it. Prints one JSON summary line.
 // Usage: node sse_reconnect.mjs URL CUT
+import { readFileSync } from "node:fs";
 import { EventSource } from "eventsource";
 
 const [url, cutArg] = process.argv.slice(2);
@@ -35,7 +36,10 @@ const es = new EventSource(url, {
   },
 });
 
-const types = ["build_start", "phase_start", "step", "phase_finish", "cancel_requested", "stall", "log", "build_finish"];
+// Every event type of the protocol, from its schema: EventSource delivers a named event
+// only to a listener of that name, so a type missing here would look like a lost event.
+const schema = JSON.parse(readFileSync(new URL("../../docs/events.schema.json", import.meta.url), "utf8"));
+const types = schema.oneOf.map((event) => event.properties.type.const);
 let finished = false;
 for (const type of types) {
   es.addEventListener(type, (m) => {
