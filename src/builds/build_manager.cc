@@ -1035,6 +1035,12 @@ void BuildManager::KeepHistory(Active& b) {
   }
   if (harvest.entry) {
     if (b.record.history_key.empty() && IsKeyDigest(harvest.entry->key)) b.record.history_key = harvest.entry->key;
+    // The history says how the build ended as its record does: a scheduler's verdict
+    // (Slurm's time limit reaches the worker as a SIGTERM, which it calls a cancel).
+    if (harvest.entry->status != StatusFromState(b.record.state)) {
+      harvest.entry->status = StatusFromState(b.record.state);
+      harvest.entry->error = b.record.error;
+    }
     const HistoryStoreResult stored = StoreHistoryEntry(store_, std::move(*harvest.entry), history::UnixNow());
     if (!stored.warning.empty()) {
       std::fprintf(stderr, "trtwatch serve: warning: build %s: history: %s\n", b.record.id.c_str(),

@@ -126,6 +126,20 @@ bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std:
   return true;
 }
 
+namespace {
+
+// "model=SUBSTR" of a list or of the history: a part of a model's name or path, bounded.
+bool ParseModelFilter(const std::string& value, std::string* model, std::string* error) {
+  if (value.empty() || value.size() > kMaxModelFilter) {
+    *error = "model must be a part of a model's name or path (1 to " + std::to_string(kMaxModelFilter) + " bytes)";
+    return false;
+  }
+  *model = value;
+  return true;
+}
+
+}  // namespace
+
 bool ParseListQuery(std::string_view target, ListQuery* query, std::string* error) {
   std::vector<std::pair<std::string, std::string>> pairs;
   if (!ParseQuery(target, &pairs, error)) return false;
@@ -152,11 +166,7 @@ bool ParseListQuery(std::string_view target, ListQuery* query, std::string* erro
         return false;
       }
     } else if (key == "model") {
-      if (value.empty() || value.size() > kMaxModelFilter) {
-        *error = "model must be a part of a model's name or path (1 to " + std::to_string(kMaxModelFilter) + " bytes)";
-        return false;
-      }
-      query->model = value;
+      if (!ParseModelFilter(value, &query->model, error)) return false;
     } else if (key == "group") {
       if (!builds::ValidGroupId(value)) {
         *error = "group must be a build group's id: g_ and 32 hex digits (the id POST /builds answered with \"targets\")";
@@ -177,11 +187,7 @@ bool ParseHistoryQuery(std::string_view target, HistoryRoute route, HistoryFilte
   const bool list = route == HistoryRoute::kList;
   for (const auto& [key, value] : pairs) {
     if (key == "model") {
-      if (value.empty() || value.size() > kMaxModelFilter) {
-        *error = "model must be a part of a model's name or path (1 to " + std::to_string(kMaxModelFilter) + " bytes)";
-        return false;
-      }
-      filter->model = value;
+      if (!ParseModelFilter(value, &filter->model, error)) return false;
     } else if (key == "since") {
       std::string why;
       if (!ParseDuration(value, &filter->since_seconds, &why) || filter->since_seconds <= 0) {

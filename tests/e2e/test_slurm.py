@@ -263,6 +263,11 @@ def test_slurms_time_limit_ends_the_build_as_timed_out_and_the_log_says_so(tmp_p
             written = [json.loads(line) for line in f if line.strip()]
         if written[-1]["type"] == "build_finish":  # the worker stopped within KillWait: its own words
             assert written[-1]["status"] == "cancelled" and written[-1]["seq"] == finishes[0]["id"], written[-1]
+            # Its history entry (where it wrote one before Slurm's SIGKILL) is kept as the
+            # record says the build ended.
+            status, history, _ = server.request("GET", f"/history?key={final['history_key']}")
+            kept = [b["status"] for b in history["builds"] if b["build"] == doc["id"]]
+            assert status == 200 and kept in ([], ["timed_out"]), history
     finally:
         server.stop()
 
