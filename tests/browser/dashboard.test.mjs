@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server, launchBrowser, openPage, screenshot, sleep, removeDir, tempDir } from "./harness.mjs";
+import { Server, launchBrowser, openPage, screenshot, sleep, removeDir, tempDir, closePage } from "./harness.mjs";
 
 let server;
 let browser;
@@ -49,7 +49,7 @@ test("the page loads every dashboard module as JavaScript, with the security hea
     assert.match(r.headers()["content-security-policy"], /script-src 'self'/, path);
   }
   assertNoErrors(page);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("submit from the list, watch it live, see it finish, find it in the list", { timeout: 90000 }, async () => {
@@ -308,7 +308,7 @@ test("build an uploaded model from the form, then download its engine from the b
     assert.equal(download.suggestedFilename(), `${id}.engine`);
     shots.push(await screenshot(page, "build-engine-download"));
     assertNoErrors(page);
-    await page.context().close();
+    await closePage(page);
   } finally {
     await real.stopCleanly();
     removeDir(real.dataDir);
@@ -368,7 +368,7 @@ test("a reused engine: the build page says so as the terminal does, the list mar
     assert.equal(await page.locator(`tr[data-id="${built.id}"] .badge[data-status=cached]`).count(), 0);
     shots.push(await screenshot(page, "list-cache-hit"));
     assertNoErrors(page);
-    await page.context().close();
+    await closePage(page);
   } finally {
     await real.stopCleanly();
     removeDir(real.dataDir);

@@ -100,6 +100,13 @@ export async function openPage(browser, options = {}) {
   return page;
 }
 
+// Closes the page's context. Route handlers still awaiting a response when the
+// context goes would reject after the test ended, so they are dropped first.
+export async function closePage(page) {
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.context().close();
+}
+
 export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);

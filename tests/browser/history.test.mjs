@@ -5,7 +5,7 @@
 // views are checked word for word and point for point whatever the store holds.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Server, launchBrowser, openPage, screenshot, removeDir } from "./harness.mjs";
+import { Server, launchBrowser, openPage, screenshot, removeDir, closePage } from "./harness.mjs";
 
 let server;
 let browser;
@@ -66,7 +66,7 @@ test("a running build with 4 earlier builds shows the remaining time as a range 
   }, first, { timeout: 30000 });
   shots.push(await screenshot(page, "build-eta"));
   await server.api("POST", `/builds/${b.id}/cancel`);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("the list row of a running build shows the short ETA; the page says plainly when there is none", { timeout: 90000 }, async () => {
@@ -90,7 +90,7 @@ test("the list row of a running build shows the short ETA; the page says plainly
   assert.equal(await page.locator(".eta-line").getAttribute("data-kind"), "none");
   await server.api("POST", `/builds/${b.id}/cancel`);
   assertNoErrors(page);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("a finished build charts its key's earlier builds, itself ringed, and compares itself with them", { timeout: 90000 }, async () => {
@@ -129,7 +129,7 @@ test("a finished build charts its key's earlier builds, itself ringed, and compa
   assert.deepEqual(await rows.nth(1).locator("td").allTextContents(), ["Building engine", "6.0 s", "5.2 s", "-0.8 s (-13 %)"]);
   shots.push(await screenshot(page, "build-history"));
   assertNoErrors(page);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("without history or a comparison the build page says why, in a sentence", { timeout: 60000 }, async () => {
@@ -169,8 +169,8 @@ test("without history or a comparison the build page says why, in a sentence", {
   assert.equal(await other.locator("section.history").isHidden(), true);
   assertNoErrors(page, [/409/]);
   assertNoErrors(other);
-  await other.context().close();
-  await page.context().close();
+  await closePage(other);
+  await closePage(page);
 });
 
 test("the model filter narrows the list through GET /builds?model=, and a reload keeps it", { timeout: 90000 }, async () => {
@@ -205,7 +205,7 @@ test("the model filter narrows the list through GET /builds?model=, and a reload
   await page.getByRole("searchbox", { name: "Filter builds by model" }).fill("no-such-model");
   await page.getByText("No builds of a model matching “no-such-model”.").waitFor();
   assertNoErrors(page);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("a build group is one row that opens into its members, with the manifest, engines and a group cancel", { timeout: 60000 }, async () => {
@@ -273,5 +273,5 @@ test("a build group is one row that opens into its members, with the manifest, e
   assert.equal(await manifest.getAttribute("href"), `/groups/${gid}/manifest`);
   assert.equal(await page.locator("tr.group-panel a.engine").count(), 3);
   assertNoErrors(page);
-  await page.context().close();
+  await closePage(page);
 });

@@ -5,7 +5,7 @@
 // for word.)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Server, launchBrowser, openPage, screenshot, removeDir } from "./harness.mjs";
+import { Server, launchBrowser, openPage, screenshot, removeDir, closePage } from "./harness.mjs";
 
 let server;
 let browser;
@@ -53,7 +53,7 @@ test("no ETA before 3 earlier builds; a fifth build shows the range, and its pag
   assert.ok(await page.locator(".compare-table tbody tr").count() >= 2, "the whole build and its phase families");
   shots.push(await screenshot(page, "live-build-history"));
   assert.deepEqual(page.unexpectedErrors(), []);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("the model filter narrows the list on the server, and a reload keeps it", { timeout: 120000 }, async () => {
@@ -73,7 +73,7 @@ test("the model filter narrows the list on the server, and a reload keeps it", {
   assert.equal(await page.locator(`tr[data-id="${cnn.id}"]`).count(), 0);
   assert.ok(await page.locator("tbody tr").evaluateAll((trs) => trs.every((tr) => /failing/.test(tr.textContent))));
   assert.deepEqual(page.unexpectedErrors(), []);
-  await page.context().close();
+  await closePage(page);
 });
 
 test("a build group from the API is one row in the list that opens into its members", { timeout: 120000 }, async (t) => {
@@ -91,7 +91,7 @@ test("a build group from the API is one row in the list that opens into its memb
     const groupRow = page.locator(`tr.group-row[data-group="${gid}"]`);
     await groupRow.waitFor();
     assert.equal(await page.locator("tbody tr").count(), 1, "one row for the group's two builds");
-    assert.match(await groupRow.textContent(), /targets: h200, a100/);
+    await groupRow.filter({ hasText: "targets: h200, a100" }).waitFor();  // from the group document
     await groupRow.getByRole("button", { name: new RegExp(`Group ${gid}`) }).click();
     await page.locator("tr.member").nth(1).waitFor();
     assert.deepEqual(await page.locator("tr.member").evaluateAll((trs) => trs.map((tr) => /target (\w+)/.exec(tr.textContent)[1])),
@@ -106,7 +106,7 @@ test("a build group from the API is one row in the list that opens into its memb
     await page.locator("tr.member a.build-link").first().click();
     await page.locator('[data-fact="group"]').filter({ hasText: `${gid}, target h200` }).waitFor();
     assert.deepEqual(page.unexpectedErrors(), []);
-    await page.context().close();
+    await closePage(page);
   } finally {
     await gpus.stopCleanly();
     removeDir(gpus.dataDir);

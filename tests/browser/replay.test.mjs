@@ -5,7 +5,7 @@
 // ctest runs this file alone (RUN_SERIAL): it measures time.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { Server, launchBrowser, openPage, sleep, removeDir } from "./harness.mjs";
+import { Server, launchBrowser, openPage, sleep, removeDir, closePage } from "./harness.mjs";
 
 let server;
 let browser;
@@ -44,7 +44,7 @@ test("a 7,500-event build replays in full, its time and long tasks measured", { 
     assert.equal(run.lastSeq, record.events, "the stream was followed to its last event");
     runs.push(run);
     assert.deepEqual(page.unexpectedErrors(), [], "console errors or exceptions on the page");
-    await page.context().close();
+    await closePage(page);
   }
   console.log(`replay of ${runs[0].events} events: ${runs.map((r) => `${r.replayMs.toFixed(0)} ms ` +
     `(from navigation ${r.fromNavigationMs.toFixed(0)} ms, long tasks [${r.longTasks.map((d) => d.toFixed(0))}])`).join("; ")}`);

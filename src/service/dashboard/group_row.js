@@ -43,6 +43,7 @@ export class GroupRow {
     const before = row ? row.build.status : null;
     if (!row) { row = new ListRow(build, this.changed); row.tr.classList.add("member"); this.members.set(build.id, row); }
     else row.update(build);
+    if (!this.doc) this.draw();  // the members known so far, until the group document is read
     if (before !== build.status) this.readDocument();
     return row;
   }

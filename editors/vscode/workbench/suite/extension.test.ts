@@ -20,6 +20,23 @@ async function answerQuickInput(text: string): Promise<void> {
   await browser.press('Enter');
 }
 
+// Picks `label` in the quick pick that is open once it shows `ready` (its title, or the
+// input's value: ">" for the command palette). It types the label and presses Enter only
+// once the focused row is that item: the list filters as the keys arrive, and a quick
+// pick that is closing still shows, so neither alone says what Enter would pick.
+async function pick(label: string, ready: { title?: string; value?: string }): Promise<void> {
+  await until(`the quick pick (${JSON.stringify(ready)})`, () => browser.evaluate(({ title, value }) => {
+    const widget = document.querySelector('.quick-input-widget:not([style*="display: none"])');
+    const input = widget?.querySelector('input');
+    return !!input && (title === undefined || widget!.querySelector('.quick-input-title')?.textContent === title) &&
+      (value === undefined || input.value === value);
+  }, ready));
+  await browser.type(label);
+  await until(`"${label}" focused in the quick pick`, () => browser.evaluate((l) =>
+    document.querySelector('.quick-input-widget .monaco-list-row.focused')?.textContent?.includes(l) ?? false, label));
+  await browser.press('Enter');
+}
+
 function endOfTask(name: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     const sub = vscode.tasks.onDidEndTaskProcess((e) => {
@@ -58,8 +75,8 @@ export const tests: Test[] = [
       await setSetting('simulate.speed', 8);
       await showView();
       await browser.press('F1');
-      await answerQuickInput('TensorRT: Simulate a build');
-      await answerQuickInput('small-cnn');
+      await pick('TensorRT: Simulate a build', { value: '>' });
+      await pick('small-cnn', { title: 'Simulate a TensorRT build (no GPU needed)' });
       await toast(/^Simulated build \(small-cnn\): Build succeeded after/);
     },
   },
