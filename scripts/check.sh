@@ -29,7 +29,7 @@ all_stages=(release asan tsan clang vscode fuzz mingw python)
 # previous stage's tests counts from its start to its end): a part past its share is
 # marked in the table, so that a suite that grows is seen before CI's limit is.
 declare -A share=([setup.deps]=240 [release.build]=420 [release.test]=420 [asan.build]=720 [asan.test]=480
-  [tsan.build]=540 [tsan.test]=420 [clang.build]=300 [vscode.test]=420 [fuzz.build]=330 [fuzz.test]=120
+  [tsan.build]=540 [tsan.test]=420 [clang.build]=360 [vscode.test]=420 [fuzz.build]=330 [fuzz.test]=120
   [mingw.build]=240 [mingw.test]=120 [python.test]=210)
 budget=2700
 

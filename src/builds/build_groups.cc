@@ -177,7 +177,7 @@ void BuildGroups::Conclude(const GroupIndex& index, const std::vector<GroupMembe
   const std::string dir = group_dir(index.id);
   if (InspectPath(dir + "/" + kGroupManifestFile).kind == PathKind::kFile) return;  // concluded already
   std::string error;
-  if (!MakePrivateFolder(data_dir_ + "/groups", &error) || !MakePrivateFolder(dir, &error)) {
+  if (!MakePrivateFolder(groups_dir(), &error) || !MakePrivateFolder(dir, &error)) {
     std::fprintf(stderr, "trtwatch serve: group %s: its folder cannot be made: %s\n", index.id.c_str(), error.c_str());
     return;
   }

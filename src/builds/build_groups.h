@@ -60,7 +60,8 @@ class BuildGroups {
   // A member of `gid` ended on this replica: the group is concluded if it was the last.
   void MemberEnded(const std::string& gid) { Load(gid); }
 
-  std::string group_dir(const std::string& gid) const { return data_dir_ + "/groups/" + gid; }
+  std::string groups_dir() const { return data_dir_ + "/groups"; }
+  std::string group_dir(const std::string& gid) const { return groups_dir() + "/" + gid; }
 
  private:
   struct Loaded {

@@ -1,15 +1,44 @@
 #include "builds/retention.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <set>
 #include <vector>
 
 #include "builds/artifacts/artifact_store.h"
+#include "builds/build_group.h"
 #include "builds/build_record.h"
 
 namespace trtwatch::builds {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// A group is found by its first member's record (builds/build_groups.h): once that is
+// gone, so is the group, and the engine links in its folder would keep their disk space.
+size_t RemoveFoldersOfPrunedGroups(const std::string& groups_dir, const std::vector<std::string>& pruned_ids) {
+  if (groups_dir.empty() || pruned_ids.empty()) return 0;
+  const std::set<std::string> pruned(pruned_ids.begin(), pruned_ids.end());
+  std::vector<fs::path> gone;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(groups_dir, ec)) {
+    const std::string gid = entry.path().filename().string();
+    if (ValidGroupId(gid) && pruned.count(GroupMemberBuildId(gid, 0))) gone.push_back(entry.path());
+  }
+  size_t removed = 0;
+  for (const fs::path& folder : gone) {
+    std::error_code rm;
+    fs::remove_all(folder, rm);
+    if (!rm) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace
+
 PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& policy, double now_unix,
-                                const std::string& engine_dir) {
+                                const BuildFolders& folders) {
   PruneReport report;
   if (!policy.enabled()) return report;
   std::vector<std::string> final_statuses;
@@ -24,10 +53,11 @@ PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& polic
   }
   // The records are gone: their engines and cache copies are no one's now (a missing one is fine).
   for (const std::string& id : removed) {
-    RemoveWithSidecar(engine_dir + "/" + id + ".engine");
-    RemoveWithSidecar(engine_dir + "/" + id + ".timing-cache");
+    RemoveWithSidecar(folders.engines + "/" + id + ".engine");
+    RemoveWithSidecar(folders.engines + "/" + id + ".timing-cache");
   }
   report.removed = removed.size();
+  report.removed_groups = RemoveFoldersOfPrunedGroups(folders.groups, removed);
   return report;
 }
 

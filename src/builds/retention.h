@@ -1,6 +1,7 @@
 // Retention: which finished builds the service keeps (`--retain-for DUR`,
-// `--retain-count N`) and the pruning of the others: record, event log and the engine
-// the service stored for it. Builds still queued or running are never pruned.
+// `--retain-count N`) and the pruning of the others: record, event log, the engine the
+// service stored for it, and the folder of a group whose first member it was. Builds
+// still queued or running are never pruned.
 //
 // Threading: PruneFinishedBuilds uses the store, so it runs where the store is used
 // (the service's event-loop thread).
@@ -20,13 +21,19 @@ struct RetentionPolicy {
   bool enabled() const { return max_age_seconds > 0 || max_count > 0; }
 };
 
+// Where the service keeps the files of its builds, removed with them.
+struct BuildFolders {
+  std::string engines;  // <id>.engine, <id>.timing-cache
+  std::string groups;   // <gid>/: a group's engine links and manifest (builds/build_groups.h)
+};
+
 struct PruneReport {
   size_t removed = 0;
+  size_t removed_groups = 0;
   std::string error;  // the store's, when it could not prune (nothing was removed)
 };
 
-// `engine_dir` is where the service stores engines (<id>.engine).
 PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& policy, double now_unix,
-                                const std::string& engine_dir);
+                                const BuildFolders& folders);
 
 }  // namespace trtwatch::builds

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "platform/process_limits.h"
+#include "builds/build_groups.h"
 #include "builds/build_manager.h"
 #include "service/http_api.h"
 #include "service/http_request.h"
@@ -183,9 +184,14 @@ int RunServer(const ServerOptions& options, const std::string& token, ServicePar
   // long after it is due).
   asio::steady_timer retention_timer(io);
   std::function<void()> prune = [&] {
-    const PruneReport pruned = PruneFinishedBuilds(store, options.retention, NowUnix(), manager.engine_dir());
+    const PruneReport pruned = PruneFinishedBuilds(store, options.retention, NowUnix(),
+                                                    {manager.engine_dir(), manager.groups().groups_dir()});
     if (!pruned.error.empty()) std::fprintf(stderr, "trtwatch serve: could not prune old builds: %s\n", pruned.error.c_str());
     if (pruned.removed > 0) std::fprintf(stderr, "trtwatch serve: pruned %zu finished builds (retention)\n", pruned.removed);
+    if (pruned.removed_groups > 0) {
+      std::fprintf(stderr, "trtwatch serve: removed the folders of %zu build groups with their builds (retention)\n",
+                   pruned.removed_groups);
+    }
     retention_timer.expires_after(kRetentionPeriod);
     retention_timer.async_wait([&](const boost::system::error_code& e) {
       if (!e) prune();

@@ -9,6 +9,7 @@ Slurm cluster: test_slurm_groups.py."""
 import hashlib
 import json
 import os
+import time
 
 import pytest
 
@@ -95,6 +96,29 @@ def test_a_group_of_two_targets_ends_with_two_engines_and_their_manifest(tmp_pat
         assert status == 404 and b"has no engine" in body
     finally:
         assert s.stop() == 0, s.log()[-4000:]
+
+
+def test_retention_removes_a_group_folder_with_its_builds(tmp_path, driver):
+    """The folder's engine links would keep their disk space after the builds are pruned."""
+    s = Server(tmp_path, *GPU_TYPES).start()
+    try:
+        status, doc, _ = s.request("POST", "/builds", {"simulate": "small-cnn", "speed": 20, "targets": ["h200", "a100"]})
+        assert status == 201, doc
+        gid = doc["id"]
+        assert wait_group(s, gid, timeout=60)["state"] == "succeeded"
+    finally:
+        assert s.stop() == 0, s.log()[-4000:]
+    folder = tmp_path / "data" / "groups" / gid
+    assert (folder / "manifest.json").is_file()
+    time.sleep(1.1)
+    s2 = Server(tmp_path, "--retain-for", "1s", *GPU_TYPES, name="server2").start()
+    try:
+        assert "pruned 2 finished builds" in s2.log()
+        assert "removed the folders of 1 build groups" in s2.log()
+        assert not folder.exists()
+        assert s2.request("GET", f"/groups/{gid}")[0] == 404
+    finally:
+        assert s2.stop() == 0, s2.log()[-4000:]
 
 
 def test_a_group_request_is_refused_whole_and_nothing_is_recorded(tmp_path, driver):

@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <utility>
 
+#include "builds/build_group.h"
 #include "builds/build_record.h"
 #include "builds/stores/open_record_store.h"
 #include "builds/stores/postgres_store.h"
@@ -338,7 +340,7 @@ TYPED_TEST(StoreBehaviourTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAnd
   put("new_done", BuildState::kCancelled, now - 60);
 
   // By age: finished more than a day ago. A running build is never pruned.
-  PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, dir + "/engines");
+  PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, {dir + "/engines", dir + "/groups"});
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.removed, 2u);
   EXPECT_FALSE(store->Get("old_done"));
@@ -351,13 +353,42 @@ TYPED_TEST(StoreBehaviourTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAnd
 
   // By count: the newest finished one stays, whatever its age.
   put("newest_done", BuildState::kSucceeded, now - 30);
-  r = PruneFinishedBuilds(*store, {0, 1}, now, dir + "/engines");
+  r = PruneFinishedBuilds(*store, {0, 1}, now, {dir + "/engines", dir + "/groups"});
   EXPECT_EQ(r.removed, 1u);
   EXPECT_FALSE(store->Get("new_done"));
   EXPECT_TRUE(store->Get("newest_done"));
   EXPECT_TRUE(store->Get("old_running"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/engines/newest_done.engine"));
-  EXPECT_EQ(PruneFinishedBuilds(*store, {}, now, dir + "/engines").removed, 0u);  // no policy: nothing
+  EXPECT_EQ(PruneFinishedBuilds(*store, {}, now, {dir + "/engines", dir + "/groups"}).removed, 0u);  // no policy: nothing
+}
+
+// A group is found by its first member (builds/build_groups.h): the retention that prunes
+// it removes the group's folder, whose engine links would otherwise keep their space.
+TYPED_TEST(StoreBehaviourTest, RetentionRemovesTheFolderOfAGroupWhoseFirstMemberItPruned) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  const std::string groups = this->dir_ + "/groups";
+  const double now = 1764500000;
+  const std::string old_group = "g_" + std::string(32, 'a');
+  const std::string new_group = "g_" + std::string(32, 'b');
+  for (const auto& [gid, finished_at] : {std::pair{old_group, now - 3 * 86400}, std::pair{new_group, now - 60}}) {
+    BuildRecord r;
+    r.id = GroupMemberBuildId(gid, 0);
+    r.state = BuildState::kSucceeded;
+    r.created_at = finished_at - 10;
+    r.finished_at = finished_at;
+    ASSERT_TRUE(store->Put(r.id, "succeeded", RecordToJson(r)));
+    std::filesystem::create_directories(groups + "/" + gid);
+    std::ofstream(groups + "/" + gid + "/manifest.json") << "{}";
+  }
+  std::filesystem::create_directories(groups + "/not-a-group");
+
+  const PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, {this->dir_ + "/engines", groups});
+  EXPECT_EQ(r.removed, 1u);
+  EXPECT_EQ(r.removed_groups, 1u);
+  EXPECT_FALSE(std::filesystem::exists(groups + "/" + old_group));
+  EXPECT_TRUE(std::filesystem::exists(groups + "/" + new_group + "/manifest.json"));
+  EXPECT_TRUE(std::filesystem::exists(groups + "/not-a-group")) << "only group folders are the service's";
 }
 
 // Why #4: every write fails (SQLite: a full disk; PostgreSQL: the server is gone), each
