@@ -49,7 +49,7 @@ class CachedEngine:
     plan: Optional[bytes] = field(repr=False)
     """The serialized plan (None from :meth:`EngineCache.find`)."""
     path: str
-    """A hit's engine in the cache: read it, never write it (hard links may share it)."""
+    """A hit's engine in the cache (read-only, its bytes checked): read it, never write it."""
     size: int
     age_seconds: float
     """A hit: how long ago the engine was stored."""
