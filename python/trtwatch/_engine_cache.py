@@ -12,6 +12,7 @@ entries stored whole or not at all, one build per key at a time across processes
 recently used entries pruned past the bounds.
 """
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
@@ -183,6 +184,9 @@ class EngineCache:
     def _answer(self, answer: dict) -> Optional[CachedEngine]:
         if answer["status"] == "error":
             raise EngineCacheError(answer["error"])
+        if answer["status"] == "miss" and answer["warning"]:
+            # A damaged entry, quarantined: the miss says where it went.
+            warnings.warn(answer["warning"], RuntimeWarning, stacklevel=3)
         return self._engine(answer) if answer["status"] == "hit" else None
 
     @staticmethod
