@@ -205,7 +205,7 @@ Lookup EngineCache::Find(const keys::BuildKey& key) {
 std::string EngineCache::MoveAside(const std::string& key, const std::string& damage) {
   const QuarantineOutcome moved = QuarantineEntry(folder_, key, damage);
   return "the cached engine for key " + key.substr(0, 12) + " was damaged (" + damage + "): " +
-         (moved.path.empty() ? moved.error : "quarantined in " + moved.path) + "; building it again";
+         (moved.path.empty() ? moved.error : "quarantined in " + moved.path) + "; treated as a miss";
 }
 
 PlaceOutcome EngineCache::Place(const CacheEntry& entry, const std::string& output) {
