@@ -1,7 +1,7 @@
 // The engine cache's quarantine: a damaged entry is moved aside, whole, to
 // DIR/v1/quarantine/<key>-<UTC time>/ with a file `why` saying what was wrong, instead
 // of being removed: the evidence stays for a person to look at (`trtwatch cache ls`
-// lists it; `trtwatch cache rm` or deleting the folder clears it). Entries' engines are
+// lists it; deleting its folder clears it). Entries' engines are
 // read-only (0444): RemoveEntryFolder makes them writable first where the OS needs it.
 //
 // Threading: pure functions over the shared folder; hold the key's lock around

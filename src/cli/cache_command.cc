@@ -122,7 +122,8 @@ int Verify(cache::EngineCache& engines, bool repair, bool as_json) {
     std::printf("%s\n", Dump({{"checked", checks.size()}, {"damaged", damaged}, {"bytes", bytes}, {"seconds", seconds},
                               {"entries", list}}).c_str());
   } else {
-    std::printf("%zu entries (%s) checked in %s: %llu damaged%s\n", checks.size(), Bytes(bytes).c_str(),
+    std::printf("%zu %s (%s) checked in %s: %llu damaged%s\n", checks.size(), checks.size() == 1 ? "entry" : "entries",
+                Bytes(bytes).c_str(),
                 FormatDuration(seconds).c_str(), static_cast<unsigned long long>(damaged),
                 damaged > 0 && !repair ? " (trtwatch cache verify --repair quarantines them)" : "");
   }
