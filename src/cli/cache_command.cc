@@ -52,7 +52,7 @@ int PrintKey(const CacheCommandOptions& options) {
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // The quarantined entries after the good ones: a person decides what to do with them.
-void ListQuarantine(const cache::EngineCache& engines, double now) {
+void PrintQuarantine(const cache::EngineCache& engines, double now) {
   const std::vector<cache::Quarantined> aside = engines.Quarantine();
   if (aside.empty()) return;
   std::printf("\nQUARANTINED (damaged entries moved aside in %s/quarantine; delete them when looked at)\n",
@@ -85,7 +85,7 @@ int List(cache::EngineCache& engines, bool as_json) {
                 (FormatAge(now - e.built_unix) + " ago").c_str(), FormatDuration(e.build_seconds).c_str(),
                 (FormatAge(now - e.last_used_unix) + " ago").c_str(), e.model.c_str());
   }
-  ListQuarantine(engines, now);
+  PrintQuarantine(engines, now);
   return 0;
 }
 
