@@ -207,8 +207,10 @@ std::vector<std::string> Runner::UseEngineCache(BuildInfo* info) {
       parts_->key_lock.reset();
       return warnings;
     }
-    warnings.push_back("the cached engine could not be placed at \"" + use.engine + "\" (" + placed.error +
-                       "): building it");
+    // Damaged bytes were quarantined (the error says where): a miss, as an unplaceable hit is.
+    warnings.push_back(placed.damaged ? placed.error
+                                      : "the cached engine could not be placed at \"" + use.engine + "\" (" +
+                                            placed.error + "): building it");
   }
   info->cache.state = "miss";
   parts_->engine_cache = std::move(opened.cache);
