@@ -1,5 +1,6 @@
 #include "history/history_file.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "history/estimator.h"
 #include "platform/atomic_file.h"
 #include "platform/file_access.h"
 #include "platform/file_lock.h"
@@ -122,6 +124,19 @@ void KeepSummary(HistoryEntry* entry) {
   entry->events.clear();
 }
 
+// An entry for the estimate, which needs its sequence, not its event log: the log (most
+// of the line) is skipped as it is parsed, not built.
+ParsedEntry EntryWithoutEvents(std::string_view line) {
+  const json j = json::parse(
+      line,
+      [](int depth, json::parse_event_t event, const json& parsed) {
+        return !(depth == 1 && event == json::parse_event_t::key && parsed == "events");
+      },
+      /*allow_exceptions=*/false);
+  if (!j.is_object()) return EntryFromJson(line);  // which says what is wrong with it
+  return EntryFromJson(j.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 // Paths are UTF-8 on every platform (Windows' narrow file functions would read them in
 // the ANSI code page).
 std::filesystem::path Utf8Path(const std::string& path) {
@@ -138,6 +153,31 @@ bool AppendText(const std::string& path, const std::string& text, std::string* e
   file.close();
   if (!file) *error = "cannot append to " + path + " (is the disk full?)";
   return static_cast<bool>(file);
+}
+
+// Indexes the lines of `path` from `scan.covered` up to `size`: appended to the index,
+// or, with a `header`, written as a new index after it. Not valid when it cannot.
+IndexScan ExtendIndex(const std::string& path, const std::string& index_path, uint64_t size, IndexScan scan,
+                      const std::string& header, std::string* error) {
+  std::string text = header;
+  if (scan.covered < size) {
+    const bool read = ForEachLineFrom(path, scan.covered, scan.last_line + 1,
+                                      [&](std::string_view line, uint64_t offset, uint64_t number) {
+                                        if (line.empty()) return;
+                                        const IndexRecord record = RecordOf(line, offset, number);
+                                        if (!record.damaged && !scan.oldest) scan.oldest = record.finished_at;
+                                        scan.covered = offset + line.size() + 1;
+                                        scan.last_line = number;
+                                        ++scan.records;
+                                        text += RecordLine(record);
+                                      });
+    if (!read) return *error = "cannot read " + path, IndexScan{};
+  }
+  const bool written = !header.empty() ? WriteFileAtomically(index_path, text, error)
+                                       : text.empty() || AppendText(index_path, text, error);
+  if (!written) return IndexScan{};
+  scan.valid = true;
+  return scan;
 }
 
 }  // namespace
@@ -200,7 +240,10 @@ AppendResult HistoryFile::Append(const HistoryEntry& entry, int64_t now) {
     std::string append = head.size == 0 ? VersionLine() : "";
     if (!head.ends_in_newline) append += "\n";
     if (!AppendText(path_, append + line + "\n", &error)) return refuse(error);
-    if (!SyncIndex(ReadHistoryHead(path_), &error).valid) return refuse(error);
+    // Index what was just appended (and the line it ended); a new file, from its start.
+    const bool indexed = head.size == 0 ? SyncIndex(ReadHistoryHead(path_), &error).valid
+                                        : ExtendIndex(path_, index_path_, UINT64_MAX, scan, "", &error).valid;
+    if (!indexed) return refuse(error);
   }
   result.outcome = AppendResult::Outcome::kWritten;
   return result;
@@ -209,31 +252,12 @@ AppendResult HistoryFile::Append(const HistoryEntry& entry, int64_t now) {
 
 IndexScan HistoryFile::SyncIndex(const HistoryHead& head, std::string* error) const {
   IndexScan scan = ScanIndex(index_path_, head, nullptr);
-  const bool rebuild = !scan.valid;  // none yet (an earlier trtwatch's file), or another file's
-  if (rebuild) {
-    scan = IndexScan{};
-    scan.covered = head.entries_from;
-    scan.last_line = head.entries_from > 0 ? 1 : 0;
-  }
-  std::string text = rebuild ? head.header : "";
-  if (head.exists && scan.covered < head.size) {
-    const bool read = ForEachLineFrom(path_, scan.covered, scan.last_line + 1,
-                                      [&](std::string_view line, uint64_t offset, uint64_t number) {
-                                        if (line.empty()) return;
-                                        const IndexRecord record = RecordOf(line, offset, number);
-                                        if (!record.damaged && !scan.oldest) scan.oldest = record.finished_at;
-                                        scan.covered = offset + line.size() + 1;
-                                        scan.last_line = number;
-                                        ++scan.records;
-                                        text += RecordLine(record);
-                                      });
-    if (!read) return *error = "cannot read " + path_, IndexScan{};
-  }
-  const bool written = rebuild ? WriteFileAtomically(index_path_, text, error)
-                               : text.empty() || AppendText(index_path_, text, error);
-  if (!written) return IndexScan{};
-  scan.valid = true;
-  return scan;
+  if (scan.valid) return ExtendIndex(path_, index_path_, head.size, scan, "", error);
+  // None yet (an earlier trtwatch's file), or another file's: index every line.
+  scan = IndexScan{};
+  scan.covered = head.entries_from;
+  scan.last_line = head.entries_from > 0 ? 1 : 0;
+  return ExtendIndex(path_, index_path_, head.exists ? head.size : 0, scan, head.header, error);
 }
 
 namespace {
@@ -368,10 +392,16 @@ ReadResult HistoryFile::ReadForEstimate(const std::string& key, const Facts& key
   if (!indexed) return Read();
   std::map<uint64_t, const IndexRecord*> chosen;  // by offset: file order, oldest first
   for (const IndexRecord& r : exact) chosen.emplace(r.offset, &r);
-  for (const IndexRecord& r : similar) chosen.emplace(r.offset, &r);
+  // Similar keys count only when the key has too few builds of its own.
+  const auto exact_in_tail = std::count_if(tail.begin(), tail.end(), [&](const HistoryEntry& entry) {
+    return entry.key == key && entry.status == BuildStatus::kSucceeded;
+  });
+  if (exact.size() + static_cast<size_t>(exact_in_tail) < kMinEarlierBuilds) {
+    for (const IndexRecord& r : similar) chosen.emplace(r.offset, &r);
+  }
   for (const auto& [offset, r] : chosen) {
     const std::optional<std::string> line = ReadLineAt(path_, *r);
-    ParsedEntry parsed = line ? EntryFromJson(*line) : ParsedEntry{};
+    ParsedEntry parsed = line ? EntryWithoutEvents(*line) : ParsedEntry{};
     // Another line than the index says: the file was rewritten between the reads.
     if (!parsed.entry || parsed.entry->key != r->key || parsed.entry->finished_at != r->finished_at) return Read();
     result.entries.push_back(std::move(*parsed.entry));

@@ -106,7 +106,10 @@ std::string RecordLine(const IndexRecord& r) {
          r.key + "\t" + Hex(r.similar) + "\t" + r.text + "\n";
 }
 
-std::optional<IndexRecord> ParseRecord(std::string_view line) {
+namespace {
+
+// A record line; its text (the summary, most of the line) only `with_text`.
+std::optional<IndexRecord> ParseRecordLine(std::string_view line, bool with_text) {
   const std::vector<std::string_view> f = Fields(line, 9);
   IndexRecord r;
   if (f.size() < 5 || (f[0] != "E" && f[0] != "D")) return std::nullopt;
@@ -121,9 +124,13 @@ std::optional<IndexRecord> ParseRecord(std::string_view line) {
     return std::nullopt;
   }
   r.key = std::string(f[6]);
-  r.text = std::string(f[8]);
+  if (with_text) r.text = std::string(f[8]);
   return r;
 }
+
+}  // namespace
+
+std::optional<IndexRecord> ParseRecord(std::string_view line) { return ParseRecordLine(line, true); }
 
 std::string IndexHeader(std::string_view first_entry_line) {
   return json{{"trtwatch_history_index", kIndexVersion}, {"first", Hex(Fnv1a(first_entry_line))}}.dump() + "\n";
@@ -166,7 +173,7 @@ IndexScan ScanIndex(const std::string& index_path, const HistoryHead& head,
   scan.last_line = head.entries_from > 0 ? 1 : 0;
   scan.covered = head.entries_from;
   while (std::getline(in, line) && !in.eof()) {  // a record without its newline is being written
-    std::optional<IndexRecord> record = ParseRecord(line);
+    std::optional<IndexRecord> record = ParseRecordLine(line, visit != nullptr);
     if (!record || record->offset < scan.covered || record->line <= scan.last_line) return IndexScan{};
     scan.covered = record->offset + record->length + 1;
     scan.last_line = record->line;
