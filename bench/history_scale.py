@@ -9,9 +9,10 @@ in the same run. Whole processes are timed:
   peak:        the process's peak resident memory (wait4's ru_maxrss);
   history, report: the command's wall time, its output to /dev/null.
 
-The entries are made from a real simulated build's entry (the build's key for one in
-twenty of them, made-up keys for the rest), padded with log events to --entry-kib each,
-and written as an earlier trtwatch wrote them (no index): the first build after that
+The entries are made from a real simulated build's entry, padded with log events to
+--entry-kib each: one in twenty of the build's key, the rest spread over 19 other keys (a
+team building a few models on a few GPUs), written as an earlier trtwatch wrote them (no
+index): the first build after that
 indexes the file, which is timed apart ("first build"). Goals (issue 39): with 1,000
 entries the first phase and the end each <= 20 ms later than with none, peak <= 30 MB
 more, history and report <= 200 ms; with 10,000 (TRTWATCH_HISTORY_MAX_ENTRIES raised)
@@ -30,6 +31,7 @@ import tempfile
 import time
 
 SIMULATE = ["--simulate", "small-cnn", "--seed", "1", "--speed", "40"]
+KEYS = 20  # the build's key and 19 others: a team building a few models on a few GPUs
 
 
 def timed_build(trtwatch, history, env):
@@ -70,6 +72,7 @@ def write_history(folder, template, count, entry_bytes, now):
     """`count` entries as an earlier trtwatch wrote them: the template's key for one in
     twenty, made-up keys for the rest, each padded with log events to `entry_bytes`."""
     rng = random.Random(count)
+    keys = ["%064x" % rng.getrandbits(256) for _ in range(KEYS - 1)]
     os.makedirs(folder, exist_ok=True)
     events = list(template["events"])
     line = "TensorRT: [MemUsageChange] Init builder kernel library: CPU +1, GPU +10, now: CPU 120, GPU 300 (MiB)"
@@ -80,8 +83,8 @@ def write_history(folder, template, count, entry_bytes, now):
         for i in range(count):
             entry = dict(template, events=events)
             entry["build"] = f"b_bench{i:06d}"
-            if i % 20:
-                entry["key"] = "%064x" % rng.getrandbits(256)
+            if i % KEYS:
+                entry["key"] = keys[i % KEYS - 1]
             entry["finished_at"] = now - (count - i) * 60
             entry["elapsed"] = template["elapsed"] * rng.uniform(0.9, 1.1)
             f.write(json.dumps(entry, separators=(",", ":")) + "\n")
@@ -124,6 +127,9 @@ def main():
             first_build = timed_build(args.trtwatch, folder, count_env)  # indexes the earlier trtwatch's file
             rows.append((f"{count} ({size / 1e6:.1f} MB)", first_build, measure(args.trtwatch, folder, args.runs,
                                                                                  count_env, fresh=False)))
+            with open(os.path.join(folder, "history.jsonl")) as f:
+                if sum(1 for _ in f) <= count:
+                    raise SystemExit(f"the history of {count} entries was compacted: is the bound raised?")
         print(f"{'entries':>20} {'first phase':>12} {'end':>9} {'peak':>9} {'history':>9} {'report':>9}"
               f"   first build after an earlier trtwatch (first phase, end, peak)")
         for name, first_build, (first, end, peak, hist, report) in rows:

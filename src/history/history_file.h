@@ -58,9 +58,9 @@ class HistoryFile {
   AppendResult Append(const HistoryEntry& entry, int64_t now);
   // Every entry that reads back whole. A missing file is an empty history.
   [[nodiscard]] ReadResult Read() const;
-  // The entries an estimate of a build of `key` may use: SelectEarlierBuilds (estimator.h)
-  // with the same key, parts and `max_builds` answers the same on them as on Read()'s.
-  // Reads the index and those entries only.
+  // The entries an estimate of a build of `key` may use, without their event logs:
+  // SelectEarlierBuilds (estimator.h) with the same key, parts and `max_builds` answers
+  // the same on them as on Read()'s. Reads the index and those entries only.
   [[nodiscard]] ReadResult ReadForEstimate(const std::string& key, const Facts& key_parts, size_t max_builds) const;
   // Every entry without its key parts, sequence and event log: what `history` and
   // `report` show. Reads the index only.
