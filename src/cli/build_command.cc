@@ -125,6 +125,7 @@ int RunBuildCommand(const BuildCommandOptions& options) {
     std::fprintf(stderr, "trtwatch build: warning: no build history: %s\n", history.error.c_str());
   }
   run.history.folder = history.path;
+  run.history.limits.max_entries = history.max_entries;
   run.key_recipe = std::move(key_recipe);
   const EngineCacheFlags cache_flags = ResolveEngineCacheFlags(options.engine_cache, options.engine_cache_max_size,
                                                                options.engine_cache_max_entries, options.no_engine_cache);
