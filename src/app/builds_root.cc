@@ -2,6 +2,7 @@
 
 #include "app/builds_root.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -19,7 +20,7 @@ namespace {
 
 // What is wrong with the builds' limits, or empty.
 std::string LimitsError(const BuildsConfig& config) {
-  if (config.max_concurrent < 1) return "--max-concurrent must be at least 1";
+  if (config.max_concurrent < 0) return "--max-concurrent must be at least 1";
   if (config.queue_limit < 0) return "--queue-limit must be 0 or more";
   if (!(config.lease_seconds >= 3 && config.lease_seconds <= 300)) {
     return "--lease-seconds must be from 3 to 300 (how long a replica's claim on a build lasts unless renewed)";
@@ -49,12 +50,32 @@ builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
   return builds::GpuTable::Parse(config.gpu_types, text);
 }
 
+// The local executor, its GPUs made slots (--gpus, --builds-per-gpu); and, when
+// --max-concurrent was not given, as many builds at once as it has slots (at least 1).
+std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io, const BuildsConfig& config,
+                                                    builds::ManagerOptions& manager, std::string* error) {
+  const builds::GpuListResult only = builds::ParseGpuList(config.gpus);
+  if (!only.error.empty()) {
+    *error = only.error;
+    return nullptr;
+  }
+  auto executor = std::make_unique<builds::LocalExecutor>(
+      io, NewWorkerLauncher(io), manager.worker_exe,
+      builds::LocalGpuOptions{manager.gpu_types, only.ordinals, config.builds_per_gpu});
+  if (*error = executor->Prepare(); !error->empty()) return nullptr;
+  if (config.max_concurrent == 0) manager.max_concurrent = std::max(1, executor->capacity());
+  return executor;
+}
+
 // The executor builds run on.
 std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const BuildsConfig& config,
-                                               const builds::ManagerOptions& manager, std::string* error) {
-  if (config.executor != "slurm") {
-    return std::make_unique<builds::LocalExecutor>(NewWorkerLauncher(io), manager.worker_exe, manager.gpu_types);
+                                               builds::ManagerOptions& manager, std::string* error) {
+  if (config.executor != "slurm") return MakeLocalExecutor(io, config, manager, error);
+  if (!config.gpus.empty() || config.builds_per_gpu != 1) {
+    *error = "--gpus and --builds-per-gpu are the local executor's; with --executor slurm, Slurm gives each job its GPU";
+    return nullptr;
   }
+  if (config.max_concurrent == 0) manager.max_concurrent = 2;
   const std::string& data_dir = manager.data_dir;
   builds::SlurmOptions slurm;
   slurm.partition = config.slurm_partition;
