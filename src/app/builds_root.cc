@@ -2,7 +2,6 @@
 
 #include "app/builds_root.h"
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +16,8 @@
 namespace trtwatch::app {
 
 namespace {
+
+constexpr int kDefaultMaxConcurrent = 2;  // builds at once where no GPU count says otherwise
 
 // What is wrong with the builds' limits, or empty.
 std::string LimitsError(const BuildsConfig& config) {
@@ -51,7 +52,8 @@ builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
 }
 
 // The local executor, its GPUs made slots (--gpus, --builds-per-gpu); and, when
-// --max-concurrent was not given, as many builds at once as it has slots (at least 1).
+// --max-concurrent was not given, as many builds at once as it has slots; on a host
+// without GPUs (simulated builds need none), the former default of 2.
 std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io, const BuildsConfig& config,
                                                     builds::ManagerOptions& manager, std::string* error) {
   const builds::GpuListResult only = builds::ParseGpuList(config.gpus);
@@ -63,7 +65,9 @@ std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io,
       io, NewWorkerLauncher(io), manager.worker_exe,
       builds::LocalGpuOptions{manager.gpu_types, only.ordinals, config.builds_per_gpu});
   if (*error = executor->Prepare(); !error->empty()) return nullptr;
-  if (config.max_concurrent == 0) manager.max_concurrent = std::max(1, executor->capacity());
+  if (config.max_concurrent == 0) {
+    manager.max_concurrent = executor->capacity() > 0 ? executor->capacity() : kDefaultMaxConcurrent;
+  }
   return executor;
 }
 
@@ -75,7 +79,7 @@ std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, cons
     *error = "--gpus and --builds-per-gpu are the local executor's; with --executor slurm, Slurm gives each job its GPU";
     return nullptr;
   }
-  if (config.max_concurrent == 0) manager.max_concurrent = 2;
+  if (config.max_concurrent == 0) manager.max_concurrent = kDefaultMaxConcurrent;
   const std::string& data_dir = manager.data_dir;
   builds::SlurmOptions slurm;
   slurm.partition = config.slurm_partition;
