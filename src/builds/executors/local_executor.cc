@@ -18,6 +18,8 @@ namespace {
 class LocalExecution;
 }  // namespace
 
+// Shared by the executor and its executions (an execution may outlive the executor
+// when the manager is taken down); no lock: only the event loop's thread uses any of it.
 struct LocalExecutor::Host {
   boost::asio::io_context& io;
   std::unique_ptr<WorkerLauncher> launcher;
@@ -25,6 +27,7 @@ struct LocalExecutor::Host {
   LocalGpuOptions options;
   GpuQuery query;
   std::optional<GpuSlots> slots;  // made at the first use (Prepare)
+  bool had_gpus = false;          // at Prepare: without any, builds run without a GPU
   CudaDevice default_kind;        // the first GPU in service then: what a build that names none gets
   std::deque<LocalExecution*> waiting;  // for a GPU, in the order they came
 
@@ -245,7 +248,7 @@ HostGpuList LocalExecutor::HostGpus() {
 LocalExecutor::LocalExecutor(boost::asio::io_context& io, std::unique_ptr<WorkerLauncher> launcher, std::string exe,
                              LocalGpuOptions gpus, GpuQuery query)
     : host_(std::make_shared<Host>(Host{io, std::move(launcher), std::move(exe), std::move(gpus), std::move(query),
-                                        std::nullopt, {}, {}})) {}
+                                        std::nullopt, false, {}, {}})) {}
 
 LocalExecutor::~LocalExecutor() = default;
 
@@ -254,7 +257,8 @@ std::string LocalExecutor::Prepare() {
   GpuSlotsResult made = GpuSlots::Make(host_->query().gpus, host_->options.only, host_->options.builds_per_gpu);
   if (!made.error.empty()) return made.error;
   host_->slots = std::move(made.slots);
-  if (!host_->slots->in_service().empty()) host_->default_kind = host_->slots->in_service().front().device;
+  host_->had_gpus = !host_->slots->in_service().empty();
+  if (host_->had_gpus) host_->default_kind = host_->slots->in_service().front().device;
   return "";
 }
 
@@ -268,7 +272,6 @@ std::vector<CudaDevice> Devices(const std::vector<SlotGpu>& gpus) {
   for (const SlotGpu& g : gpus) devices.push_back(g.device);
   return devices;
 }
-
 
 // The GPUs a build may have: those that meet its need; for a build that names none,
 // those of the kind of the first GPU in service (CUDA's device 0 unless --gpus says
@@ -298,13 +301,13 @@ ExecutionStart LocalExecutor::Start(const WorkerTask& task, const std::vector<st
   const GpuCheck check = task.gpu.empty() ? GpuCheck{} : CheckGpu(task.gpu);
   if (!check.accepted()) return {nullptr, check.error};
   GpuSlots::Fits fits = FitsNeed(task.gpu, host_->options.gpu_types, host_->default_kind);
-  if (!host_->slots->in_service().empty() && !host_->slots->AnyFits(fits)) {
+  if (host_->had_gpus && !host_->slots->AnyFits(fits)) {
     return {nullptr, "no GPU of the kind builds that name none are given (" + host_->default_kind.name +
                          ") is in service any more; name a GPU type in the request, or restart the service"};
   }
   auto execution = std::make_unique<LocalExecution>(host_, std::move(spec), task, std::move(fits));
   ExecutionStart start;
-  if (host_->slots->in_service().empty()) {  // a host without GPUs: builds run without one
+  if (!host_->had_gpus) {  // a host without GPUs: builds run without one
     if (!execution->Launch(std::nullopt, &start.error)) return start;
   } else if (std::optional<SlotGpu> gpu = host_->slots->Take(task.build_id, execution->fits())) {
     if (!execution->Launch(gpu, &start.error)) return start;
