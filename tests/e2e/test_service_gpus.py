@@ -163,7 +163,7 @@ def test_a_lost_gpu_is_taken_out_of_service_with_a_warning(tmp_path, machine, mo
     s = Server(tmp_path, "--model-root", str(model.parent), *GPU_TYPES).start()
     try:
         first = s.submit({"model": str(model), "cache": False})
-        s.wait_status(first["id"], ["running"], timeout=30)
+        s.wait_status(first["id"], ["running", "succeeded"], timeout=30)
         write_machine(machine, EIGHT[:2] + EIGHT[4:6], lost={1})  # the second H falls off the bus
         docs = [s.submit({"model": str(model), "cache": False, "gpu": {"type": "h"}}) for _ in range(3)]
         records = [s.wait_status(d["id"], FINAL, timeout=120) for d in [first, *docs]]
