@@ -39,8 +39,16 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val("8G");
   cmd->add_option("--token-file", options->token_file,
                   "File holding the bearer token clients must send (required for a non-loopback --listen)");
-  cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
-      ->default_val(2);
+  cmd->add_option("--max-concurrent", options->max_concurrent,
+                  "Builds running at once; more wait in a queue (default: one per GPU, --gpus and --builds-per-gpu; "
+                  "at least 1; 2 with --executor slurm)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--gpus", options->gpus,
+                  "The GPUs the local executor gives builds, in CUDA's numbering as `trtwatch doctor` lists them, "
+                  "e.g. 0,2,3 (default: all)");
+  cmd->add_option("--builds-per-gpu", options->builds_per_gpu, "Builds that may share one GPU at once")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
   AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);

@@ -19,10 +19,16 @@ import { FINAL, badge, cacheBadge, cacheHit, cacheText, forcedStop, reuseText, w
 const SILENT_AFTER = 3;  // seconds without a callback before the page says so
 
 // A cluster job as the record has it: "Slurm job 42 RUNNING on n2, GPU 0" or, while
-// queued, "Slurm job 42 PENDING (Resources)".
+// queued, "Slurm job 42 PENDING (Resources)"; the local executor's GPU: "GPU-… (PCI
+// 0000:5e:00.0) on host1", or "waiting for a free GPU".
 function jobText(job) {
   if (!job) return "";
   const gpu = job.gpu && (job.gpu.cuda_visible_devices || job.gpu.slurm_job_gpus);
+  if (job.executor === "local") {
+    if (job.state === "PENDING") return job.pending_reason || "waiting for a free GPU";
+    return [gpu ? `GPU ${gpu}` : "", job.gpu && job.gpu.pci_bus_id ? `(PCI ${job.gpu.pci_bus_id})` : "",
+      job.node ? `on ${job.node}` : ""].filter(Boolean).join(" ");
+  }
   return [`Slurm job ${job.id || "(submitting)"}`, job.state || "",
     job.pending_reason ? `(${job.pending_reason})` : "", job.node ? `on ${job.node}` : "",
     gpu ? `GPU ${gpu}` : ""].filter(Boolean).join(" ");
