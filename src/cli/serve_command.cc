@@ -7,9 +7,10 @@
 
 #include "cli/doctor_command.h"
 #include "cli/replica_flags.h"
+#include "cli/storage_flags.h"
 #include "runner/duration.h"
 #include "app/run_serve.h"
-#include "backends/tensorrt/build_options.h"  // ParseMemorySize
+#include "core/memory_size.h"
 #include "builds/build_request.h"
 
 #ifndef TRTWATCH_VERSION
@@ -18,6 +19,29 @@
 
 namespace trtwatch {
 
+namespace {
+
+// Where builds run: this host's processes or Slurm jobs, and the GPU types they may ask for.
+void AddExecutorFlags(CLI::App* cmd, service::ServerOptions* options) {
+  cmd->add_option("--executor", options->executor,
+                  "Where builds run: local (processes of this host) or slurm (one Slurm batch job per build; "
+                  "docs/slurm.md)")
+      ->default_val("local");
+  cmd->add_option("--slurm-partition", options->slurm_partition, "The Slurm partition builds are submitted to");
+  cmd->add_option("--slurm-account", options->slurm_account, "The Slurm account builds are charged to");
+  cmd->add_option("--slurm-arg", options->slurm_args,
+                  "One more sbatch option for every build's job, e.g. --slurm-arg=--gres=gpu:1 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--gpu-type", options->gpu_types,
+                  "A GPU type builds may ask for (\"gpu\": {\"type\": NAME}): NAME=gres:TYPE or NAME=feature:FEATURE, "
+                  "optionally ,cc=MAJOR.MINOR, e.g. h200=gres:h200,cc=9.0 (repeatable; docs/slurm.md)")
+      ->allow_extra_args(false);
+  cmd->add_option("--gpu-types", options->gpu_types_file,
+                  "A JSON file of GPU types: {\"h200\": {\"gres\": \"h200\", \"compute_capability\": \"9.0\"}}");
+}
+
+}  // namespace
+
 CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::string* on_shutdown) {
   CLI::App* cmd = app.add_subcommand("serve", "Run the build service: REST API, live Server-Sent Events, records, metrics");
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0 picks a free one)")
@@ -25,15 +49,7 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   cmd->add_option("--data-dir", options->data_dir,
                   "Where engines and worker files are kept, and records and event logs with the SQLite store")
       ->default_val("trtwatch-data");
-  cmd->add_option("--store", options->store,
-                  "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
-                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (any number of replicas may "
-                  "share it; the schema is migrated at start)")
-      ->envname("TRTWATCH_STORE");
-  cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
-  cmd->add_option("--artifact-dir", options->artifact_dir,
-                  "Where uploaded models are kept (PUT /models/NAME); shared storage for several hosts "
-                  "(default: DATA_DIR/artifacts)");
+  AddStorageFlags(cmd, {&options->store, &options->model_roots, &options->artifact_dir});
   cmd->add_option("--max-upload-size", options->max_upload_size_text,
                   "Largest file PUT /models accepts (512M, 8G); larger bodies get 413")
       ->default_val("8G");
@@ -52,21 +68,7 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
   AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
-  cmd->add_option("--executor", options->executor,
-                  "Where builds run: local (processes of this host) or slurm (one Slurm batch job per build; "
-                  "docs/slurm.md)")
-      ->default_val("local");
-  cmd->add_option("--slurm-partition", options->slurm_partition, "The Slurm partition builds are submitted to");
-  cmd->add_option("--slurm-account", options->slurm_account, "The Slurm account builds are charged to");
-  cmd->add_option("--slurm-arg", options->slurm_args,
-                  "One more sbatch option for every build's job, e.g. --slurm-arg=--gres=gpu:1 (repeatable)")
-      ->allow_extra_args(false);
-  cmd->add_option("--gpu-type", options->gpu_types,
-                  "A GPU type builds may ask for (\"gpu\": {\"type\": NAME}): NAME=gres:TYPE or NAME=feature:FEATURE, "
-                  "optionally ,cc=MAJOR.MINOR, e.g. h200=gres:h200,cc=9.0 (repeatable; docs/slurm.md)")
-      ->allow_extra_args(false);
-  cmd->add_option("--gpu-types", options->gpu_types_file,
-                  "A JSON file of GPU types: {\"h200\": {\"gres\": \"h200\", \"compute_capability\": \"9.0\"}}");
+  AddExecutorFlags(cmd, options);
   cmd->add_option("--max-connections", options->max_connections,
                   "Open connections at most (0: what the descriptor limit allows); more get 503")
       ->default_val(0);
@@ -158,7 +160,6 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
-  std::string error_text;
 #ifndef _WIN32  // the grace rule lives in the service's files, which Windows builds do not have
   const builds::GraceResult grace = builds::ParseGraceText(options.cancel_grace_text);
   if (grace.outcome != builds::GraceResult::Outcome::kOk) {
@@ -188,10 +189,12 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
       return exit_code::kUsage;
     }
   }
-  if (!trt::ParseMemorySize(options.max_upload_size_text, "--max-upload-size", &options.max_upload_size, &error_text)) {
-    std::fprintf(stderr, "trtwatch serve: %s\n", error_text.c_str());
+  const MemorySize upload_size = ParseMemorySize(options.max_upload_size_text, "--max-upload-size");
+  if (!upload_size.bytes) {
+    std::fprintf(stderr, "trtwatch serve: %s\n", upload_size.error.c_str());
     return exit_code::kUsage;
   }
+  options.max_upload_size = *upload_size.bytes;
   options.doctor_json = [] { return FormatDoctorJson(GatherDoctorReport()); };
   options.version = TRTWATCH_VERSION;
   return app::RunServe(options);
