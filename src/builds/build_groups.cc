@@ -36,7 +36,9 @@ GroupResult GroupRefusal(GroupOutcome outcome, std::string error) { return {outc
 }  // namespace
 
 BuildGroups::BuildGroups(BuildManager& manager, std::string data_dir, GpuTable gpu_types)
-    : manager_(manager), data_dir_(std::move(data_dir)), gpu_types_(std::move(gpu_types)) {}
+    : manager_(manager), data_dir_(std::move(data_dir)), gpu_types_(std::move(gpu_types)) {
+  manager_.AttachGroups(*this, [this](const std::string& gid) { MemberEnded(gid); });
+}
 
 bool BuildGroups::AsksForGroup(std::string_view body) {
   const JsonBody parsed = ParseJsonBody(body);

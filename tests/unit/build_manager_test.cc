@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "builds/build_manager.h"
+#include "builds/executors/local_executor.h"
+#include "core/clock.h"
 #include "builds/metrics.h"
 #include "builds/stores/record_store.h"
 #include "builds/stores/sqlite_store.h"
@@ -51,7 +53,9 @@ class ManagerTest : public ::testing::Test {
     options.data_dir = dir_;
     options.worker_exe = path;
     options.queue_limit = queue_limit;
-    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options);
+    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
+                                              std::make_unique<LocalExecutor>(NewWorkerLauncher(io_), path),
+                                              SteadyClock::Instance());
   }
 
   json Record(const std::string& id) { return json::parse(manager_->Get(id).record); }
