@@ -58,6 +58,7 @@
 #include "builds/remote_followers.h"
 #include "builds/stores/change_feed.h"
 #include "core/event.h"
+#include "protocol/utf8.h"
 
 namespace boost::asio {
 class io_context;
@@ -69,6 +70,7 @@ class Clock;
 
 namespace trtwatch::builds {
 
+struct ActiveBuild;
 class BuildGroups;
 class ChangeWatch;
 class Metrics;
@@ -117,9 +119,21 @@ struct ManagerResult {
   std::string error;
   std::string id;
 };
+// An operation that did not happen, and why (valid UTF-8: it may quote the client's bytes).
+template <typename Outcome>
+ManagerResult<Outcome> Refusal(Outcome outcome, const std::string& error, const std::string& id = "") {
+  return {outcome, "", ValidUtf8(error), id};
+}
 using SubmitResult = ManagerResult<SubmitOutcome>;
 using GetResult = ManagerResult<GetOutcome>;
 using CancelResult = ManagerResult<CancelOutcome>;
+
+// A request body as Parse found it: `request` when `error` is empty.
+struct ParsedRequest {
+  BuildRequest request;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
 
 class BuildManager {
  public:
@@ -135,12 +149,16 @@ class BuildManager {
   // lease become interrupted; queued ones run.
   void Recover();
 
+  // A request body parsed and checked once (its paths, its GPU need against the
+  // executor), recording nothing: the typed request travels with the build from here.
+  ParsedRequest Parse(std::string_view body) const;
   // `group`: the build is a member of that group, with the id `member_id` its group
   // gives it (builds/build_groups.h).
+  SubmitResult Submit(BuildRequest request, const std::optional<GroupTag>& group = std::nullopt,
+                      const std::string& member_id = "");
+  // Parse, then Submit; kInvalid with Parse's error.
   SubmitResult Submit(std::string_view body, const std::optional<GroupTag>& group = std::nullopt,
                       const std::string& member_id = "");
-  // Why Submit would refuse `body` as a request (empty: it would not), recording nothing.
-  std::string CheckRequest(std::string_view body);
   // Build groups: one request, a build per GPU type (POST /builds with "targets"),
   // made over this manager by app/; `member_ended` is told the group of each member
   // that ends here (the last one concludes its group).
@@ -201,14 +219,16 @@ class BuildManager {
   int64_t queued();
 
  private:
-  struct Active;
+  using Active = ActiveBuild;  // builds/active_build.h
 
   // Claims queued builds while this replica has free slots, and starts them.
   void MaybeStart();
   // A build this manager claimed (its document), now one it runs: its readers taken
   // over from the log followers. Null when the document is not a record.
   Active* Adopt(const std::string& doc);
-  void StartClaimed(const std::string& doc);
+  // `accepted`: the request as this replica parsed it (it accepted the build); null:
+  // parsed from the record (another replica accepted it).
+  void StartClaimed(const std::string& doc, const BuildRequest* accepted);
   // Builds nobody runs any more (their replica died, or this one restarted) concluded
   // as interrupted, as a worker's death is; a cluster's job is followed again.
   void ConcludeOrphans(bool at_start);
