@@ -1,8 +1,8 @@
 // BuildManager: the builds of the service and the MCP server, from request to record.
 //
 // Each build runs as its own worker (`trtwatch build ... --progress json`), started by
-// an Executor (builds/executors/executor.h; local processes by default,
-// builds/executors/local_executor.h, over a fake launcher in tests); the manager reads
+// an Executor (builds/executors/executor.h: local processes, Slurm jobs, or a fake
+// launcher's in tests; app/ picks it); the manager reads
 // the worker's event stream on the event loop, keeps the record's phase snapshot,
 // appends the events to the stored log and fans them out to live subscribers (SSE
 // streams). Builds wait in the store's queue (builds/stores/build_queue.h) and run
