@@ -104,6 +104,25 @@ TEST_F(ManagerTest, ALongUtf8ErrorCutInsideACharacterGivesAValidRecord) {
   EXPECT_NE(record["error"].get<std::string>().find("exited with code 1"), std::string::npos);
 }
 
+// Why: a request is parsed and checked once; the typed request it becomes is what the
+// build runs and what its record keeps for other replicas, and a refused one records nothing.
+TEST_F(ManagerTest, AParsedRequestIsSubmittedAsItIsAndABadOneRecordsNothing) {
+  Start("exit 0");
+  const ParsedRequest bad = manager_->Parse(R"({"simulate":"small-cnn","colour":"red"})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error.find("colour"), std::string::npos) << bad.error;
+  EXPECT_TRUE(store_->WithStatus({"queued", "running", "failed"}).empty());
+
+  ParsedRequest good = manager_->Parse(R"({"simulate":"small-cnn","seed":7})");
+  ASSERT_TRUE(good.ok()) << good.error;
+  const std::string normalised = good.request.json;
+  const SubmitResult r = manager_->Submit(std::move(good.request));
+  ASSERT_EQ(r.outcome, SubmitOutcome::kCreated) << r.error;
+  ASSERT_TRUE(RunUntilStatus(r.id, "failed"));  // the worker stand-in exits without a stream
+  EXPECT_EQ(Record(r.id)["request"], json::parse(normalised));
+  EXPECT_EQ(Record(r.id)["request"]["seed"], 7);
+}
+
 // Why #3: the SIGTERM of a cancel can arrive before the worker handles it.
 TEST_F(ManagerTest, ACancelRightAfterTheStartIsRecordedCancelled) {
   Start("exec sleep 30");
