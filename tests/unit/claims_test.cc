@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "support/fake_clock.h"
 
 namespace trtwatch::builds {
 namespace {
