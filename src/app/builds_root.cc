@@ -5,12 +5,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "builds/build_groups.h"
 #include "builds/executors/local_executor.h"
 #include "builds/executors/slurm_executor.h"
 #include "builds/model_paths.h"
 #include "builds/replica_name.h"
 #include "builds/stores/open_record_store.h"
 #include "platform/file_access.h"
+#include "core/clock.h"
 #include "platform/process_identity.h"
 
 namespace trtwatch::app {
@@ -141,8 +143,11 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
   manager_options.gpu_types = std::move(gpu_types.table);
   std::unique_ptr<builds::Executor> executor = MakeExecutor(io, config, manager_options, &error);
   if (!executor) return opening;
-  root->manager_ =
-      std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options, std::move(executor));
+  // The one clock of the builds layer: tests give theirs (tests/support/fake_clock.h).
+  root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options,
+                                                          std::move(executor), SteadyClock::Instance());
+  root->groups_ =
+      std::make_unique<builds::BuildGroups>(*root->manager_, manager_options.data_dir, manager_options.gpu_types);
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
   mcp::ToolOptions tools;
   tools.max_build_seconds = config.max_build_seconds;
@@ -156,6 +161,7 @@ BuildsRoot::~BuildsRoot() {
   if (tools_) tools_->Stop();  // its watches unsubscribe from the manager
   tools_.reset();
   builds_.reset();
+  groups_.reset();
   manager_.reset();  // workers and their pipes go before the store and the event loop
 }
 

@@ -46,6 +46,7 @@ class BuildsRoot {
   builds::Metrics metrics_;
   std::unique_ptr<builds::ArtifactStore> artifacts_;
   std::unique_ptr<builds::BuildManager> manager_;
+  std::unique_ptr<builds::BuildGroups> groups_;  // over manager_, which it attaches to
   std::unique_ptr<mcp::ManagerBuilds> builds_;
   std::unique_ptr<mcp::Tools> tools_;
 };

@@ -36,7 +36,9 @@ GroupResult GroupRefusal(GroupOutcome outcome, std::string error) { return {outc
 }  // namespace
 
 BuildGroups::BuildGroups(BuildManager& manager, std::string data_dir, GpuTable gpu_types)
-    : manager_(manager), data_dir_(std::move(data_dir)), gpu_types_(std::move(gpu_types)) {}
+    : manager_(manager), data_dir_(std::move(data_dir)), gpu_types_(std::move(gpu_types)) {
+  manager_.AttachGroups(*this, [this](const std::string& gid) { MemberEnded(gid); });
+}
 
 bool BuildGroups::AsksForGroup(std::string_view body) {
   const JsonBody parsed = ParseJsonBody(body);
@@ -50,17 +52,19 @@ GroupResult BuildGroups::Submit(std::string_view body) {
     return GroupRefusal(GroupOutcome::kInvalid, "a group request names its GPU types in \"targets\", e.g. "
                                            "{\"model\": \"resnet50.onnx\", \"targets\": [\"h200\", \"a100\"]}");
   }
-  // Whole before anything is recorded: one member refused refuses the group.
+  // Whole before anything is recorded: one member refused refuses the group. Each
+  // member's request is parsed once, here, and travels typed to its build.
+  std::vector<BuildRequest> requests;
   for (const GroupRequest::Member& m : parsed.request.members) {
-    if (std::string error = manager_.CheckRequest(m.body); !error.empty()) {
-      return GroupRefusal(GroupOutcome::kInvalid, "target \"" + m.target + "\": " + error);
-    }
+    ParsedRequest member = manager_.Parse(m.body);
+    if (!member.ok()) return GroupRefusal(GroupOutcome::kInvalid, "target \"" + m.target + "\": " + member.error);
+    requests.push_back(std::move(member.request));
   }
   const std::string gid = NewGroupId();
   std::vector<std::string> builds;
   for (size_t i = 0; i < parsed.request.members.size(); ++i) {
     const GroupRequest::Member& m = parsed.request.members[i];
-    SubmitResult r = manager_.Submit(m.body, GroupTag{gid, m.target}, GroupMemberBuildId(gid, i));
+    SubmitResult r = manager_.Submit(std::move(requests[i]), GroupTag{gid, m.target}, GroupMemberBuildId(gid, i));
     if (r.outcome != SubmitOutcome::kCreated) {
       Withdraw(builds);
       return GroupRefusal(GroupOutcomeOf(r.outcome),

@@ -1,8 +1,8 @@
 // BuildManager: the builds of the service and the MCP server, from request to record.
 //
 // Each build runs as its own worker (`trtwatch build ... --progress json`), started by
-// an Executor (builds/executors/executor.h; local processes by default,
-// builds/executors/local_executor.h, over a fake launcher in tests); the manager reads
+// an Executor (builds/executors/executor.h: local processes, Slurm jobs, or a fake
+// launcher's in tests; app/ picks it); the manager reads
 // the worker's event stream on the event loop, keeps the record's phase snapshot,
 // appends the events to the stored log and fans them out to live subscribers (SSE
 // streams). Builds wait in the store's queue (builds/stores/build_queue.h) and run
@@ -18,6 +18,13 @@
 // dies without finishing ends its build as failed, with the signal or exit code in the
 // error; the service serves on.
 //
+// The manager coordinates parts with one concern each: Claims (claims and leases,
+// builds/claims.h), the worker's stream (builds/worker_stream.h) and the stored logs of
+// builds elsewhere (builds/remote_followers.h), RecordWriter (record writes, watchers,
+// storage health: builds/record_writer.h) and AfterBuild (history intake, engines,
+// timing caches, downloads: builds/after_build.h). Its executor, clock and build groups
+// are given by app/ (app/builds_root.cc), the composition root.
+//
 // Operations answer with typed outcomes (SubmitOutcome, ...) and the record or an
 // error text; each front end maps them to its protocol: HTTP status codes (service/http_api.cc),
 // MCP tool results (mcp/manager_builds.cc).
@@ -28,33 +35,42 @@
 #pragma once
 
 #include <cstdint>
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/steady_timer.hpp>
 
-#include "builds/executors/executor.h"
+#include "builds/after_build.h"
 #include "builds/build_record.h"
-#include "core/event.h"
-#include "builds/artifacts/artifact_store.h"
-#include "builds/build_request.h"  // kMaxCancelGraceSeconds
-#include "builds/stores/change_feed.h"
+#include "builds/build_request.h"  // kMaxCancelGraceSeconds, RequestPaths
+#include "builds/claims.h"
+#include "builds/event_subscriber.h"
+#include "builds/executors/executor.h"
 #include "builds/framed_event.h"
+#include "builds/gpu_routing.h"
+#include "builds/record_writer.h"
 #include "builds/remote_cancel.h"
 #include "builds/remote_followers.h"
-#include "builds/stores/build_queue.h"
+#include "builds/stores/change_feed.h"
+#include "core/event.h"
+#include "protocol/utf8.h"
 
 namespace boost::asio {
 class io_context;
 }
 
+namespace trtwatch {
+class Clock;
+}
+
 namespace trtwatch::builds {
 
+struct ActiveBuild;
 class BuildGroups;
 class ChangeWatch;
 class Metrics;
@@ -75,27 +91,6 @@ struct ManagerOptions {
   bool engine_cache = true;
   // The GPU types the executor routes to (--gpu-type): the targets a build group may name.
   GpuTable gpu_types;
-};
-
-// A live reader of one build's events (an SSE stream).
-class EventSubscriber {
- public:
-  virtual void OnEvent(const FramedEvent& item) = 0;
-  // The build's stream is over (its build_finish was delivered), or the service stops.
-  virtual void OnEnd() = 0;
-
- protected:
-  ~EventSubscriber() = default;
-};
-
-// A live reader of every record change (the dashboard's list): each write of a record
-// (submitted, started, cancel requested, finished) as one SSE frame "event: record".
-class RecordWatcher {
- public:
-  virtual void OnRecord(const FramedEvent& item) = 0;
-
- protected:
-  ~RecordWatcher() = default;
 };
 
 enum class SubmitOutcome {
@@ -124,30 +119,28 @@ struct ManagerResult {
   std::string error;
   std::string id;
 };
+// An operation that did not happen, and why (valid UTF-8: it may quote the client's bytes).
+template <typename Outcome>
+ManagerResult<Outcome> Refusal(Outcome outcome, const std::string& error, const std::string& id = "") {
+  return {outcome, "", ValidUtf8(error), id};
+}
 using SubmitResult = ManagerResult<SubmitOutcome>;
 using GetResult = ManagerResult<GetOutcome>;
 using CancelResult = ManagerResult<CancelOutcome>;
 
-// A build's downloadable files (GET /builds/{id}/engine, .../timing-cache).
-enum class ArtifactKind { kEngine, kTimingCache };
-enum class ArtifactOutcome {
-  kFound,     // `path`, `file` (size, sha256)
-  kNotFound,  // no such build
-  kNone,      // the build has none (simulated, failed, none asked for, file gone): `error` says which
-  kNotYet,    // the build is still queued or running
-};
-struct ArtifactResult {
-  ArtifactOutcome outcome = ArtifactOutcome::kNone;
-  std::string path;
-  StoredFile file;
+// A request body as Parse found it: `request` when `error` is empty.
+struct ParsedRequest {
+  BuildRequest request;
   std::string error;
+  bool ok() const { return error.empty(); }
 };
 
 class BuildManager {
  public:
-  // `executor` runs the workers; null: local processes running options.worker_exe.
+  // `executor` runs the workers (never null); `clock` times leases, estimates and
+  // builds (it outlives the manager).
   BuildManager(boost::asio::io_context& io, RecordStore& store, Metrics& metrics, ManagerOptions options,
-               std::unique_ptr<Executor> executor = nullptr);
+               std::unique_ptr<Executor> executor, const Clock& clock);
   ~BuildManager();
   BuildManager(const BuildManager&) = delete;
   BuildManager& operator=(const BuildManager&) = delete;
@@ -156,13 +149,20 @@ class BuildManager {
   // lease become interrupted; queued ones run.
   void Recover();
 
+  // A request body parsed and checked once (its paths, its GPU need against the
+  // executor), recording nothing: the typed request travels with the build from here.
+  ParsedRequest Parse(std::string_view body) const;
   // `group`: the build is a member of that group, with the id `member_id` its group
   // gives it (builds/build_groups.h).
+  SubmitResult Submit(BuildRequest request, const std::optional<GroupTag>& group = std::nullopt,
+                      const std::string& member_id = "");
+  // Parse, then Submit; kInvalid with Parse's error.
   SubmitResult Submit(std::string_view body, const std::optional<GroupTag>& group = std::nullopt,
                       const std::string& member_id = "");
-  // Why Submit would refuse `body` as a request (empty: it would not), recording nothing.
-  std::string CheckRequest(std::string_view body);
-  // Build groups: one request, a build per GPU type (POST /builds with "targets").
+  // Build groups: one request, a build per GPU type (POST /builds with "targets"),
+  // made over this manager by app/; `member_ended` is told the group of each member
+  // that ends here (the last one concludes its group).
+  void AttachGroups(BuildGroups& groups, std::function<void(const std::string& group_id)> member_ended);
   BuildGroups& groups() { return *groups_; }
   GetResult Get(const std::string& id);
   // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
@@ -175,8 +175,8 @@ class BuildManager {
   // Whether every record and event reached the store. A failed write makes the store
   // unhealthy until a retry succeeds (records are retried every second; see
   // RetryUnsaved); meanwhile new builds are refused with 503.
-  bool storage_healthy() const;
-  const std::string& storage_error() const { return storage_error_; }
+  bool storage_healthy() const { return writer_.healthy(); }
+  const std::string& storage_error() const { return writer_.error(); }
   // Writes the records that could not be stored; returns storage_healthy().
   bool RetryUnsaved();
   // Cancel on behalf of another front end (the MCP server): `reason` ("api", "budget")
@@ -202,8 +202,8 @@ class BuildManager {
 
   // Every record written from now on goes to `watcher` until UnwatchRecords. The
   // frames' ids count record writes since the service started.
-  void WatchRecords(RecordWatcher* watcher) { record_watchers_.push_back(watcher); }
-  void UnwatchRecords(RecordWatcher* watcher) { std::erase(record_watchers_, watcher); }
+  void WatchRecords(RecordWatcher* watcher) { writer_.Watch(watcher); }
+  void UnwatchRecords(RecordWatcher* watcher) { writer_.Unwatch(watcher); }
 
   // Graceful stop: queued builds stay queued (they run after a restart); running ones
   // are cancelled (cancel_running) or left to finish. `done` runs once none runs.
@@ -213,31 +213,27 @@ class BuildManager {
 
   int64_t running() const { return running_; }
   // Where finished engines and timing-cache copies are kept (DATA_DIR/engines).
-  std::string engine_dir() const { return options_.data_dir + "/engines"; }
+  std::string engine_dir() const { return after_.engine_dir(); }
   std::string engine_cache_dir() const { return options_.engine_cache ? options_.data_dir + "/engine-cache" : ""; }
   // Builds waiting in the store's queue, for every replica (0 when it cannot be read).
   int64_t queued();
 
  private:
-  struct Active;
-  // The build's history folder, seeded from the store (builds/build_history.h); empty
-  // when it could not be (the build runs without history, with a warning).
-  std::string SeedHistory(const Active& b);
-  // The worker's entry into the store's history, then the folder removed; warnings only.
-  void KeepHistory(Active& b);
-  void DropHistoryFolder(const Active& b);
+  using Active = ActiveBuild;  // builds/active_build.h
 
-  BuildQueue& queue();
   // Claims queued builds while this replica has free slots, and starts them.
   void MaybeStart();
   // A build this manager claimed (its document), now one it runs: its readers taken
   // over from the log followers. Null when the document is not a record.
   Active* Adopt(const std::string& doc);
-  void StartClaimed(const std::string& doc);
+  // `accepted`: the request as this replica parsed it (it accepted the build); null:
+  // parsed from the record (another replica accepted it).
+  void StartClaimed(const std::string& doc, const BuildRequest* accepted);
   // Builds nobody runs any more (their replica died, or this one restarted) concluded
-  // as interrupted, as a worker's death is.
+  // as interrupted, as a worker's death is; a cluster's job is followed again.
   void ConcludeOrphans(bool at_start);
   void ConcludeOrphan(const ClaimedBuild& orphan);
+  bool Reattach(Active& build);
   // On a shared store, every kReplicaTick: cancels asked through other replicas, claims,
   // readers of remote builds; every third of the lease: renewals and orphans.
   void ScheduleTick();
@@ -274,44 +270,42 @@ class BuildManager {
   void ReleaseHeldFinish(Active& build, const std::optional<EndVerdict>& verdict);
   void Flush(Active& build);
   void Reap(const std::string& id);
+  // The worker is gone: the record says how the build ended, as the executor judged
+  // it, as the stream reported it, or as the worker's exit tells.
   void Finish(Active& build, const WorkerExit& exit);
+  void FinishFenced(Active& build);
+  void EndAsReported(Active& build);
+  void Conclude(Active& build);
   void EndWithoutWorker(Active& build, BuildState state, const std::string& error);
   void StorageFailed(Active& build, const std::string& what);
   void StartGraceTimer(Active& build, double seconds);
-  void ScheduleStorageRetry();
   void AppendSynthesisedFinish(Active& build, BuildState state, const std::string& error);
   void Broadcast(Active& build, uint64_t seq, const std::string& type, int64_t phase_id, const std::string& json);
   void Persist(Active& build);
-  void Announce(const std::string& record_json);  // to the record watchers
   void Close(Active& build);  // removes a finished build from the active set
-  void StoreEngine(BuildRecord& r);       // the worker's .part renamed and hashed
-  void StoreTimingCache(Active& build);   // a copy of the cache the build wrote
-  RequestPaths Paths() const { return {options_.model_roots, options_.data_dir, options_.models_dir}; }
-  // Where build `id`'s worker writes its engine, renamed into place only on success.
-  std::string PartialEngine(const std::string& id) const { return engine_dir() + "/" + id + ".engine.part"; }
+  RequestPaths Paths() const;
   std::string ActiveRecordJson(Active& build) const;
+  // Seconds on the injected clock since `since_ns`.
+  double SecondsSince(int64_t since_ns) const;
 
   boost::asio::io_context& io_;
   RecordStore& store_;
   Metrics& metrics_;
   const ManagerOptions options_;
   const std::unique_ptr<Executor> executor_;
+  const Clock& clock_;
+  Claims claims_;
+  AfterBuild after_;
+  RecordWriter writer_;
   std::map<std::string, std::unique_ptr<Active>> active_;  // claimed here: running, cancelling
   RemoteFollowers followers_;  // readers of builds not running here (queued, or on another replica)
   std::unique_ptr<boost::asio::steady_timer> tick_;  // the replica tick (shared stores only)
-  std::chrono::steady_clock::time_point last_lease_work_;
   std::unique_ptr<ChangeWatch> watch_;  // the store's change feed, where it has one; before followers_ goes
   int64_t running_ = 0;
   bool shutting_down_ = false;
   std::function<void()> on_idle_;  // Shutdown's `done`
-  // Records whose last write failed (id -> {status, document}), newest state; they
-  // are served from here and written again until the store takes them.
-  std::map<std::string, std::pair<std::string, std::string>> unsaved_;
-  std::string storage_error_;  // the last storage failure; empty once healthy again
-  std::unique_ptr<boost::asio::steady_timer> retry_timer_;
-  std::vector<RecordWatcher*> record_watchers_;
-  uint64_t record_writes_ = 0;  // the id of the last "record" frame
-  std::unique_ptr<BuildGroups> groups_;  // over this manager's public operations
+  BuildGroups* groups_ = nullptr;  // AttachGroups'
+  std::function<void(const std::string&)> member_ended_;
 };
 
 }  // namespace trtwatch::builds

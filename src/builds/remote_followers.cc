@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "builds/build_manager.h"
+#include "builds/event_subscriber.h"
 #include "builds/build_record.h"
 #include "builds/framed_event.h"
 #include "builds/stores/record_store.h"

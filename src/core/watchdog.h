@@ -4,7 +4,7 @@
 // When no progress callback arrived for `stall_after`, it emits a stall event (again
 // after each further `stall_after` of the same silence) and, with `cancel_on_stall`,
 // requests cancellation (reason stall). Time is read from the monitor's clock; the
-// thread re-reads it at least every `poll` so that it also follows a FakeClock.
+// thread re-reads it at least every `poll` so that it also follows a simulated clock.
 #pragma once
 
 #include <chrono>

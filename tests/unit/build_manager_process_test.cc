@@ -13,6 +13,7 @@
 
 #include "protocol/event_json.h"
 #include "builds/build_manager.h"
+#include "core/clock.h"
 #include "builds/metrics.h"
 #include "builds/stores/record_store.h"
 #include "builds/stores/sqlite_store.h"
@@ -133,7 +134,8 @@ class BuildManagerProcessTest : public ::testing::Test {
     options.queue_limit = queue_limit;
     options.worker_exe = "/opt/trtwatch/bin/trtwatch";
     manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
-                                              std::make_unique<LocalExecutor>(io_, std::move(launcher), options.worker_exe));
+                                              std::make_unique<LocalExecutor>(io_, std::move(launcher), options.worker_exe),
+                                              SteadyClock::Instance());
   }
 
   // Runs the event loop until nothing is left to do: every worker has ended or waits
@@ -497,7 +499,8 @@ class BuildManagerSlurmTest : public BuildManagerProcessTest {
     auto executor = std::make_unique<SlurmExecutor>(io_, std::move(launcher), slurm);
     std::string error;
     ASSERT_TRUE(executor->Prepare(&error)) << error;
-    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options, std::move(executor));
+    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options, std::move(executor),
+                                              SteadyClock::Instance());
   }
   // sbatch answers job 12; scontrol then says the job ended in `state`; the job wrote
   // `stream` (the build's id known once submitted).

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builds/build_manager.h"
+#include "core/clock.h"
 #include "builds/executors/local_executor.h"
 #include "builds/metrics.h"
 #include "builds/remote_cancel.h"
@@ -122,7 +123,8 @@ class BuildManagerReplicasTest : public ::testing::Test {
     options.lease_seconds = lease_seconds;
     options.worker_exe = "/opt/trtwatch/bin/trtwatch";
     auto executor = std::make_unique<LocalExecutor>(loop, std::move(launcher), options.worker_exe);
-    replica->manager = std::make_unique<BuildManager>(loop, *replica->store, metrics_, options, std::move(executor));
+    replica->manager = std::make_unique<BuildManager>(loop, *replica->store, metrics_, options, std::move(executor),
+                                                      SteadyClock::Instance());
     replicas_.push_back(std::move(replica));
     return *replicas_.back();
   }

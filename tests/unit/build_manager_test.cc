@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "builds/build_manager.h"
+#include "builds/executors/local_executor.h"
+#include "core/clock.h"
 #include "builds/metrics.h"
 #include "builds/stores/record_store.h"
 #include "builds/stores/sqlite_store.h"
@@ -51,7 +53,9 @@ class ManagerTest : public ::testing::Test {
     options.data_dir = dir_;
     options.worker_exe = path;
     options.queue_limit = queue_limit;
-    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options);
+    manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
+                                              std::make_unique<LocalExecutor>(NewWorkerLauncher(io_), path),
+                                              SteadyClock::Instance());
   }
 
   json Record(const std::string& id) { return json::parse(manager_->Get(id).record); }
@@ -98,6 +102,25 @@ TEST_F(ManagerTest, ALongUtf8ErrorCutInsideACharacterGivesAValidRecord) {
   const json record = json::parse(doc);
   EXPECT_NE(record["error"].get<std::string>().find("éééx"), std::string::npos) << record["error"];
   EXPECT_NE(record["error"].get<std::string>().find("exited with code 1"), std::string::npos);
+}
+
+// Why: a request is parsed and checked once; the typed request it becomes is what the
+// build runs and what its record keeps for other replicas, and a refused one records nothing.
+TEST_F(ManagerTest, AParsedRequestIsSubmittedAsItIsAndABadOneRecordsNothing) {
+  Start("exit 0");
+  const ParsedRequest bad = manager_->Parse(R"({"simulate":"small-cnn","colour":"red"})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error.find("colour"), std::string::npos) << bad.error;
+  EXPECT_TRUE(store_->WithStatus({"queued", "running", "failed"}).empty());
+
+  ParsedRequest good = manager_->Parse(R"({"simulate":"small-cnn","seed":7})");
+  ASSERT_TRUE(good.ok()) << good.error;
+  const std::string normalised = good.request.json;
+  const SubmitResult r = manager_->Submit(std::move(good.request));
+  ASSERT_EQ(r.outcome, SubmitOutcome::kCreated) << r.error;
+  ASSERT_TRUE(RunUntilStatus(r.id, "failed"));  // the worker stand-in exits without a stream
+  EXPECT_EQ(Record(r.id)["request"], json::parse(normalised));
+  EXPECT_EQ(Record(r.id)["request"]["seed"], 7);
 }
 
 // Why #3: the SIGTERM of a cancel can arrive before the worker handles it.

@@ -15,6 +15,7 @@
 #include "support/pausing_clock.h"
 #include "support/recording_sink.h"
 #include "support/stream_checks.h"
+#include "support/fake_clock.h"
 
 namespace trtwatch {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "core/build_session.h"
 #include "core/clock.h"
+#include "support/fake_clock.h"
 #include "support/recording_sink.h"
 #include "support/stream_checks.h"
 

@@ -7,6 +7,7 @@
 #include "backends/tensorrt/logger_adapter.h"
 #include "backends/tensorrt/progress_adapter.h"
 #include "core/clock.h"
+#include "support/fake_clock.h"
 
 namespace trtwatch::trt {
 namespace {

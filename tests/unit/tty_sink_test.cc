@@ -1,6 +1,7 @@
 // TtySink's terminal protocol, written to a file instead of a terminal. No timing is
 // asserted: what is checked holds however many frames the render thread drew.
 #include "sinks/tty_sink.h"
+#include "support/fake_clock.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "support/fake_clock.h"
 
 namespace trtwatch {
 namespace {

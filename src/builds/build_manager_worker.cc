@@ -1,0 +1,363 @@
+// BuildManager's following of its workers: a build started (or re-attached), its
+// streams read (builds/worker_stream.h), its events relayed to the log and the live
+// readers, and its end recorded as the executor, the stream or the exit tells.
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include "builds/build_manager.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "builds/active_build.h"
+#include "builds/build_request.h"
+#include "builds/metrics.h"
+#include "builds/stores/record_store.h"
+#include "builds/worker_stream.h"
+#include "core/clock.h"
+#include "protocol/event_json.h"
+#include "protocol/sse_frame.h"
+#include "protocol/utf8.h"
+#include "runner/duration.h"
+
+namespace trtwatch::builds {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kStderrDrain = 1 << 20;  // more than a pipe holds: all an exited worker left
+// A build's record is written for a new estimate at most this often.
+constexpr double kEstimateStoreSeconds = 2;
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+void BuildManager::Start(Active& b) {
+  const std::string id = b.record.id;
+  const std::string engine = b.request.simulate.empty() ? after_.PartialEngine(id) : "";
+  WorkerTask task{id, std::nullopt, options_.cancel_grace_seconds, b.request.gpu, b.request.simulate.empty()};
+  double timeout = 0;
+  std::string ignored;
+  if (!b.request.timeout.empty() && ParseDuration(b.request.timeout, &timeout, &ignored)) task.timeout_seconds = timeout;
+  ExecutionStart start =
+      executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir(), after_.SeedHistory(b.record, b.request)));
+  if (!start.execution) {
+    EndWithoutWorker(b, BuildState::kFailed, start.error);
+    return;
+  }
+  b.started_ns = clock_.NowNs();
+  b.record.state = BuildState::kRunning;
+  b.record.started_at = NowUnix();
+  Follow(b, std::move(start.execution));
+}
+
+void BuildManager::Follow(Active& b, std::unique_ptr<Execution> worker) {
+  const std::string id = b.record.id;
+  b.worker = std::move(worker);
+  b.record.worker_pid = b.worker->place().pid;
+  b.record.job = b.worker->place().job;
+  // A scheduler's job moves (submitted, on a node, its pending reason): the record shows it.
+  b.worker->WatchPlace([this, id] {
+    auto it = active_.find(id);
+    if (it == active_.end() || !it->second->worker) return;
+    it->second->record.worker_pid = it->second->worker->place().pid;  // a worker that waited for its GPU
+    it->second->record.job = it->second->worker->place().job;
+    Persist(*it->second);
+  });
+  ++running_;
+  Persist(b);
+  ReadOutput(id);
+  ReadErrors(id);
+}
+
+void BuildManager::ReadOutput(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end() || !it->second->worker) return;
+  Active& b = *it->second;
+  b.worker->ReadEvents(b.out_chunk, [this, id](size_t n, bool closed) {
+    auto found = active_.find(id);
+    if (found == active_.end()) return;
+    Active& build = *found->second;
+    if (n > 0) {
+      build.lines.Feed(std::string_view(build.out_chunk.data(), n),
+                       [&](std::string_view line) { HandleLine(build, line); });
+      Flush(build);
+    }
+    if (closed) {
+      Reap(id);
+      return;
+    }
+    ReadOutput(id);
+  });
+}
+
+void BuildManager::ReadErrors(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end() || !it->second->worker) return;
+  Active& b = *it->second;
+  b.worker->ReadDiagnostics(b.err_chunk, [this, id](size_t n, bool closed) {
+    auto found = active_.find(id);
+    if (found == active_.end()) return;
+    Active& build = *found->second;
+    build.err_tail.append(build.err_chunk.data(), n);
+    KeepStderrTail(&build.err_tail);
+    if (closed) {
+      build.err_closed = true;
+    } else {
+      ReadErrors(id);
+    }
+  });
+}
+
+void BuildManager::HandleLine(Active& b, std::string_view line) {
+  if (line.empty() || b.fenced) return;
+  Event event;
+  std::string error;
+  if (!EventFromJson(line, &event, &error) || event.seq <= b.record.last_seq || b.saw_finish) {
+    ++b.bad_lines;  // not the protocol, out of order, or after the end: not relayed
+    return;
+  }
+  const std::string json_line = AdjustWorkerEvent(b.record, &event) ? EventToJson(event) : std::string(line);
+  if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) {
+    FoldCacheUse(event, &b.record);
+    if (IsKeyDigest(event.cache.key)) b.record.history_key = event.cache.key;
+  }
+  const bool new_estimate = event.type == EventType::kEstimate && FoldEstimate(event, &b.record);
+  if (event.type == EventType::kPhaseFinish) metrics_.PhaseFinished(event.phase, event.elapsed);
+  if (event.type == EventType::kBuildFinish) {
+    b.saw_finish = true;
+    b.finish = event;
+    // A scheduler may know this end better (its time limit reaches the worker as a
+    // SIGTERM, which it reports as a cancel): held until Finish has the verdict, so
+    // the log and its followers say what the record says.
+    if (event.status != BuildStatus::kSucceeded && b.worker && b.worker->JudgesUnsuccessfulEnds()) {
+      b.finish_held = true;
+      return;
+    }
+  }
+  Relay(b, event, json_line);
+  // Record watchers (and other replicas) see a new range, at most every few seconds:
+  // the feed may send several a second at phase changes; the end stores the last one.
+  if (new_estimate && (!b.estimate_stored_ns || SecondsSince(*b.estimate_stored_ns) >= kEstimateStoreSeconds)) {
+    b.estimate_stored_ns = clock_.NowNs();
+    Persist(b);
+  }
+}
+
+void BuildManager::Relay(Active& b, const Event& event, const std::string& json_line) {
+  b.tree.Apply(event);
+  b.record.last_seq = event.seq;
+  b.pending.push_back({event.seq, json_line});
+  Broadcast(b, event.seq, std::string(EventTypeName(event.type)), event.id, json_line);
+}
+
+void BuildManager::ReleaseHeldFinish(Active& b, const std::optional<EndVerdict>& verdict) {
+  if (!b.finish_held) return;
+  b.finish_held = false;
+  Event finish = b.finish;
+  if (verdict) {
+    finish.status = StatusFromState(verdict->state);
+    finish.error = ValidUtf8(verdict->error);
+  }
+  Relay(b, finish, EventToJson(finish));
+  Flush(b);
+}
+
+void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
+                             const std::string& json_line) {
+  if (b.subscribers.empty()) return;
+  FramedEvent item;
+  item.seq = seq;
+  item.step = type == "step";
+  item.phase_id = phase_id;
+  item.frame = std::make_shared<const std::string>(SseFrame(seq, type, json_line));
+  const std::vector<EventSubscriber*> subs = b.subscribers;  // a subscriber may leave meanwhile
+  for (EventSubscriber* s : subs) s->OnEvent(item);
+}
+
+void BuildManager::Flush(Active& b) {
+  if (b.pending.empty() || b.fenced) return;
+  if (b.storage_failure.empty() && !store_.AppendEvents(b.record.id, b.pending)) {
+    StorageFailed(b, StorageError("the events of " + b.record.id, store_.last_error()));
+  }
+  b.pending.clear();
+}
+
+void BuildManager::StorageFailed(Active& b, const std::string& error) {
+  std::fprintf(stderr, "trtwatch serve: %s\n", error.c_str());
+  writer_.Failed(error);
+  // A build whose log cannot be kept is not worth its GPU time: stop it now; Finish
+  // records it failed with this error, never succeeded.
+  b.storage_failure = error;
+  if (b.worker) b.worker->ForceStop();
+}
+
+void BuildManager::Reap(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end()) return;
+  Active& b = *it->second;
+  if (!b.exit) b.exit = b.worker->Poll();
+  // Stdout closed; finish once the worker has exited and its stderr is read to the end
+  // (a read already under way holds its last words), or a second after it exited
+  // (something it started may hold stderr open).
+  constexpr int kStderrWaitPolls = 100;
+  if (!b.exit || (!b.err_closed && b.polls_after_exit++ < kStderrWaitPolls)) {
+    if (!b.reap) b.reap = std::make_unique<asio::steady_timer>(io_);
+    b.reap->expires_after(std::chrono::milliseconds(10));
+    b.reap->async_wait([this, id](const boost::system::error_code& ec) {
+      if (!ec) Reap(id);
+    });
+    return;
+  }
+  Finish(b, *b.exit);
+}
+
+void BuildManager::Finish(Active& b, const WorkerExit& exit) {
+  if (b.fenced) return FinishFenced(b);
+  // Whatever stderr still holds, read without waiting (the worker is gone).
+  b.err_tail += b.worker->DiagnosticsNow(kStderrDrain);
+  KeepStderrTail(&b.err_tail);
+  Flush(b);
+  const std::optional<EndVerdict> verdict = b.worker->Judge(
+      {b.saw_finish, StateFromStatus(b.finish.status), b.record.state == BuildState::kCancelling});
+  b.record.job = b.worker->place().job;
+  b.worker.reset();
+  b.record.worker_pid = 0;
+  if (b.grace) b.grace->cancel();
+  --running_;
+
+  BuildRecord& r = b.record;
+  r.exit_code = exit.code;
+  r.exit_signal = exit.signal;
+  if (r.state == BuildState::kCancelling) r.cancel_stop = b.forced_kill ? "forced" : "cooperative";
+  if (verdict && b.storage_failure.empty()) {
+    // The scheduler ended it (a node that failed, its time limit, a cancel from outside):
+    // what the executor says it was, whatever the stream said or left unsaid.
+    if (b.saw_finish) {
+      ReleaseHeldFinish(b, verdict);
+    } else {
+      AppendSynthesisedFinish(b, verdict->state, verdict->error);
+    }
+    r.state = verdict->state;
+    r.error = verdict->error;
+    r.end_reason = verdict->reason;
+  } else if (!b.storage_failure.empty()) {
+    const std::string error = "failed: " + b.storage_failure + "; the build was stopped";
+    AppendSynthesisedFinish(b, BuildState::kFailed, error);
+    r.state = BuildState::kFailed;
+    r.error = error;
+  } else if (b.saw_finish) {
+    EndAsReported(b);
+  } else {
+    const WorkerDeath death = JudgeWorkerDeath(r, exit, b.forced_kill, ValidUtf8(Trim(b.err_tail)));
+    AppendSynthesisedFinish(b, death.state, death.error);
+    r.state = death.state;
+    r.error = death.error;
+  }
+  Conclude(b);
+}
+
+// Another replica concluded it: nothing of it is written here.
+void BuildManager::FinishFenced(Active& b) {
+  after_.DropPartialEngine(b.record.id);  // never leave a partial engine
+  after_.DropHistory(b.record.id);        // the replica that concluded it keeps what history there is
+  b.worker.reset();
+  --running_;
+  Close(b);
+  SlotFreed();
+}
+
+// The stream's own account stands.
+void BuildManager::EndAsReported(Active& b) {
+  BuildRecord& r = b.record;
+  ReleaseHeldFinish(b, std::nullopt);
+  r.state = StateFromStatus(b.finish.status);
+  r.error = b.finish.error;
+  // The worker only saw the SIGTERM that carried the service's cancel; the record
+  // keeps the reason the client gave.
+  if (r.state == BuildState::kCancelled && !r.cancel_message.empty()) r.error = r.cancel_message;
+  if (b.finish.cancel_latency) {
+    const auto& latency = *b.finish.cancel_latency;
+    r.cancel_latency_json =
+        json{{"to_first_false", latency.to_first_false ? json(*latency.to_first_false) : json(nullptr)},
+             {"to_return", latency.to_return}}
+            .dump();
+  }
+  if (r.state == BuildState::kSucceeded && b.request.simulate.empty()) {  // simulations write no engine
+    after_.StoreEngine(r);
+    if (r.state == BuildState::kSucceeded) after_.StoreTimingCache(r, b.request);
+  }
+}
+
+// The record's end written, the history taken in, the slot freed.
+void BuildManager::Conclude(Active& b) {
+  BuildRecord& r = b.record;
+  after_.DropPartialEngine(r.id);  // never leave a partial engine
+  r.finished_at = NowUnix();
+  r.phase_json = SnapshotJson(b.tree);
+  after_.KeepHistory(r, b.saw_finish);
+  Persist(b);
+  metrics_.BuildFinished(BuildStateName(r.state), SecondsSince(b.started_ns));
+  if (b.saw_finish && r.cache) metrics_.EngineCacheUsed(r.cache->state == "hit", r.engine_bytes.value_or(0));
+  Close(b);
+  SlotFreed();
+}
+
+
+
+
+void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::string& error) {
+  b.started_ns = clock_.NowNs();
+  AppendSynthesisedFinish(b, state, error);
+  b.record.state = state;
+  b.record.error = error;
+  b.record.finished_at = NowUnix();
+  b.record.phase_json = SnapshotJson(b.tree);
+  after_.DropHistory(b.record.id);  // a worker that is gone or never ran added nothing worth keeping
+  Persist(b);
+  metrics_.BuildFinished(BuildStateName(state), 0);
+  Close(b);
+}
+
+void BuildManager::AppendSynthesisedFinish(Active& b, BuildState state, const std::string& error) {
+  const std::shared_ptr<const TreeSnapshot> snap = b.tree.Snapshot();
+  // Never before the last event the worker sent (after a restart `started` is now).
+  const double since_start = b.record.started_at > 0 ? SecondsSince(b.started_ns) : 0;
+  const double t = std::max(snap->last_event_t, since_start);
+  for (const Event& e : ClosingEvents(*snap, b.record.last_seq, t, state, error)) Relay(b, e, EventToJson(e));
+  Flush(b);
+}
+
+void BuildManager::Persist(Active& b) {
+  if (!IsFinal(b.record.state)) b.record.phase_json = SnapshotJson(b.tree);
+  if (writer_.Put(b.record.id, std::string(BuildStateName(b.record.state)), RecordToJson(b.record))) return;
+  if (b.worker && b.storage_failure.empty()) StorageFailed(b, writer_.error());
+}
+
+
+
+void BuildManager::Close(Active& b) {
+  const std::string id = b.record.id;
+  const std::optional<GroupTag> group = b.record.group;
+  auto subs = std::move(b.subscribers);
+  for (EventSubscriber* s : subs) s->OnEnd();
+  active_.erase(id);  // closes the pipes; pending reads complete with operation_aborted
+  // The group's last member to end here concludes it (its engines and manifest on disk).
+  if (group && member_ended_) member_ended_(group->id);
+}
+
+std::string BuildManager::ActiveRecordJson(Active& b) const {
+  b.record.phase_json = SnapshotJson(b.tree);
+  return RecordToJson(b.record);
+}
+
+
+}  // namespace trtwatch::builds

@@ -1,0 +1,82 @@
+#include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
+
+#include "builds/record_writer.h"
+
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdio>
+
+#include "builds/event_subscriber.h"
+#include "builds/stores/record_store.h"
+#include "protocol/sse_frame.h"
+
+namespace trtwatch::builds {
+
+namespace {
+constexpr std::chrono::seconds kRetryInterval{1};  // unsaved records are written again this often
+}  // namespace
+
+std::string StorageError(const std::string& what, const std::string& why) {
+  return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
+}
+
+RecordWriter::RecordWriter(boost::asio::io_context& io, RecordStore& store) : io_(io), store_(store) {}
+
+bool RecordWriter::Put(const std::string& id, const std::string& status, std::string doc) {
+  Announce(doc);
+  unsaved_.erase(id);
+  if (store_.Put(id, status, doc)) return true;
+  error_ = StorageError("record " + id, store_.last_error());
+  std::fprintf(stderr, "trtwatch serve: %s\n", error_.c_str());
+  unsaved_[id] = {status, std::move(doc)};
+  ScheduleRetry();
+  return false;
+}
+
+std::optional<std::string> RecordWriter::Unsaved(const std::string& id) const {
+  if (auto it = unsaved_.find(id); it != unsaved_.end()) return it->second.second;
+  return std::nullopt;
+}
+
+bool RecordWriter::RetryUnsaved() {
+  for (auto it = unsaved_.begin(); it != unsaved_.end();) {
+    if (!store_.Put(it->first, it->second.first, it->second.second)) {
+      error_ = StorageError("record " + it->first, store_.last_error());
+      return false;
+    }
+    it = unsaved_.erase(it);
+  }
+  if (!error_.empty()) {
+    // A failed event write leaves nothing to retry; a probe write says whether the
+    // store takes writes again.
+    if (!store_.Probe()) {
+      error_ = StorageError("a test write", store_.last_error());
+      return false;
+    }
+    error_.clear();
+  }
+  return true;
+}
+
+void RecordWriter::Failed(const std::string& error) {
+  error_ = error;
+  ScheduleRetry();
+}
+
+void RecordWriter::Announce(const std::string& doc) {
+  if (watchers_.empty()) return;
+  FramedEvent item;
+  item.seq = ++writes_;
+  item.frame = std::make_shared<const std::string>(SseFrame(item.seq, "record", doc));
+  for (RecordWatcher* w : std::vector<RecordWatcher*>(watchers_)) w->OnRecord(item);
+}
+
+void RecordWriter::ScheduleRetry() {
+  if (!retry_timer_) retry_timer_ = std::make_unique<boost::asio::steady_timer>(io_);
+  retry_timer_->expires_after(kRetryInterval);
+  retry_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !RetryUnsaved()) ScheduleRetry();
+  });
+}
+
+}  // namespace trtwatch::builds
