@@ -117,8 +117,8 @@ awaitable<bool> ReceiveUpload(ApiContext& api, beast::tcp_stream& stream, beast:
   std::string error;
   std::unique_ptr<builds::Upload> upload = api.artifacts.BeginUpload(target.model, target.file, &bad_name, &error);
   if (!upload) {
-    co_await SendError(api, stream, bad_name ? 400 : 500, bad_name ? error : "cannot store the upload: " + error,
-                       false);
+    const std::string message = bad_name ? error : "cannot store the upload: " + error;
+    co_await SendError(api, stream, bad_name ? 400 : 500, message, false);
     co_return false;
   }
   http::request_parser<http::buffer_body> parser(std::move(head_parser));

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "service/api_answer.h"
+#include "service/assets.h"
+#include "service/ui_routes.h"
 
 namespace trtwatch::service {
 namespace {
@@ -58,12 +60,25 @@ TEST(RouteTableTest, PathsReachTheirEndpointsWithTheirIds) {
       {"builds", Endpoint::kNotFound, "", ""},
       {"", Endpoint::kNotFound, "", ""},
       {"/", Endpoint::kNotFound, "", ""},
+      // The dashboard's paths are no API route: the connection serves them without a token.
+      {"/index.html", Endpoint::kNotFound, "", ""},
+      {"/ui/session", Endpoint::kNotFound, "", ""},
+      {"/ui/main.js", Endpoint::kNotFound, "", ""},
+      {"/ui/builds/b_1", Endpoint::kNotFound, "", ""},
   };
   for (const Case& c : cases) {
     const Route route = RouteOf(c.path);
     EXPECT_EQ(route.endpoint, c.endpoint) << c.path;
     EXPECT_EQ(route.id, c.id) << c.path;
     EXPECT_EQ(route.file, c.file) << c.path;
+  }
+}
+
+TEST(RouteTableTest, NoDashboardFileIsAnApiRoute) {
+  for (const EmbeddedFile& file : DashboardFiles()) {
+    const std::string path = "/ui/" + std::string(file.name);
+    ASSERT_TRUE(UiAssetFor(path).has_value()) << path;
+    EXPECT_EQ(RouteOf(path).endpoint, Endpoint::kNotFound) << path;
   }
 }
 
