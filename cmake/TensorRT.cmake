@@ -11,6 +11,7 @@ target_include_directories(trtwatch_tensorrt_options PUBLIC src)
 target_link_libraries(trtwatch_tensorrt_options PUBLIC trtwatch_lib PRIVATE trtwatch_flags)  # platform/file_access.h
 
 set(TRTWATCH_TENSORRT_BACKEND_SOURCES
+  ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/builder_config.cc
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/logger_adapter.cc
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/progress_adapter.cc
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/tensorrt_backend.cc

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/tensorrt/build_options.h"
+#include "core/memory_size.h"
 #include "fuzz_check.h"
 
 namespace {
@@ -69,8 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::pair<std::string, Shape>> shapes;
   error.clear();
   if (!ParseShapeList(text, "--minShapes", &shapes, &error)) FUZZ_CHECK(!error.empty());
-  uint64_t bytes = 0;
-  error.clear();
-  if (!ParseMemorySize(text, "--workspace", &bytes, &error)) FUZZ_CHECK(!error.empty());
+  const trtwatch::MemorySize memory = trtwatch::ParseMemorySize(text, "--workspace");
+  FUZZ_CHECK(memory.bytes.has_value() != !memory.error.empty());
   return 0;
 }

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build clang-14 libclang-rt-14-dev git
-  nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev libssl-dev libpq-dev postgresql-15
+  nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev libssl-dev libxxhash-dev libpq-dev postgresql-15
   slurmctld slurmd slurm-client munge
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps

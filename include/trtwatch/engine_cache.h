@@ -93,9 +93,9 @@ std::string_view CacheStatusName(CacheStatus status);
 struct CachedEngine {
   CacheStatus status = CacheStatus::kMiss;
   std::string error;    // kError: the problem and its fix
-  std::string warning;  // a damaged entry that was removed; a built plan that could not be kept
+  std::string warning;  // a damaged entry that was quarantined; a built plan that could not be kept
   std::string key;      // the key's digest
-  // kHit: the engine in the cache. Read it, never write it: hard links may share it.
+  // kHit: the engine in the cache (read-only, its bytes checked). Read it, never write it.
   std::string path;
   // The plan's bytes: Get's and GetOrBuild's hit, GetOrBuild's fresh build.
   std::vector<char> plan;
@@ -145,9 +145,11 @@ class EngineCache {
   EngineCache& operator=(const EngineCache&) = delete;
 
   // The entry of `key`: its path and facts, no bytes. A hit counts as one and keeps
-  // the entry from being pruned soon. A damaged entry is removed: a miss with a warning.
+  // the entry from being pruned soon. Every byte is checked against the digest recorded
+  // when it was stored: a damaged entry is quarantined (docs/cache.md), a miss with a
+  // warning naming where it went.
   CachedEngine Find(const CacheKey& key);
-  // Find, and the plan's bytes.
+  // Find, and the plan's bytes (read once: checked as they are read).
   CachedEngine Get(const CacheKey& key);
 
   // Stores a plan under `key`, atomically: other readers see the whole entry or none.
@@ -155,7 +157,8 @@ class EngineCache {
   // the entry in `trtwatch cache ls`. Waits while a GetOrBuild of the key runs.
   CacheStoreResult Put(const CacheKey& key, const void* plan, size_t size, double build_seconds,
                        const std::string& model = "");
-  // The same for an engine already in a file (linked or copied, never moved).
+  // The same for an engine already in a file (copied, or reflinked where the file system
+  // can; never linked or moved).
   CacheStoreResult PutFile(const CacheKey& key, const std::string& engine_path, double build_seconds,
                            const std::string& model = "");
 

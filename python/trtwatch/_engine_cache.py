@@ -12,6 +12,7 @@ entries stored whole or not at all, one build per key at a time across processes
 recently used entries pruned past the bounds.
 """
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
@@ -49,7 +50,7 @@ class CachedEngine:
     plan: Optional[bytes] = field(repr=False)
     """The serialized plan (None from :meth:`EngineCache.find`)."""
     path: str
-    """A hit's engine in the cache: read it, never write it (hard links may share it)."""
+    """A hit's engine in the cache (read-only, its bytes checked): read it, never write it."""
     size: int
     age_seconds: float
     """A hit: how long ago the engine was stored."""
@@ -183,6 +184,9 @@ class EngineCache:
     def _answer(self, answer: dict) -> Optional[CachedEngine]:
         if answer["status"] == "error":
             raise EngineCacheError(answer["error"])
+        if answer["status"] == "miss" and answer["warning"]:
+            # A damaged entry, quarantined: the miss says where it went.
+            warnings.warn(answer["warning"], RuntimeWarning, stacklevel=3)
         return self._engine(answer) if answer["status"] == "hit" else None
 
     @staticmethod

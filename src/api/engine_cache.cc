@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <string>
 
 #include "api/cache_key.h"
@@ -19,15 +18,6 @@ namespace {
 
 double NowUnix() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// The bytes of a stored engine, or nothing when it cannot be read whole.
-std::optional<std::vector<char>> ReadPlan(const std::string& path, uint64_t size) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> plan(static_cast<size_t>(size));
-  if (!in.read(plan.data(), static_cast<std::streamsize>(plan.size()))) return std::nullopt;
-  if (in.peek() != std::char_traits<char>::eof()) return std::nullopt;  // longer than its entry says
-  return plan;
 }
 
 CachedEngine Failed(const std::string& key, std::string error) {
@@ -80,25 +70,28 @@ struct EngineCache::State {
     return lock;
   }
 
-  // The entry of `key` (hold its lock), with its bytes when `read_plan`; a hit whose
-  // bytes cannot be read is a miss with a warning.
+  // The entry of `key` (hold its lock), with its bytes when `read_plan`; every byte is
+  // checked against the entry's digest, and a damaged entry (quarantined) is a miss
+  // with a warning.
   CachedEngine Look(const keys::BuildKey& key, bool read_plan) {
     CachedEngine found;
     found.key = key.digest;
     const cache::Lookup lookup = cache->Find(key);
     found.warning = lookup.warning;
     if (lookup.outcome != cache::Lookup::Outcome::kHit) return found;
-    const std::string path = cache->EnginePath(*lookup.entry);
     if (read_plan) {
-      std::optional<std::vector<char>> plan = ReadPlan(path, lookup.entry->size);
-      if (!plan) {
-        found.warning = "the cached engine \"" + path + "\" could not be read whole: treated as a miss";
+      cache::ReadOutcome read = cache->Read(*lookup.entry);  // counts the hit
+      if (!read.bytes) {
+        found.warning = read.warning;
         return found;
       }
-      found.plan = std::move(*plan);
+      found.plan = std::move(*read.bytes);
+    } else {
+      found.warning = cache->Verify(*lookup.entry);
+      if (!found.warning.empty()) return found;
+      cache->CountHit(*lookup.entry);
     }
-    DescribeHit(*lookup.entry, path, &found);
-    cache->CountHit(*lookup.entry);
+    DescribeHit(*lookup.entry, cache->EnginePath(*lookup.entry), &found);
     return found;
   }
 

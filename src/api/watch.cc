@@ -58,6 +58,7 @@ Watch::Watch(WatchOptions options) : state_(std::make_unique<State>()) {
   run.program = "trtwatch";
   const HistoryFolder history = ChooseHistoryFolder(options.history, options.no_history, ProcessEnvironment());
   run.history.folder = history.path;  // none found: no history, never an error
+  run.history.limits.max_entries = history.max_entries;
   for (const std::shared_ptr<Sink>& sink : options.sinks) {
     if (!sink) throw std::invalid_argument("trtwatch::WatchOptions::sinks holds a null sink; remove it");
     run.sinks.push_back(sink.get());

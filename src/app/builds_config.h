@@ -16,7 +16,9 @@ struct BuildsConfig {
   std::string data_dir;
   std::vector<std::string> model_roots;
   std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts
-  int max_concurrent = 2;
+  int max_concurrent = 2;  // 0: one build per GPU slot of the local executor (at least 1; 2 with Slurm)
+  std::string gpus;        // --gpus "0,2,3": the GPUs the local executor uses; empty: all
+  int builds_per_gpu = 1;  // --builds-per-gpu
   int queue_limit = 100;
   // This process among the replicas of its store (builds/replica_name.h); empty:
   // HOSTNAME-PID. Its claims last lease_seconds unless renewed.

@@ -17,9 +17,11 @@ namespace trtwatch::app {
 
 namespace {
 
+constexpr int kDefaultMaxConcurrent = 2;  // builds at once where no GPU count says otherwise
+
 // What is wrong with the builds' limits, or empty.
 std::string LimitsError(const BuildsConfig& config) {
-  if (config.max_concurrent < 1) return "--max-concurrent must be at least 1";
+  if (config.max_concurrent < 0) return "--max-concurrent must be at least 1";
   if (config.queue_limit < 0) return "--queue-limit must be 0 or more";
   if (!(config.lease_seconds >= 3 && config.lease_seconds <= 300)) {
     return "--lease-seconds must be from 3 to 300 (how long a replica's claim on a build lasts unless renewed)";
@@ -49,12 +51,35 @@ builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
   return builds::GpuTable::Parse(config.gpu_types, text);
 }
 
+// The local executor, its GPUs made slots (--gpus, --builds-per-gpu); and, when
+// --max-concurrent was not given, as many builds at once as it has slots; on a host
+// without GPUs (simulated builds need none), the former default of 2.
+std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io, const BuildsConfig& config,
+                                                    builds::ManagerOptions& manager, std::string* error) {
+  const builds::GpuListResult only = builds::ParseGpuList(config.gpus);
+  if (!only.error.empty()) {
+    *error = only.error;
+    return nullptr;
+  }
+  auto executor = std::make_unique<builds::LocalExecutor>(
+      io, NewWorkerLauncher(io), manager.worker_exe,
+      builds::LocalGpuOptions{manager.gpu_types, only.ordinals, config.builds_per_gpu});
+  if (*error = executor->Prepare(); !error->empty()) return nullptr;
+  if (config.max_concurrent == 0) {
+    manager.max_concurrent = executor->capacity() > 0 ? executor->capacity() : kDefaultMaxConcurrent;
+  }
+  return executor;
+}
+
 // The executor builds run on.
 std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const BuildsConfig& config,
-                                               const builds::ManagerOptions& manager, std::string* error) {
-  if (config.executor != "slurm") {
-    return std::make_unique<builds::LocalExecutor>(NewWorkerLauncher(io), manager.worker_exe, manager.gpu_types);
+                                               builds::ManagerOptions& manager, std::string* error) {
+  if (config.executor != "slurm") return MakeLocalExecutor(io, config, manager, error);
+  if (!config.gpus.empty() || config.builds_per_gpu != 1) {
+    *error = "--gpus and --builds-per-gpu are the local executor's; with --executor slurm, Slurm gives each job its GPU";
+    return nullptr;
   }
+  if (config.max_concurrent == 0) manager.max_concurrent = kDefaultMaxConcurrent;
   const std::string& data_dir = manager.data_dir;
   builds::SlurmOptions slurm;
   slurm.partition = config.slurm_partition;

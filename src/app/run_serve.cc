@@ -25,6 +25,8 @@ BuildsConfig ConfigOf(const service::ServerOptions& options) {
   config.artifact_dir = options.artifact_dir;
   config.model_roots = options.model_roots;
   config.max_concurrent = options.max_concurrent;
+  config.gpus = options.gpus;
+  config.builds_per_gpu = options.builds_per_gpu;
   config.queue_limit = options.queue_limit;
   config.cancel_grace_seconds = options.cancel_grace_seconds;
   config.replica = options.replica;

@@ -190,7 +190,7 @@ BuildManager::BuildManager(asio::io_context& io, RecordStore& store, Metrics& me
       metrics_(metrics),
       options_(std::move(options)),
       executor_(executor ? std::move(executor)
-                         : std::make_unique<LocalExecutor>(NewWorkerLauncher(io), options_.worker_exe)),
+                         : std::make_unique<LocalExecutor>(io, NewWorkerLauncher(io), options_.worker_exe)),
       followers_(store),
       last_lease_work_(std::chrono::steady_clock::now()),
       groups_(std::make_unique<BuildGroups>(*this, options_.data_dir, options_.gpu_types)) {
@@ -726,6 +726,7 @@ void BuildManager::Follow(Active& b, std::unique_ptr<Execution> worker) {
   b.worker->WatchPlace([this, id] {
     auto it = active_.find(id);
     if (it == active_.end() || !it->second->worker) return;
+    it->second->record.worker_pid = it->second->worker->place().pid;  // a worker that waited for its GPU
     it->second->record.job = it->second->worker->place().job;
     Persist(*it->second);
   });

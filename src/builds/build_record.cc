@@ -61,7 +61,8 @@ json JobJson(const JobPlace& p) {
           {"pending_reason", Nullable(p.pending_reason)},
           {"node", Nullable(p.node)},
           {"gpu", {{"cuda_visible_devices", Nullable(p.cuda_visible_devices)},
-                   {"slurm_job_gpus", Nullable(p.slurm_job_gpus)}}},
+                   {"slurm_job_gpus", Nullable(p.slurm_job_gpus)},
+                   {"pci_bus_id", Nullable(p.gpu_pci_bus_id)}}},
           {"stream", Nullable(p.stream)}};
 }
 
@@ -79,6 +80,7 @@ void JobFromJson(const json& j, JobPlace* p) {
   if (j.contains("gpu") && j["gpu"].is_object()) {
     p->cuda_visible_devices = str(j["gpu"], "cuda_visible_devices");
     p->slurm_job_gpus = str(j["gpu"], "slurm_job_gpus");
+    p->gpu_pci_bus_id = str(j["gpu"], "pci_bus_id");
   }
 }
 

@@ -48,7 +48,8 @@ struct JobPlace {
   std::string state;     // the scheduler's state of the job: PENDING, RUNNING, ... NODE_FAIL
   std::string pending_reason;  // while pending: why (Resources, Priority, ...)
   std::string node;
-  std::string cuda_visible_devices;  // as the job saw them
+  std::string cuda_visible_devices;  // as the job saw them (the local executor: the GPU's UUID)
+  std::string gpu_pci_bus_id;        // the local executor's GPU, by PCI bus id
   std::string slurm_job_gpus;
 
   bool operator==(const JobPlace&) const = default;

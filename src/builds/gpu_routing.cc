@@ -213,15 +213,19 @@ std::vector<std::string> SlurmGpuArguments(const GpuType& type) {
   return {"--gres=gpu:1", "--constraint=" + type.feature};
 }
 
-LocalGpuRoute RouteToLocalGpu(const GpuNeed& need, const GpuTable& table, const std::vector<CudaDevice>& devices) {
+bool LocalGpuMeets(const GpuNeed& need, const GpuTable& table, const CudaDevice& device) {
   std::string capability = need.compute_capability;
   if (!need.type.empty()) {
     const GpuRoute known = table.Route(need);
     if (known.type) capability = known.type->compute_capability;
   }
+  return Meets(device, need.type, capability);
+}
+
+LocalGpuRoute RouteToLocalGpu(const GpuNeed& need, const GpuTable& table, const std::vector<CudaDevice>& devices) {
   LocalGpuRoute route;
   for (const CudaDevice& d : devices) {
-    if (Meets(d, need.type, capability)) {
+    if (LocalGpuMeets(need, table, d)) {
       route.ordinal = d.ordinal;
       return route;
     }

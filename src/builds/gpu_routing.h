@@ -93,6 +93,8 @@ struct LocalGpuRoute {
   std::optional<int> ordinal;
   std::string error;
 };
+// Whether one device of this host meets a need (as RouteToLocalGpu judges it).
+bool LocalGpuMeets(const GpuNeed& need, const GpuTable& table, const CudaDevice& device);
 LocalGpuRoute RouteToLocalGpu(const GpuNeed& need, const GpuTable& table, const std::vector<CudaDevice>& devices);
 
 }  // namespace trtwatch::builds

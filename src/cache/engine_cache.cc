@@ -7,8 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache/engine_digests.h"
 #include "platform/atomic_file.h"
-#include "platform/sha256.h"
+#include "platform/file_pieces.h"
 
 namespace trtwatch::cache {
 
@@ -60,7 +61,11 @@ json EntryToJson(const CacheEntry& entry, int64_t stamp) {
           {"key", entry.key},
           {"model", entry.model},
           {"parts", parts},
-          {"engine", {{"size", entry.size}, {"sha256", entry.sha256}, {"stamp", stamp}}},
+          {"engine",
+           {{"size", entry.size},
+            {"sha256", entry.sha256},
+            {"fast", {{"algorithm", entry.fast_algorithm}, {"digest", entry.fast_hash}}},
+            {"stamp", stamp}}},
           {"built_unix", entry.built_unix},
           {"build_seconds", entry.build_seconds}};
 }
@@ -79,6 +84,10 @@ std::optional<std::pair<CacheEntry, int64_t>> EntryFromFile(const fs::path& fold
     const json& engine = j.at("engine");
     entry.size = engine.at("size").get<uint64_t>();
     entry.sha256 = engine.at("sha256").get<std::string>();
+    if (const auto fast = engine.find("fast"); fast != engine.end()) {  // absent in entries stored before it
+      entry.fast_algorithm = fast->at("algorithm").get<std::string>();
+      entry.fast_hash = fast->at("digest").get<std::string>();
+    }
     entry.built_unix = j.at("built_unix").get<double>();
     entry.build_seconds = j.at("build_seconds").get<double>();
     std::error_code ec;
@@ -121,6 +130,8 @@ void Touch(const fs::path& path) {
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
 }
 
+EngineDigests DigestsOf(const CacheEntry& entry) { return {entry.sha256, entry.fast_hash, entry.fast_algorithm}; }
+
 std::string RandomSuffix() {
   std::random_device random;
   static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -135,8 +146,6 @@ std::string PlaceMethodName(PlaceMethod method) {
   switch (method) {
     case PlaceMethod::kReflink:
       return "reflink";
-    case PlaceMethod::kHardLink:
-      return "hard link";
     case PlaceMethod::kCopy:
       return "copy";
   }
@@ -185,9 +194,7 @@ Lookup EngineCache::Find(const keys::BuildKey& key) {
   if (!fs::exists(folder, ec)) return lookup;
   const std::string damage = Damage(folder, key);
   if (!damage.empty()) {
-    fs::remove_all(folder, ec);
-    lookup.warning = "the cached engine for key " + key.digest.substr(0, 12) + " was damaged (" + damage +
-                     "): removed, building it again";
+    lookup.warning = MoveAside(key.digest, damage);
     return lookup;
   }
   lookup.outcome = Lookup::Outcome::kHit;
@@ -195,17 +202,31 @@ Lookup EngineCache::Find(const keys::BuildKey& key) {
   return lookup;
 }
 
+std::string EngineCache::MoveAside(const std::string& key, const std::string& damage) {
+  const QuarantineOutcome moved = QuarantineEntry(folder_, key, damage);
+  return "the cached engine for key " + key.substr(0, 12) + " was damaged (" + damage + "): " +
+         (moved.path.empty() ? moved.error : "quarantined in " + moved.path) + "; treated as a miss";
+}
+
 PlaceOutcome EngineCache::Place(const CacheEntry& entry, const std::string& output) {
   PlaceOutcome outcome;
-  const std::string engine = (fs::path(EntryPath(entry.key)) / kEngineFile).string();
+  const std::string engine = EnginePath(entry);
   std::unique_ptr<AtomicFile> file = AtomicFile::Create(output, &outcome.error);
   if (!file) return outcome;
-  PlaceMethod method = PlaceMethod::kCopy;
-  if (file->ShareFrom(engine)) {
-    method = PlaceMethod::kReflink;
-  } else if (file->LinkFrom(engine)) {
-    method = PlaceMethod::kHardLink;
-  } else if (!file->CopyFrom(engine, &outcome.error)) {
+  // A reflink shares the entry's blocks: reading them checks what was placed. A copy is
+  // checked piece by piece as it is written: one read of the entry for both.
+  const PlaceMethod method = file->ShareFrom(engine) ? PlaceMethod::kReflink : PlaceMethod::kCopy;
+  EngineHasher hasher(DigestsOf(entry));
+  const FilePieces read = ReadFilePieces(engine, [&](std::string_view piece) {
+    hasher.Update(piece);
+    return method == PlaceMethod::kReflink || file->Write(piece.data(), piece.size(), &outcome.error);
+  });
+  if (read.stopped) return outcome;
+  const std::string damage = read.ok ? hasher.Mismatch(read.size, entry.size) : read.error;
+  if (!damage.empty()) {
+    file.reset();  // the output is left as it was
+    outcome.damaged = true;
+    outcome.error = MoveAside(entry.key, damage);
     return outcome;
   }
   if (!file->Commit(&outcome.error)) return outcome;
@@ -213,6 +234,83 @@ PlaceOutcome EngineCache::Place(const CacheEntry& entry, const std::string& outp
   CountHit(entry);
   return outcome;
 }
+
+ReadOutcome EngineCache::Read(const CacheEntry& entry) {
+  ReadOutcome outcome;
+  std::vector<char> bytes;
+  bytes.reserve(static_cast<size_t>(entry.size));
+  EngineHasher hasher(DigestsOf(entry));
+  const FilePieces read = ReadFilePieces(EnginePath(entry), [&](std::string_view piece) {
+    if (bytes.size() + piece.size() > entry.size) return false;  // longer than stored: damaged
+    hasher.Update(piece);
+    bytes.insert(bytes.end(), piece.begin(), piece.end());
+    return true;
+  });
+  const std::string damage = read.stopped ? "its engine is longer than the " + std::to_string(entry.size) + " bytes stored"
+                             : read.ok    ? hasher.Mismatch(read.size, entry.size)
+                                          : read.error;
+  if (!damage.empty()) {
+    outcome.warning = MoveAside(entry.key, damage);
+    return outcome;
+  }
+  outcome.bytes = std::move(bytes);
+  CountHit(entry);
+  return outcome;
+}
+
+namespace {
+
+// Why `entry`'s engine is not the one stored; empty when every byte is.
+std::string CheckBytes(const CacheEntry& entry, const std::string& engine) {
+  EngineHasher hasher(DigestsOf(entry));
+  const FilePieces read = ReadFilePieces(engine, [&](std::string_view piece) {
+    hasher.Update(piece);
+    return true;
+  });
+  return read.ok ? hasher.Mismatch(read.size, entry.size) : read.error;
+}
+
+}  // namespace
+
+std::string EngineCache::Verify(const CacheEntry& entry) {
+  const std::string damage = CheckBytes(entry, EnginePath(entry));
+  return damage.empty() ? "" : MoveAside(entry.key, damage);
+}
+
+std::vector<EntryCheck> EngineCache::CheckAll(bool repair) {
+  std::vector<EntryCheck> checks;
+  std::error_code ec;
+  for (const fs::directory_entry& item : fs::directory_iterator(folder_, ec)) {
+    const std::string name = item.path().filename().string();
+    if (!IsKey(name)) continue;
+    EntryCheck check;
+    const std::optional<std::pair<CacheEntry, int64_t>> stored = EntryFromFile(item.path());
+    check.entry.key = name;
+    if (!stored || stored->first.key != name) {
+      check.damage = "its entry.json is missing, unreadable or not this key's";
+    } else {
+      check.entry = stored->first;
+      check.damage = CheckBytes(check.entry, EnginePath(check.entry));
+    }
+    if (!check.damage.empty() && repair) Repair(&check);
+    checks.push_back(std::move(check));
+  }
+  std::sort(checks.begin(), checks.end(), [](const EntryCheck& a, const EntryCheck& b) { return a.entry.key < b.entry.key; });
+  return checks;
+}
+
+void EngineCache::Repair(EntryCheck* check) {
+  const TryLockResult lock = FileLock::TryAcquire((fs::path(folder_) / "locks" / (check->entry.key + ".lock")).string());
+  if (lock.outcome != TryLockResult::Outcome::kAcquired) {
+    check->error = "a build of it holds its lock: not quarantined (run verify --repair again later)";
+    return;
+  }
+  const QuarantineOutcome moved = QuarantineEntry(folder_, check->entry.key, check->damage);
+  check->quarantined = moved.path;
+  check->error = moved.error;
+}
+
+std::vector<Quarantined> EngineCache::Quarantine() const { return ListQuarantine(folder_); }
 
 void EngineCache::CountHit(const CacheEntry& entry) {
   Touch(fs::path(EntryPath(entry.key)) / kUsedFile);
@@ -223,53 +321,40 @@ std::string EngineCache::EnginePath(const CacheEntry& entry) const {
   return (fs::path(EntryPath(entry.key)) / kEngineFile).string();
 }
 
-StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& model, const std::string& engine_path,
-                                double build_seconds) {
+StoreOutcome EngineCache::Keep(const keys::BuildKey& key, const std::string& model, double build_seconds,
+                               const FillEngine& fill) {
   StoreOutcome outcome;
   AddToStats(0, 1, 0, 0);
-  std::error_code ec;
-  const uint64_t size = fs::file_size(engine_path, ec);
-  if (ec) {
-    outcome.error = "the engine \"" + engine_path + "\" cannot be read: " + ec.message();
-    return outcome;
-  }
-  if (size > limits_.max_bytes) {
-    outcome.error = "the engine has " + std::to_string(size) + " bytes, more than the cache's limit of " +
-                    std::to_string(limits_.max_bytes) + ": not kept (raise --engine-cache-max-size)";
-    return outcome;
-  }
-  const FileSha256 hashed = Sha256OfFile(engine_path);
-  if (!hashed.digest) {
-    outcome.error = hashed.error;
-    return outcome;
-  }
   // Everything in a folder of its own, renamed into place whole.
   const fs::path staging = fs::path(folder_) / (kStagingPrefix + key.digest.substr(0, 16) + "-" + RandomSuffix());
+  std::error_code ec;
   fs::create_directory(staging, ec);
   if (ec) {
     outcome.error = "cannot write in the engine cache \"" + folder_ + "\": " + ec.message();
     return outcome;
   }
   const auto fail = [&](const std::string& error) {
-    fs::remove_all(staging, ec);
+    RemoveEntryFolder(staging.string());
     outcome.error = error;
     return outcome;
   };
   std::string error;
   std::unique_ptr<AtomicFile> file = AtomicFile::Create((staging / kEngineFile).string(), &error);
   if (!file) return fail(error);
-  if (!file->ShareFrom(engine_path) && !file->LinkFrom(engine_path) && !file->CopyFrom(engine_path, &error)) {
-    return fail(error);
-  }
-  if (!file->Commit(&error)) return fail(error);
+  EngineHasher hasher;
+  uint64_t size = 0;
+  if (!fill(*file, hasher, &size, &error) || !file->Commit(&error)) return fail(error);
+  MakeReadOnly((staging / kEngineFile).string());
   const int64_t stamp = StampOf(staging / kEngineFile, ec);
-  CacheEntry entry{key.digest, model, key.parts, size, HexOf(*hashed.digest), NowUnix(), build_seconds, NowUnix()};
+  const EngineDigests digests = hasher.Final();
+  CacheEntry entry{key.digest,  model, key.parts, size, digests.sha256, digests.fast, digests.fast_algorithm,
+                   NowUnix(),   build_seconds, NowUnix()};
   if (!WriteFileAtomically((staging / kEntryFile).string(), EntryToJson(entry, stamp).dump(1), &error) ||
       !WriteFileAtomically((staging / kUsedFile).string(), "", &error)) {
     return fail(error);
   }
   const fs::path final_path = EntryPath(key.digest);
-  fs::remove_all(final_path, ec);  // a damaged entry Find left, or one a crash left half removed
+  RemoveEntryFolder(final_path.string());  // one a crash left half removed
   fs::rename(staging, final_path, ec);
   if (ec) return fail("cannot put the entry in place in the engine cache: " + ec.message());
   outcome.stored = true;
@@ -277,20 +362,43 @@ StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& mo
   return outcome;
 }
 
+StoreOutcome EngineCache::Store(const keys::BuildKey& key, const std::string& model, const std::string& engine_path,
+                                double build_seconds) {
+  std::error_code ec;
+  const uint64_t size = fs::file_size(engine_path, ec);
+  if (ec || size > limits_.max_bytes) {
+    AddToStats(0, 1, 0, 0);
+    return StoreOutcome{false,
+                        ec ? "the engine \"" + engine_path + "\" cannot be read: " + ec.message()
+                           : "the engine has " + std::to_string(size) + " bytes, more than the cache's limit of " +
+                                 std::to_string(limits_.max_bytes) + ": not kept (raise --engine-cache-max-size)",
+                        {}};
+  }
+  // A reflink or a copy, never a link: the build's output must not share the entry's file.
+  return Keep(key, model, build_seconds, [&](AtomicFile& file, EngineHasher& hasher, uint64_t* stored, std::string* error) {
+    const bool shared = file.ShareFrom(engine_path);
+    const FilePieces read = ReadFilePieces(engine_path, [&](std::string_view piece) {
+      hasher.Update(piece);
+      return shared || file.Write(piece.data(), piece.size(), error);
+    });
+    if (!read.ok && !read.stopped) *error = "the engine cannot be read: " + read.error;
+    *stored = read.size;
+    return read.ok;
+  });
+}
+
 StoreOutcome EngineCache::StoreBytes(const keys::BuildKey& key, const std::string& model, std::string_view plan,
                                      double build_seconds) {
-  // Named as a staging folder is, so that one a crash left behind is pruned like one.
-  const std::string written =
-      (fs::path(folder_) / (kStagingPrefix + key.digest.substr(0, 16) + "-" + RandomSuffix() + ".plan")).string();
-  std::string error;
-  if (!WriteFileAtomically(written, plan, &error)) {
+  if (plan.size() > limits_.max_bytes) {
     AddToStats(0, 1, 0, 0);
-    return StoreOutcome{false, "cannot write the plan in the engine cache \"" + folder_ + "\": " + error, {}};
+    return StoreOutcome{false, "the plan has " + std::to_string(plan.size()) + " bytes, more than the cache's limit of " +
+                                   std::to_string(limits_.max_bytes) + ": not kept (raise max_bytes)", {}};
   }
-  StoreOutcome outcome = Store(key, model, written, build_seconds);
-  std::error_code ec;
-  fs::remove(written, ec);  // the entry holds its own link or copy
-  return outcome;
+  return Keep(key, model, build_seconds, [&](AtomicFile& file, EngineHasher& hasher, uint64_t* stored, std::string* error) {
+    hasher.Update(plan);
+    *stored = plan.size();
+    return file.Write(plan.data(), plan.size(), error);
+  });
 }
 
 void EngineCache::CountMiss() { AddToStats(0, 1, 0, 0); }
@@ -349,8 +457,7 @@ std::vector<std::string> EngineCache::Remove(const std::string& prefix) {
     if (entry.key.compare(0, prefix.size(), prefix) != 0) continue;
     const TryLockResult lock = FileLock::TryAcquire((fs::path(folder_) / "locks" / (entry.key + ".lock")).string());
     if (lock.outcome != TryLockResult::Outcome::kAcquired) continue;  // a build of it is running
-    std::error_code ec;
-    if (fs::remove_all(EntryPath(entry.key), ec) > 0 && !ec) removed.push_back(entry.key);
+    if (RemoveEntryFolder(EntryPath(entry.key))) removed.push_back(entry.key);
   }
   return removed;
 }
@@ -361,7 +468,7 @@ void EngineCache::RemoveAbandonedStaging() {
   for (const fs::directory_entry& item : fs::directory_iterator(folder_, ec)) {
     if (item.path().filename().string().rfind(kStagingPrefix, 0) != 0) continue;
     std::error_code time_error;
-    if (fs::last_write_time(item.path(), time_error) < cutoff && !time_error) fs::remove_all(item.path(), time_error);
+    if (fs::last_write_time(item.path(), time_error) < cutoff && !time_error) RemoveEntryFolder(item.path().string());
   }
 }
 
@@ -376,8 +483,7 @@ std::vector<std::string> EngineCache::Prune(const CacheLimits& limits, const std
       continue;
     }
     const TryLockResult lock = FileLock::TryAcquire((fs::path(folder_) / "locks" / (entry.key + ".lock")).string());
-    std::error_code ec;
-    if (lock.outcome == TryLockResult::Outcome::kAcquired && fs::remove_all(EntryPath(entry.key), ec) > 0 && !ec) {
+    if (lock.outcome == TryLockResult::Outcome::kAcquired && RemoveEntryFolder(EntryPath(entry.key))) {
       removed.push_back(entry.key);
     } else {
       ++count;

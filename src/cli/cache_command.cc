@@ -49,16 +49,34 @@ int PrintKey(const CacheCommandOptions& options) {
   return 0;
 }
 
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// The quarantined entries after the good ones: a person decides what to do with them.
+void PrintQuarantine(const cache::EngineCache& engines, double now) {
+  const std::vector<cache::Quarantined> aside = engines.Quarantine();
+  if (aside.empty()) return;
+  std::printf("\nQUARANTINED (damaged entries moved aside in %s/quarantine; delete them when looked at)\n",
+              engines.folder().c_str());
+  for (const cache::Quarantined& q : aside) {
+    std::printf("%-12s  %-16s  %s: %s\n", q.key.substr(0, 12).c_str(), (FormatAge(now - q.when_unix) + " ago").c_str(),
+                q.name.c_str(), q.reason.c_str());
+  }
+}
+
 int List(cache::EngineCache& engines, bool as_json) {
   const double now = NowUnix();
   const std::vector<cache::CacheEntry> entries = engines.List();
   if (as_json) {
     json list = json::array();
     for (const cache::CacheEntry& e : entries) {
-      list.push_back({{"key", e.key}, {"model", e.model}, {"size", e.size}, {"sha256", e.sha256},
+      list.push_back({{"key", e.key}, {"state", "ok"}, {"model", e.model}, {"size", e.size}, {"sha256", e.sha256},
                       {"built_unix", e.built_unix}, {"build_seconds", e.build_seconds}, {"last_used_unix", e.last_used_unix}});
     }
-    std::printf("%s\n", list.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    for (const cache::Quarantined& q : engines.Quarantine()) {
+      list.push_back({{"key", q.key}, {"state", "quarantined"}, {"reason", q.reason},
+                      {"path", engines.folder() + "/quarantine/" + q.name}, {"quarantined_unix", q.when_unix}});
+    }
+    std::printf("%s\n", Dump(list).c_str());
     return 0;
   }
   std::printf("%-12s  %10s  %-16s  %9s  %-16s  %s\n", "KEY", "SIZE", "BUILT", "IN", "LAST USED", "MODEL");
@@ -67,7 +85,49 @@ int List(cache::EngineCache& engines, bool as_json) {
                 (FormatAge(now - e.built_unix) + " ago").c_str(), FormatDuration(e.build_seconds).c_str(),
                 (FormatAge(now - e.last_used_unix) + " ago").c_str(), e.model.c_str());
   }
+  PrintQuarantine(engines, now);
   return 0;
+}
+
+json CheckToJson(const cache::EntryCheck& c) {
+  return {{"key", c.entry.key},
+          {"model", c.entry.model},
+          {"size", c.entry.size},
+          {"state", c.damage.empty() ? "ok" : "damaged"},
+          {"damage", c.damage.empty() ? json(nullptr) : json(c.damage)},
+          {"quarantined", c.quarantined.empty() ? json(nullptr) : json(c.quarantined)},
+          {"error", c.error.empty() ? json(nullptr) : json(c.error)}};
+}
+
+// Every entry's every byte against its recorded digest: exit 0 when all are good, 1
+// when any is damaged (--repair quarantines those).
+int Verify(cache::EngineCache& engines, bool repair, bool as_json) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<cache::EntryCheck> checks = engines.CheckAll(repair);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  uint64_t bytes = 0, damaged = 0;
+  json list = json::array();
+  for (const cache::EntryCheck& c : checks) {
+    bytes += c.entry.size;
+    damaged += c.damage.empty() ? 0 : 1;
+    if (as_json) {
+      list.push_back(CheckToJson(c));
+    } else if (!c.damage.empty()) {
+      std::printf("damaged  %s  %s: %s%s%s\n", c.entry.key.c_str(), c.entry.model.c_str(), c.damage.c_str(),
+                  c.quarantined.empty() ? "" : ("; quarantined in " + c.quarantined).c_str(),
+                  c.error.empty() ? "" : ("; " + c.error).c_str());
+    }
+  }
+  if (as_json) {
+    std::printf("%s\n", Dump({{"checked", checks.size()}, {"damaged", damaged}, {"bytes", bytes}, {"seconds", seconds},
+                              {"entries", list}}).c_str());
+  } else {
+    std::printf("%zu %s (%s) checked in %s: %llu damaged%s\n", checks.size(), checks.size() == 1 ? "entry" : "entries",
+                Bytes(bytes).c_str(),
+                FormatDuration(seconds).c_str(), static_cast<unsigned long long>(damaged),
+                damaged > 0 && !repair ? " (trtwatch cache verify --repair quarantines them)" : "");
+  }
+  return damaged > 0 ? exit_code::kFailed : 0;
 }
 
 int Stats(cache::EngineCache& engines, bool as_json) {
@@ -121,13 +181,15 @@ CLI::App* AddCacheCommand(CLI::App& app, CacheCommandOptions* options) {
   options->stats = cache_cmd->add_subcommand("stats", "Entries, bytes, hits, misses, time saved");
   options->rm = cache_cmd->add_subcommand("rm", "Remove the entries of a key (or its first digits)");
   options->rm->add_option("key", options->prefix, "The key, or at least its first 4 hex digits")->required();
+  options->verify = cache_cmd->add_subcommand("verify", "Check every entry's every byte against its recorded digest");
+  options->verify->add_flag("--repair", options->repair, "Quarantine the damaged entries (a later build replaces them)");
   options->prune = cache_cmd->add_subcommand("prune", "Remove least recently used entries past the bounds");
   options->prune->add_option("--max-size", options->max_size, "Keep at most this many bytes (e.g. 50G; default 100G)");
   options->prune->add_option("--max-entries", options->max_entries, "Keep at most this many engines (default 1000)");
-  for (CLI::App* sub : {options->ls, options->stats, options->rm, options->prune}) {
+  for (CLI::App* sub : {options->ls, options->stats, options->rm, options->verify, options->prune}) {
     sub->add_option("--engine-cache", options->folder, folder_help);
   }
-  for (CLI::App* sub : {options->ls, options->stats}) sub->add_flag("--json", options->json, "JSON on stdout");
+  for (CLI::App* sub : {options->ls, options->stats, options->verify}) sub->add_flag("--json", options->json, "JSON on stdout");
   return cache_cmd;
 }
 
@@ -141,6 +203,7 @@ int RunCacheCommand(const CacheCommandOptions& options) {
   if (options.ls->parsed()) return List(*opened.cache, options.json);
   if (options.stats->parsed()) return Stats(*opened.cache, options.json);
   if (options.rm->parsed()) return Remove(*opened.cache, options.prefix);
+  if (options.verify->parsed()) return Verify(*opened.cache, options.repair, options.json);
   for (const std::string& key : opened.cache->Prune(flags.limits)) std::printf("removed %s\n", key.c_str());
   return 0;
 }

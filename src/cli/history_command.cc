@@ -57,8 +57,12 @@ std::string Seconds(double seconds) {
 
 // The history's entries the filters keep, oldest first; false (and `*error`) when the
 // flags are wrong. Warnings about the file go to stderr.
-bool LoadEntries(const HistoryCommandOptions& options, std::vector<HistoryEntry>* entries, std::string* path,
-                 std::string* error) {
+// `compare` needs whole entries; `history` and `report` only their summaries, which the
+// history's index holds (no event log parsed).
+enum class Detail { kSummaries, kWhole };
+
+bool LoadEntries(const HistoryCommandOptions& options, Detail detail, std::vector<HistoryEntry>* entries,
+                 std::string* path, std::string* error) {
   double since = 0;
   if (!options.since.empty() && !ParseDuration(options.since, &since, error)) {
     *error = "--since: " + *error;
@@ -72,7 +76,7 @@ bool LoadEntries(const HistoryCommandOptions& options, std::vector<HistoryEntry>
   }
   const history::HistoryFile file(folder.path, {});
   *path = file.path();
-  history::ReadResult read = file.Read();
+  history::ReadResult read = detail == Detail::kWhole ? file.Read() : file.ReadSummaries();
   for (const std::string& warning : read.warnings) std::fprintf(stderr, "trtwatch: warning: %s\n", warning.c_str());
   const int64_t now = history::UnixNow();
   for (HistoryEntry& entry : read.entries) {
@@ -233,7 +237,7 @@ int RunList(const HistoryCommandOptions& options) {
   } else {
     std::vector<HistoryEntry> entries;
     std::string error;
-    if (!LoadEntries(options, &entries, &where, &error)) return UsageError("history", error);
+    if (!LoadEntries(options, Detail::kSummaries, &entries, &where, &error)) return UsageError("history", error);
     for (const HistoryEntry& entry : entries) builds.push_back(history::EntryJson(entry));
   }
   if (options.json) {
@@ -254,7 +258,7 @@ int RunReport(const HistoryCommandOptions& options) {
   } else {
     std::vector<HistoryEntry> entries;
     std::string error;
-    if (!LoadEntries(options, &entries, &where, &error)) return UsageError("report", error);
+    if (!LoadEntries(options, Detail::kSummaries, &entries, &where, &error)) return UsageError("report", error);
     for (const history::KeyReport& report : history::Report(entries)) reports.push_back(history::ReportJson(report));
   }
   if (options.json) {
@@ -275,7 +279,7 @@ std::optional<json> CompareLocally(const HistoryCommandOptions& options, int* co
   std::string path;
   std::string error;
   *code = exit_code::kUsage;
-  if (!LoadEntries(all, &entries, &path, &error)) return UsageError("compare", error), std::nullopt;
+  if (!LoadEntries(all, Detail::kWhole, &entries, &path, &error)) return UsageError("compare", error), std::nullopt;
   const history::FoundBuild found_after = history::FindBuild(entries, options.builds.back(), path);
   if (found_after.entry == nullptr) return UsageError("compare", found_after.error), std::nullopt;
   const HistoryEntry* after = found_after.entry;

@@ -1,15 +1,17 @@
 #include "cli/mcp_command.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <trtwatch/result.h>
 #include "cli/doctor_command.h"
 #include "cli/replica_flags.h"
+#include "cli/storage_flags.h"
 #include "app/run_mcp.h"
+#include "platform/state_folder.h"
 #include "runner/duration.h"
+#include "runner/output_mode.h"
 
 #ifndef TRTWATCH_VERSION
 #define TRTWATCH_VERSION "0.0.0"
@@ -18,11 +20,8 @@
 namespace trtwatch {
 
 std::string DefaultMcpDataDir() {
-  const char* state = std::getenv("XDG_STATE_HOME");
-  if (state && *state == '/') return std::string(state) + "/trtwatch";
-  const char* home = std::getenv("HOME");
-  if (home && *home == '/') return std::string(home) + "/.local/state/trtwatch";
-  return "trtwatch-data";
+  const StateFolder folder = UserStateFolder(ProcessEnvironment());
+  return folder.path.empty() ? "trtwatch-data" : folder.path;
 }
 
 CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
@@ -32,14 +31,7 @@ CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options) {
                   "Where records and event logs are kept, by one process at a time; a trtwatch serve started on "
                   "it later shows the builds in its API and dashboard "
                   "(default: $XDG_STATE_HOME/trtwatch or ~/.local/state/trtwatch)");
-  cmd->add_option("--store", options->store,
-                  "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
-                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (any number of replicas may "
-                  "share it; the schema is migrated at start)")
-      ->envname("TRTWATCH_STORE");
-  cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
-  cmd->add_option("--artifact-dir", options->artifact_dir,
-                  "Where uploaded models are kept (\"model\": \"models:NAME\"); default DATA_DIR/artifacts");
+  AddStorageFlags(cmd, {&options->store, &options->model_roots, &options->artifact_dir});
   cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
       ->default_val(2);
   cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait")->default_val(100);

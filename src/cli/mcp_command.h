@@ -19,7 +19,8 @@ struct McpCommandOptions {
   std::string max_build_time;  // a duration; empty = none
 };
 
-// $XDG_STATE_HOME/trtwatch, else ~/.local/state/trtwatch, else ./trtwatch-data.
+// The user's state folder (platform/state_folder.h: $XDG_STATE_HOME/trtwatch, else
+// ~/.local/state/trtwatch; %LOCALAPPDATA%\trtwatch on Windows), else ./trtwatch-data.
 std::string DefaultMcpDataDir();
 
 CLI::App* AddMcpCommand(CLI::App& app, McpCommandOptions* options);

@@ -7,9 +7,10 @@
 
 #include "cli/doctor_command.h"
 #include "cli/replica_flags.h"
+#include "cli/storage_flags.h"
 #include "runner/duration.h"
 #include "app/run_serve.h"
-#include "backends/tensorrt/build_options.h"  // ParseMemorySize
+#include "core/memory_size.h"
 #include "builds/build_request.h"
 
 #ifndef TRTWATCH_VERSION
@@ -18,32 +19,10 @@
 
 namespace trtwatch {
 
-CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::string* on_shutdown) {
-  CLI::App* cmd = app.add_subcommand("serve", "Run the build service: REST API, live Server-Sent Events, records, metrics");
-  cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0 picks a free one)")
-      ->default_val("127.0.0.1:8470");
-  cmd->add_option("--data-dir", options->data_dir,
-                  "Where engines and worker files are kept, and records and event logs with the SQLite store")
-      ->default_val("trtwatch-data");
-  cmd->add_option("--store", options->store,
-                  "Where build records and event logs are kept: empty (default) for SQLite in --data-dir, or a "
-                  "PostgreSQL database as a libpq URI, postgresql://USER@HOST:PORT/DB (any number of replicas may "
-                  "share it; the schema is migrated at start)")
-      ->envname("TRTWATCH_STORE");
-  cmd->add_option("--model-root", options->model_roots, "Folder whose models may be built (repeatable)");
-  cmd->add_option("--artifact-dir", options->artifact_dir,
-                  "Where uploaded models are kept (PUT /models/NAME); shared storage for several hosts "
-                  "(default: DATA_DIR/artifacts)");
-  cmd->add_option("--max-upload-size", options->max_upload_size_text,
-                  "Largest file PUT /models accepts (512M, 8G); larger bodies get 413")
-      ->default_val("8G");
-  cmd->add_option("--token-file", options->token_file,
-                  "File holding the bearer token clients must send (required for a non-loopback --listen)");
-  cmd->add_option("--max-concurrent", options->max_concurrent, "Builds running at once; more wait in a queue")
-      ->default_val(2);
-  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
-      ->default_val(100);
-  AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
+namespace {
+
+// Where builds run: this host's processes or Slurm jobs, and the GPU types they may ask for.
+void AddExecutorFlags(CLI::App* cmd, service::ServerOptions* options) {
   cmd->add_option("--executor", options->executor,
                   "Where builds run: local (processes of this host) or slurm (one Slurm batch job per build; "
                   "docs/slurm.md)")
@@ -59,6 +38,37 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->allow_extra_args(false);
   cmd->add_option("--gpu-types", options->gpu_types_file,
                   "A JSON file of GPU types: {\"h200\": {\"gres\": \"h200\", \"compute_capability\": \"9.0\"}}");
+}
+
+}  // namespace
+
+CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::string* on_shutdown) {
+  CLI::App* cmd = app.add_subcommand("serve", "Run the build service: REST API, live Server-Sent Events, records, metrics");
+  cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0 picks a free one)")
+      ->default_val("127.0.0.1:8470");
+  cmd->add_option("--data-dir", options->data_dir,
+                  "Where engines and worker files are kept, and records and event logs with the SQLite store")
+      ->default_val("trtwatch-data");
+  AddStorageFlags(cmd, {&options->store, &options->model_roots, &options->artifact_dir});
+  cmd->add_option("--max-upload-size", options->max_upload_size_text,
+                  "Largest file PUT /models accepts (512M, 8G); larger bodies get 413")
+      ->default_val("8G");
+  cmd->add_option("--token-file", options->token_file,
+                  "File holding the bearer token clients must send (required for a non-loopback --listen)");
+  cmd->add_option("--max-concurrent", options->max_concurrent,
+                  "Builds running at once; more wait in a queue (default: one per GPU, --gpus and --builds-per-gpu; "
+                  "at least 1; 2 with --executor slurm)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--gpus", options->gpus,
+                  "The GPUs the local executor gives builds, in CUDA's numbering as `trtwatch doctor` lists them, "
+                  "e.g. 0,2,3 (default: all)");
+  cmd->add_option("--builds-per-gpu", options->builds_per_gpu, "Builds that may share one GPU at once")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
+      ->default_val(100);
+  AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
+  AddExecutorFlags(cmd, options);
   cmd->add_option("--max-connections", options->max_connections,
                   "Open connections at most (0: what the descriptor limit allows); more get 503")
       ->default_val(0);
@@ -150,7 +160,6 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
     return exit_code::kUsage;
   }
   options.finish_on_shutdown = on_shutdown == "finish";
-  std::string error_text;
 #ifndef _WIN32  // the grace rule lives in the service's files, which Windows builds do not have
   const builds::GraceResult grace = builds::ParseGraceText(options.cancel_grace_text);
   if (grace.outcome != builds::GraceResult::Outcome::kOk) {
@@ -180,10 +189,12 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
       return exit_code::kUsage;
     }
   }
-  if (!trt::ParseMemorySize(options.max_upload_size_text, "--max-upload-size", &options.max_upload_size, &error_text)) {
-    std::fprintf(stderr, "trtwatch serve: %s\n", error_text.c_str());
+  const MemorySize upload_size = ParseMemorySize(options.max_upload_size_text, "--max-upload-size");
+  if (!upload_size.bytes) {
+    std::fprintf(stderr, "trtwatch serve: %s\n", upload_size.error.c_str());
     return exit_code::kUsage;
   }
+  options.max_upload_size = *upload_size.bytes;
   options.doctor_json = [] { return FormatDoctorJson(GatherDoctorReport()); };
   options.version = TRTWATCH_VERSION;
   return app::RunServe(options);

@@ -197,6 +197,17 @@ void Monitor::StepLocked(char const* phaseName, int32_t step) noexcept {
 }
 
 bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
+  // The common step, inline: newer than the phase's, whose last step is not delivered
+  // yet (kDirty set: nothing to push) and which is not finished. One CAS; anything else,
+  // or a CAS that loses a race, takes RaiseStep (out of line: a call, its loop and
+  // the push cost most of a step that is only this).
+  const auto raise_dirty = [](PhaseState& phase, int32_t raised) noexcept {
+    uint64_t word = phase.word.load(std::memory_order_relaxed);
+    const uint64_t value = static_cast<uint64_t>(static_cast<uint32_t>(raised) + 1u);
+    return (word & (kDirty | kFinished)) == kDirty && value > (word & kStepMask) &&
+           phase.word.compare_exchange_strong(word, (word & ~kStepMask) | value, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed);
+  };
   const StepCache& cache = t_step_cache;
   bool done = false;
   if (cache.monitor == serial_ && phaseName != nullptr) {
@@ -206,7 +217,7 @@ bool Monitor::stepComplete(char const* phaseName, int32_t step) noexcept {
     auto* phase = static_cast<PhaseState*>(cache.phase);
     done = versions_[phase->bucket].value.load(std::memory_order_acquire) == cache.version &&
            std::strcmp(phase->name.c_str(), phaseName) == 0 && step >= 0 && step < phase->total &&
-           RaiseStep(*phase, step);
+           (raise_dirty(*phase, step) || RaiseStep(*phase, step));
   }
   if (!done) StepLocked(phaseName, step);
   if (!cancel_.IsRequested()) return true;

@@ -7,6 +7,39 @@ namespace trtwatch {
 
 namespace {
 constexpr size_t kErrorsKept = 5;
+
+using ActiveIndex = std::map<int64_t, size_t>;  // active id -> position in TreeSnapshot::active
+
+// A phase or step event: the build is not stalled any more.
+void Progressed(TreeSnapshot& state, double t) {
+  state.last_progress_t = t;
+  state.stalled_for.reset();
+}
+
+void StartPhase(TreeSnapshot& state, ActiveIndex& index, const Event& event) {
+  Progressed(state, event.t);
+  if (index.count(event.id) != 0) return;  // an id already active: the first phase keeps it
+  PhaseNode node;
+  node.id = event.id;
+  node.parent = event.parent;
+  node.name = event.phase;
+  node.total = event.total;
+  node.started_at = event.t;
+  auto parent = index.find(event.parent);
+  node.depth = parent == index.end() ? 0 : state.active[parent->second].depth + 1;
+  index[node.id] = state.active.size();
+  state.active.push_back(std::move(node));
+  ++state.phases_started;
+}
+
+void StepPhase(TreeSnapshot& state, const ActiveIndex& index, const Event& event) {
+  Progressed(state, event.t);
+  auto it = index.find(event.id);
+  if (it == index.end()) return;  // a step for an id that is not active
+  PhaseNode& node = state.active[it->second];
+  node.done = std::max(node.done, event.step + 1);  // a late, lower step never lowers it
+}
+
 }  // namespace
 
 const PhaseNode* PhaseTree::Find(int64_t id) const {
@@ -35,37 +68,19 @@ void PhaseTree::Apply(const Event& event) {
       state_.model = event.model;
       state_.facts = event.facts;
       break;
-    case EventType::kPhaseStart: {
-      PhaseNode node;
-      node.id = event.id;
-      node.parent = event.parent;
-      node.name = event.phase;
-      node.total = event.total;
-      node.started_at = event.t;
-      auto parent = index_.find(event.parent);
-      node.depth = parent == index_.end() ? 0 : state_.active[parent->second].depth + 1;
-      index_[node.id] = state_.active.size();
-      state_.active.push_back(std::move(node));
-      ++state_.phases_started;
-      state_.last_progress_t = event.t;
-      state_.stalled_for.reset();
+    case EventType::kPhaseStart:
+      StartPhase(state_, index_, event);
       break;
-    }
-    case EventType::kStep: {
-      auto it = index_.find(event.id);
-      if (it != index_.end()) {
-        PhaseNode& node = state_.active[it->second];
-        node.done = std::max(node.done, event.step + 1);
-      }
-      state_.last_progress_t = event.t;
-      state_.stalled_for.reset();
+    case EventType::kStep:
+      StepPhase(state_, index_, event);
       break;
-    }
     case EventType::kPhaseFinish:
+      Progressed(state_, event.t);
+      // A finish for an id that is not active (never started, or finished already)
+      // counts nothing: phases_finished never exceeds phases_started.
+      if (index_.count(event.id) == 0) break;
       Remove(event.id);
       ++state_.phases_finished;
-      state_.last_progress_t = event.t;
-      state_.stalled_for.reset();
       break;
     case EventType::kCancelRequested:
       state_.cancel_reason = event.reason;

@@ -6,6 +6,20 @@
 
 namespace trtwatch::history {
 
+Facts WithoutGpuName(const Facts& parts) {
+  Facts kept;
+  for (const auto& part : parts) {
+    if (part.first == "gpu.name") continue;
+    if (part.first == "gpu.compute_capability") {
+      kept.emplace_back(part.first, part.second.substr(0, part.second.find('.')));  // the major
+    } else {
+      kept.push_back(part);
+    }
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
 namespace {
 
 // Relative uncertainty the spread of the earlier builds cannot show: how much the rest
@@ -94,22 +108,7 @@ double Quantile(std::vector<double> values, double q) {
   return values[below] + (values[above] - values[below]) * (position - static_cast<double>(below));
 }
 
-bool SameExceptGpuName(const Facts& a, const Facts& b) {
-  const auto without_gpu = [](const Facts& parts) {
-    Facts kept;
-    for (const auto& part : parts) {
-      if (part.first == "gpu.name") continue;
-      if (part.first == "gpu.compute_capability") {
-        kept.emplace_back(part.first, part.second.substr(0, part.second.find('.')));  // the major
-      } else {
-        kept.push_back(part);
-      }
-    }
-    std::sort(kept.begin(), kept.end());
-    return kept;
-  };
-  return without_gpu(a) == without_gpu(b);
-}
+bool SameExceptGpuName(const Facts& a, const Facts& b) { return WithoutGpuName(a) == WithoutGpuName(b); }
 
 std::vector<EarlierBuild> Newest(const std::vector<const HistoryEntry*>& entries, size_t max_builds) {
   std::vector<EarlierBuild> builds;

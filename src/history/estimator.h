@@ -40,6 +40,10 @@ struct EarlierBuilds {
   int64_t available = 0;             // successful builds of the key found (to say how few)
 };
 
+// What makes two keys "similar": the key parts less the GPU's name, the compute
+// capability cut to its major, sorted.
+Facts WithoutGpuName(const Facts& parts);
+
 // The successful builds of `key` (newest `max_builds`); with too few of them, those of
 // a similar key: the same parts except the GPU's name, on a GPU of the same compute
 // capability major (another card of the same architecture).

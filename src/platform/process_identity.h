@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace trtwatch {
 
@@ -14,5 +15,9 @@ struct ProcessIdentity {
 };
 
 ProcessIdentity ThisProcess();
+
+// This process's environment, "NAME=value" each: what a worker given one more variable
+// starts from (builds/executors/local_executor.h).
+std::vector<std::string> ThisEnvironment();
 
 }  // namespace trtwatch

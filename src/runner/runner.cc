@@ -207,8 +207,10 @@ std::vector<std::string> Runner::UseEngineCache(BuildInfo* info) {
       parts_->key_lock.reset();
       return warnings;
     }
-    warnings.push_back("the cached engine could not be placed at \"" + use.engine + "\" (" + placed.error +
-                       "): building it");
+    // Damaged bytes were quarantined (the error says where): a miss, as an unplaceable hit is.
+    warnings.push_back(placed.damaged ? placed.error
+                                      : "the cached engine could not be placed at \"" + use.engine + "\" (" +
+                                            placed.error + "): building it");
   }
   info->cache.state = "miss";
   parts_->engine_cache = std::move(opened.cache);
@@ -267,11 +269,15 @@ void Runner::StartEstimates() {
   // Without a key there is nothing to know this build by: it is neither estimated nor
   // remembered; nor is an engine the cache reused (no build ran: its time says nothing).
   if (parts_->recorder == nullptr || !parts_->key || parts_->reused) return;
-  history::ReadResult earlier = parts_->history_file->Read();
+  // Only the entries the estimate may use: the history's index finds them.
+  constexpr size_t kMaxEarlierBuilds = 20;
+  const Facts key_parts = KeyParts(*parts_->key);
+  history::ReadResult earlier =
+      parts_->history_file->ReadForEstimate(parts_->key->digest, key_parts, kMaxEarlierBuilds);
   PrintHistoryWarnings(parts_->options.program, earlier.warnings);
   parts_->estimates = std::make_unique<EstimateFeed>(
       monitor(), *parts_->recorder,
-      history::SelectEarlierBuilds(earlier.entries, parts_->key->digest, KeyParts(*parts_->key)));
+      history::SelectEarlierBuilds(earlier.entries, parts_->key->digest, key_parts, kMaxEarlierBuilds));
 }
 
 BuildResult Runner::Finish(const BuildOutcome& outcome) {

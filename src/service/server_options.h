@@ -22,7 +22,9 @@ struct ServerOptions {
   std::string store;  // --store / TRTWATCH_STORE: empty for SQLite in data_dir, or postgresql://…
   std::vector<std::string> model_roots;
   std::string token_file;  // bearer token; required for a non-loopback bind
-  int max_concurrent = 2;
+  int max_concurrent = 0;  // 0: one per GPU slot (app/builds_config.h)
+  std::string gpus;        // --gpus
+  int builds_per_gpu = 1;
   int queue_limit = 100;
   // Among the replicas sharing a PostgreSQL store (builds/replica_name.h): this one's
   // name (empty: HOSTNAME-PID) and how long its claims last unless renewed.

@@ -2,26 +2,17 @@
 // the list, a build page with its live tree, a silent stretch, cancel (mouse and
 // keyboard), reload, phone and dark themes. Server restarts and token sign-in are in
 // service.test.mjs, the 7,500-event replay timing in replay.test.mjs.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Server, launchBrowser, openPage, screenshot, sleep, removeDir, tempDir, closePage } from "./harness.mjs";
+import { Server, openPage, screenshot, sleep, removeDir, tempDir, closePage, serverAndBrowserPerFile } from "./harness.mjs";
 
 let server;
 let browser;
 const shots = [];
 
-before(async () => {
-  server = await new Server().start();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server.stopCleanly();
-  removeDir(server.dataDir);
-  if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
-});
+serverAndBrowserPerFile((s, b) => { server = s; browser = b; }, { shots });
 
 async function waitStatus(page, status, timeout = 60000) {
   await page.waitForFunction((s) => document.querySelector("main").dataset.status === s, status, { timeout });

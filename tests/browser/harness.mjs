@@ -2,6 +2,7 @@
 // port, Debian's Chromium driven by playwright-core (never a downloaded browser), a
 // JSON client for the API, and a per-page record of console errors.
 import { spawn } from "node:child_process";
+import { after, before } from "node:test";
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -82,6 +83,28 @@ export class Server {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The setup a suite file shares: one `trtwatch serve` (unless `withServer` is false) and
+// one browser for all its tests, handed to `use(server, browser)` once started; after the
+// last test the browser closes, the server stops cleanly and its data goes, and the
+// screenshots taken (`shots`, the names screenshot() returned) are listed.
+export function serverAndBrowserPerFile(use, { shots = [], withServer = true } = {}) {
+  let server = null;
+  let browser = null;
+  before(async () => {
+    if (withServer) server = await new Server().start();
+    browser = await launchBrowser();
+    use(server, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    if (server) {
+      await server.stopCleanly();
+      removeDir(server.dataDir);
+    }
+    if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
+  });
+}
 
 export async function launchBrowser() {
   // launch() gives every run a fresh temporary --user-data-dir and removes it on close.

@@ -3,24 +3,15 @@
 // real `trtwatch serve`. The service's answers for history, ETA and groups are fixed
 // here to the API's documented form (docs/api.md) by intercepting those requests, so the
 // views are checked word for word and point for point whatever the store holds.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Server, launchBrowser, openPage, screenshot, removeDir, closePage } from "./harness.mjs";
+import { openPage, screenshot, closePage, serverAndBrowserPerFile } from "./harness.mjs";
 
 let server;
 let browser;
 const shots = [];
 
-before(async () => {
-  server = await new Server().start();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server.stopCleanly();
-  removeDir(server.dataDir);
-  if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
-});
+serverAndBrowserPerFile((s, b) => { server = s; browser = b; }, { shots });
 
 function assertNoErrors(page, allowed) {
   assert.deepEqual(page.unexpectedErrors(allowed), [], "console errors or exceptions on the page");

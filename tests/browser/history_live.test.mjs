@@ -3,24 +3,15 @@
 // ETAs from it, it runs one build per target of a group, and the dashboard shows them —
 // no answer intercepted. (history.test.mjs fixes the answers to check the views word
 // for word.)
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Server, launchBrowser, openPage, screenshot, removeDir, closePage } from "./harness.mjs";
+import { Server, openPage, screenshot, removeDir, closePage, serverAndBrowserPerFile } from "./harness.mjs";
 
 let server;
 let browser;
 const shots = [];
 
-before(async () => {
-  server = await new Server().start();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server.stopCleanly();
-  removeDir(server.dataDir);
-  if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
-});
+serverAndBrowserPerFile((s, b) => { server = s; browser = b; }, { shots });
 
 const PROFILE = { simulate: "small-cnn", speed: 2 };  // one build key: the profile and the speed
 const done = (r) => ["succeeded", "failed", "cancelled", "timed_out", "interrupted"].includes(r.status);

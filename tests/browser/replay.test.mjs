@@ -3,21 +3,13 @@
 // measured and printed against the goals (300 ms, no task over 50 ms); asserted with
 // TRTWATCH_ASSERT_TIMING=1.
 // ctest runs this file alone (RUN_SERIAL): it measures time.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Server, launchBrowser, openPage, sleep, removeDir, closePage } from "./harness.mjs";
+import { openPage, sleep, closePage, serverAndBrowserPerFile } from "./harness.mjs";
 
 let server;
 let browser;
-before(async () => {
-  server = await new Server().start();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server.stopCleanly();
-  removeDir(server.dataDir);
-});
+serverAndBrowserPerFile((s, b) => { server = s; browser = b; });
 
 test("a 7,500-event build replays in full, its time and long tasks measured", { timeout: 120000 }, async (t) => {
   // Seed 5 at speed 40: about 8,000 stored events (faster speeds coalesce more steps).

@@ -1,17 +1,13 @@
 // The dashboard against the service's hard cases: the server dies and comes back on
 // the same address while a build page is open, and a --token-file server signed into
 // from the browser (session cookie, no token in any URL).
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Server, freePort, launchBrowser, openPage, screenshot, tempDir, writeToken, removeDir, killWorker } from "./harness.mjs";
+import { Server, freePort, openPage, screenshot, tempDir, writeToken, removeDir, killWorker, serverAndBrowserPerFile } from "./harness.mjs";
 
 let browser;
 const shots = [];
-before(async () => { browser = await launchBrowser(); });
-after(async () => {
-  await browser?.close();
-  if (shots.length) console.log(`screenshots:\n  ${shots.join("\n  ")}`);
-});
+serverAndBrowserPerFile((_, b) => { browser = b; }, { shots, withServer: false });
 
 // Chromium reports each refused connection as a console error: expected while the server is down.
 const SERVER_DOWN = [/ERR_CONNECTION_REFUSED/, /ERR_EMPTY_RESPONSE/, /ERR_CONNECTION_RESET/, /Failed to fetch/];

@@ -3,6 +3,7 @@ trtwatch built against the TensorRT double (its stand-in libraries write engine 
 the stand-in driver names the GPU)."""
 import json
 import os
+import stat
 import subprocess
 
 import pytest
@@ -104,6 +105,70 @@ def test_a_weight_byte_is_a_miss_and_cache_commands_show_the_entries(tmp_path, m
     removed = trtwatch("cache", "rm", ls[0]["key"][:8], cache=cache)
     assert removed.returncode == 0 and ls[0]["key"] in removed.stdout
     assert json.loads(trtwatch("cache", "stats", "--json", cache=cache).stdout)["entries"] == 0
+
+
+def flip_one_byte(path, at=10):
+    """Damage as a disk or a stray tool does: one byte in place, size and time stamp kept."""
+    before = os.stat(path)
+    os.chmod(path, 0o644)  # entries are read-only
+    with open(path, "r+b") as f:
+        f.seek(at)
+        byte = f.read(1)[0]
+        f.seek(at)
+        f.write(bytes([byte ^ 0x01]))
+    os.chmod(path, stat.S_IMODE(before.st_mode))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def verify(cache, *flags):
+    proc = trtwatch("cache", "verify", "--json", *flags, cache=cache)
+    return proc, json.loads(proc.stdout)
+
+
+def test_a_flipped_byte_is_quarantined_rebuilt_and_never_spreads(tmp_path, model, schema):
+    cache = tmp_path / "cache"
+    first, events = build(model, tmp_path / "a.engine", cache)
+    assert first.returncode == 0, first.stderr
+    key = events[0]["key"]
+    entry = cache / "v1" / key / "engine"
+    good = (tmp_path / "a.engine").read_bytes()
+    assert entry.read_bytes() == good
+    assert os.stat(entry).st_ino != os.stat(tmp_path / "a.engine").st_ino, "the build's engine is linked into the cache"
+    assert stat.S_IMODE(os.stat(entry).st_mode) == 0o444, "entries are read-only"
+    clean, doc = verify(cache)
+    assert clean.returncode == 0 and doc["checked"] == 1 and doc["damaged"] == 0, clean.stdout
+
+    flip_one_byte(entry)
+    assert (tmp_path / "a.engine").read_bytes() == good, "the damage reached an earlier build's engine"
+    named = trtwatch("cache", "verify", cache=cache)
+    assert named.returncode == 1 and key in named.stdout and "damaged" in named.stdout, named.stdout
+    found, doc = verify(cache)
+    assert found.returncode == 1 and doc["damaged"] == 1, found.stdout
+    assert doc["entries"][0]["state"] == "damaged" and doc["entries"][0]["quarantined"] is None
+    assert entry.exists(), "verify without --repair changes nothing"
+
+    second, rebuilt = build(model, tmp_path / "b.engine", cache)
+    assert second.returncode == 0, second.stderr
+    assert rebuilt[0]["cache"] == "miss" and rebuilt[-1]["status"] == "succeeded"
+    warnings = [e["message"] for e in rebuilt if e["type"] == "log" and e["severity"] == "warning"]
+    quarantine = cache / "v1" / "quarantine"
+    assert len(warnings) == 1 and f"quarantined in {quarantine}/{key}-" in warnings[0], warnings
+    validate_events(rebuilt, schema)
+    assert (tmp_path / "b.engine").read_bytes() == good, "a fresh build's bytes"
+    assert entry.read_bytes() == good, "a good entry replaces the damaged one"
+    listed = json.loads(trtwatch("cache", "ls", "--json", cache=cache).stdout)
+    assert [(e["key"], e["state"]) for e in listed] == [(key, "ok"), (key, "quarantined")]
+    assert "bytes are not the ones stored" in listed[1]["reason"] and os.path.isdir(listed[1]["path"])
+    assert "QUARANTINED" in trtwatch("cache", "ls", cache=cache).stdout
+    third, hit = build(model, tmp_path / "c.engine", cache)
+    assert third.returncode == 0 and hit[0]["cache"] == "hit"
+
+    flip_one_byte(entry, at=0)
+    repaired, doc = verify(cache, "--repair")
+    assert repaired.returncode == 1 and doc["entries"][0]["quarantined"].startswith(str(quarantine)), repaired.stdout
+    assert not entry.exists()
+    after, doc = verify(cache)
+    assert after.returncode == 0 and doc["checked"] == 0
 
 
 def test_bad_cache_flags_are_usage_errors(tmp_path, model):

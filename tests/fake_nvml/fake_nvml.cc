@@ -1,33 +1,29 @@
 // A stand-in for libnvidia-ml.so.1 for tests (not NVIDIA code): the NVML calls that
-// platform/nvml.cc makes, with their documented C signatures, answering for
-// two made-up GPUs. Built as a loadable module; tests load it by path.
+// platform/nvml.cc makes, with their documented C signatures, answering for the made-up
+// machine of fake_gpus.h (two GPUs, or TRTWATCH_FAKE_GPUS's), listed in PCI order as
+// NVML numbers GPUs; a lost GPU is not listed. Built as a loadable module; tests load it by path.
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "fake_nvml/fake_gpus.h"
+
+extern "C" struct nvmlDevice_st;
 
 namespace {
-struct FakeDevice {
-  const char* name;
-  const char* uuid;
-  const char* pci_bus_id;
-  int cc_major;
-  int cc_minor;
-  unsigned long long memory;
-};
-// PCI order, as NVML numbers GPUs (tests/fake_cuda numbers the same two fastest first).
-const FakeDevice kDevices[] = {
-    {"Fake GPU A", "GPU-00000000-0000-0000-0000-000000000002", "00000000:3B:00.0", 8, 0, 80ULL * 1024 * 1024 * 1024},
-    {"Fake GPU H", "GPU-00000000-0000-0000-0000-000000000001", "00000000:5E:00.0", 9, 0, 150ULL * 1024 * 1024 * 1024},
-};
+using fake_gpus::FakeGpu;
 int g_initialised = 0;
+std::vector<FakeGpu> g_gpus;  // PCI order, without the lost ones; read at nvmlInit
 
-int CopyText(const char* text, char* out, unsigned length) {
-  if (std::strlen(text) + 1 > length) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
-  std::strcpy(out, text);
+int CopyText(const std::string& text, char* out, unsigned length) {
+  if (text.size() + 1 > length) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  std::memcpy(out, text.c_str(), text.size() + 1);
   return 0;
 }
+const FakeGpu& Of(const ::nvmlDevice_st* device) { return *reinterpret_cast<const FakeGpu*>(device); }
 }  // namespace
 
 extern "C" {
-struct nvmlDevice_st;
 struct FakeMemory {
   unsigned long long total, free, used;
 };
@@ -38,7 +34,13 @@ struct FakePciInfo {  // nvmlPciInfo_t
 };
 
 __attribute__((visibility("default"))) int nvmlInit_v2() {
-  ++g_initialised;
+  if (g_initialised++ == 0) {
+    const std::vector<FakeGpu> all = fake_gpus::Load();
+    g_gpus.clear();
+    for (int i : fake_gpus::PciOrder(all)) {
+      if (!all[static_cast<size_t>(i)].lost) g_gpus.push_back(all[static_cast<size_t>(i)]);
+    }
+  }
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlShutdown() {
@@ -54,34 +56,34 @@ __attribute__((visibility("default"))) int nvmlSystemGetCudaDriverVersion_v2(int
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetCount_v2(unsigned* count) {
-  *count = 2;
+  *count = static_cast<unsigned>(g_gpus.size());
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_st** device) {
-  if (index >= 2) return 2;  // NVML_ERROR_INVALID_ARGUMENT
-  *device = reinterpret_cast<nvmlDevice_st*>(const_cast<FakeDevice*>(&kDevices[index]));
+  if (index >= g_gpus.size()) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+  *device = reinterpret_cast<nvmlDevice_st*>(&g_gpus[index]);
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetName(nvmlDevice_st* device, char* name, unsigned length) {
-  return CopyText(reinterpret_cast<const FakeDevice*>(device)->name, name, length);
+  return CopyText(Of(device).name, name, length);
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetUUID(nvmlDevice_st* device, char* uuid, unsigned length) {
-  return CopyText(reinterpret_cast<const FakeDevice*>(device)->uuid, uuid, length);
+  return CopyText(Of(device).uuid, uuid, length);
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetCudaComputeCapability(nvmlDevice_st* device, int* major,
                                                                               int* minor) {
-  *major = reinterpret_cast<const FakeDevice*>(device)->cc_major;
-  *minor = reinterpret_cast<const FakeDevice*>(device)->cc_minor;
+  *major = Of(device).cc_major;
+  *minor = Of(device).cc_minor;
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(nvmlDevice_st* device, FakeMemory* memory) {
-  memory->total = reinterpret_cast<const FakeDevice*>(device)->memory;
+  memory->total = Of(device).memory;
   memory->free = memory->total / 2;
   memory->used = memory->total - memory->free;
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetPciInfo_v3(nvmlDevice_st* device, FakePciInfo* pci) {
   std::memset(pci, 0, sizeof *pci);
-  return CopyText(reinterpret_cast<const FakeDevice*>(device)->pci_bus_id, pci->busId, sizeof pci->busId);
+  return CopyText(fake_gpus::NvmlBusId(Of(device).pci_bus_id), pci->busId, sizeof pci->busId);
 }
 }

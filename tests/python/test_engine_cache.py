@@ -62,6 +62,22 @@ def test_put_then_get_returns_the_plan(cache, model):
     assert stats["entries"] == 1 and stats["hits"] == 2 and stats["seconds_saved"] == 15.0
 
 
+def test_a_flipped_byte_is_a_miss_that_names_the_quarantine(cache):
+    key = cache.key(text="flipped")
+    cache.put(key, b"PLAN-BYTES")
+    path = cache.find(key).path
+    before = os.stat(path)
+    os.chmod(path, 0o644)  # entries are read-only
+    with open(path, "r+b") as f:
+        f.write(b"p")  # one byte, the size kept
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.warns(RuntimeWarning, match="quarantined in"):
+        assert cache.get(key) is None
+    assert os.listdir(os.path.join(cache.folder, "quarantine"))[0].startswith(key.digest + "-")
+    engine = cache.get_or_build(key, lambda: b"PLAN-BYTES")
+    assert not engine.hit and engine.stored and cache.get(key).plan == b"PLAN-BYTES"
+
+
 def test_put_takes_buffers_and_files_and_refuses_an_empty_plan(cache, tmp_path):
     key = cache.key(text="buffers")
     cache.put(key, memoryview(bytearray(b"FROM-A-BUFFER")))

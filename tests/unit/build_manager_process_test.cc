@@ -133,7 +133,7 @@ class BuildManagerProcessTest : public ::testing::Test {
     options.queue_limit = queue_limit;
     options.worker_exe = "/opt/trtwatch/bin/trtwatch";
     manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
-                                              std::make_unique<LocalExecutor>(std::move(launcher), options.worker_exe));
+                                              std::make_unique<LocalExecutor>(io_, std::move(launcher), options.worker_exe));
   }
 
   // Runs the event loop until nothing is left to do: every worker has ended or waits

@@ -121,7 +121,7 @@ class BuildManagerReplicasTest : public ::testing::Test {
     options.replica = name;
     options.lease_seconds = lease_seconds;
     options.worker_exe = "/opt/trtwatch/bin/trtwatch";
-    auto executor = std::make_unique<LocalExecutor>(std::move(launcher), options.worker_exe);
+    auto executor = std::make_unique<LocalExecutor>(loop, std::move(launcher), options.worker_exe);
     replica->manager = std::make_unique<BuildManager>(loop, *replica->store, metrics_, options, std::move(executor));
     replicas_.push_back(std::move(replica));
     return *replicas_.back();

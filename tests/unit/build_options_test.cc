@@ -54,24 +54,6 @@ TEST(ShapeListTest, BadSyntaxIsNamed) {
   }
 }
 
-TEST(MemorySizeTest, UnitsAndDefaultMiB) {
-  uint64_t bytes = 0;
-  std::string error;
-  ASSERT_TRUE(ParseMemorySize("4096", "--memPoolSize", &bytes, &error));
-  EXPECT_EQ(bytes, 4096ULL << 20);
-  ASSERT_TRUE(ParseMemorySize("4G", "--memPoolSize", &bytes, &error));
-  EXPECT_EQ(bytes, 4ULL << 30);
-  ASSERT_TRUE(ParseMemorySize("512K", "--memPoolSize", &bytes, &error));
-  EXPECT_EQ(bytes, 512ULL << 10);
-  ASSERT_TRUE(ParseMemorySize("100B", "--memPoolSize", &bytes, &error));
-  EXPECT_EQ(bytes, 100u);
-  ASSERT_TRUE(ParseMemorySize("1.5G", "--memPoolSize", &bytes, &error));
-  EXPECT_EQ(bytes, 3ULL << 29);
-  for (const char* bad : {"", "G", "-1", "0", "4T", "four", "1e30G"}) {
-    EXPECT_FALSE(ParseMemorySize(bad, "--memPoolSize", &bytes, &error)) << bad;
-  }
-}
-
 BuildOptions Resolve(const RawBuildFlags& raw, std::string* error, bool* ok) {
   BuildOptions options;
   *ok = ResolveBuildOptions("model.onnx", "model.engine", raw, &options, error);

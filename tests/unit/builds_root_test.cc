@@ -31,7 +31,7 @@ class BuildsRootTest : public testing::TempDirTest {
 
 TEST_F(BuildsRootTest, BadLimitsAreRefusedNamingTheFlagBeforeAnythingIsCreated) {
   BuildsConfig config = Config();
-  config.max_concurrent = 0;
+  config.max_concurrent = -1;  // 0: one build per GPU slot (app/builds_config.h)
   BuildsRoot::Opening opening = BuildsRoot::Open(io_, config);
   EXPECT_EQ(opening.root, nullptr);
   EXPECT_NE(opening.error.find("--max-concurrent"), std::string::npos) << opening.error;

@@ -227,10 +227,50 @@ TEST_F(EngineCacheApiTest, ADamagedEntryIsAMissWithAWarning) {
   const CacheKey key = CacheKeyFromText("damaged");
   ASSERT_TRUE(cache->Put(key, "PLAN", 4, 1).stored);
   const std::string path = cache->Find(key).path;
+  fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);  // entries are read-only
   std::ofstream(path, std::ios::binary | std::ios::app) << "more";
   const CachedEngine found = cache->Get(key);
   EXPECT_EQ(found.status, CacheStatus::kMiss);
   EXPECT_NE(found.warning.find("damaged"), std::string::npos) << found.warning;
+}
+
+// One byte flipped in place, the size and time stamp kept: only the digest can tell.
+void FlipFirstByte(const std::string& path) {
+  const fs::file_time_type stamp = fs::last_write_time(path);
+  fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
+  std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+  const char byte = static_cast<char>(file.get() ^ 0x20);
+  file.seekp(0);
+  file.put(byte);
+  file.close();
+  fs::last_write_time(path, stamp);
+}
+
+TEST_F(EngineCacheApiTest, AFlippedByteIsAMissForGetFindAndGetOrBuild) {
+  const std::unique_ptr<EngineCache> cache = Open();
+  const CacheKey key = CacheKeyFromText("flipped");
+  for (int round = 0; round < 2; ++round) {  // Get, then Find
+    ASSERT_TRUE(cache->Put(key, "PLAN-BYTES", 10, 1).stored);
+    FlipFirstByte(cache->Find(key).path);
+    const CachedEngine found = round == 0 ? cache->Get(key) : cache->Find(key);
+    EXPECT_EQ(found.status, CacheStatus::kMiss) << round;
+    EXPECT_TRUE(found.plan.empty());
+    EXPECT_NE(found.warning.find("quarantined in " + cache->folder() + "/quarantine/" + key.digest), std::string::npos)
+        << found.warning;
+  }
+  ASSERT_TRUE(cache->Put(key, "PLAN-BYTES", 10, 1).stored);
+  FlipFirstByte(cache->Find(key).path);
+  int builds = 0;
+  const CachedEngine rebuilt = cache->GetOrBuild(key, [&] {
+    ++builds;
+    return Bytes("PLAN-BYTES");
+  });
+  EXPECT_EQ(rebuilt.status, CacheStatus::kMiss);
+  EXPECT_NE(rebuilt.warning.find("damaged"), std::string::npos) << rebuilt.warning;
+  EXPECT_TRUE(rebuilt.stored);
+  EXPECT_EQ(builds, 1);
+  EXPECT_EQ(cache->Get(key).plan, Bytes("PLAN-BYTES")) << "a good entry replaced the damaged one";
+  EXPECT_EQ(std::distance(fs::directory_iterator(cache->folder() + "/quarantine"), fs::directory_iterator()), 3);
 }
 
 TEST_F(EngineCacheApiTest, OpeningWithoutAFolderNamesTheVariable) {

@@ -1,7 +1,9 @@
 // The engine cache through the one build path (runner + TensorRtBackend on the
 // TensorRT double): the second identical build is a hit that creates no builder,
-// failed builds store nothing, a damaged entry is rebuilt, identical builds at once
-// build once, and pruning keeps the most recently used.
+// failed builds store nothing, a damaged entry is rebuilt (a flipped byte too, caught
+// by the digest while the hit is placed, and quarantined), a placed engine never shares
+// the entry's file, identical builds at once build once, and pruning keeps the most
+// recently used.
 #include "cache/engine_cache.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+
+#include <sys/stat.h>
 
 #include "backends/tensorrt/tensorrt_backend.h"
 #include "fake_tensorrt.h"
@@ -30,6 +34,26 @@ using trtwatch::testing::FakeTensorRt;
 std::string Contents(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Damage as a disk or a stray tool does: one byte flipped in place, the size and the
+// modification time kept (entries are read-only: made writable first, as root could).
+void FlipOneByte(const std::string& path, std::streamoff at) {
+  const fs::file_time_type stamp = fs::last_write_time(path);
+  fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
+  std::fstream file(path, std::ios::binary | std::ios::in | std::ios::out);
+  file.seekg(at);
+  const char byte = static_cast<char>(file.get() ^ 0x01);
+  file.seekp(at);
+  file.put(byte);
+  file.close();
+  fs::last_write_time(path, stamp);
+}
+
+ino_t Inode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_ino;
 }
 
 class EngineCacheTest : public trtwatch::testing::TempDirTest {
@@ -148,7 +172,7 @@ TEST_F(EngineCacheTest, ADamagedEntryIsAMissWithAWarningAndIsRebuilt) {
   fake_trt::GetScript().engine = "GOOD-ENGINE";
   const Run first = Build();
   ASSERT_TRUE(first.result.succeeded());
-  fs::remove(options_.output);  // the entry no longer shares the output's file
+  fs::permissions(EntryEngine(first), fs::perms::owner_write, fs::perm_options::add);
   std::ofstream(EntryEngine(first), std::ios::binary | std::ios::app) << "X";  // one byte more
   const Run second = Build();
   EXPECT_FALSE(second.reused);
@@ -158,6 +182,61 @@ TEST_F(EngineCacheTest, ADamagedEntryIsAMissWithAWarningAndIsRebuilt) {
   EXPECT_EQ(Contents(options_.output), "GOOD-ENGINE");
   EXPECT_EQ(Contents(EntryEngine(second)), "GOOD-ENGINE");  // stored again
   EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 2);
+}
+
+TEST_F(EngineCacheTest, AFlippedByteKeepingSizeAndTimeIsQuarantinedAndRebuilt) {
+  fake_trt::GetScript().engine = "GOOD-ENGINE-BYTES";
+  const Run first = Build(dir_ + "/a.engine");
+  ASSERT_TRUE(first.result.succeeded());
+  FlipOneByte(EntryEngine(first), 5);
+  const Run second = Build(dir_ + "/b.engine");
+  EXPECT_FALSE(second.reused) << "a damaged engine was placed as a hit";
+  EXPECT_TRUE(second.result.succeeded()) << second.result.error;
+  EXPECT_EQ(second.result.cache.state, "miss");
+  ASSERT_EQ(Warnings(second).size(), 1u);
+  EXPECT_NE(Warnings(second)[0].find("quarantined in " + cache_dir_ + "/v1/quarantine/" + first.result.cache.key),
+            std::string::npos)
+      << Warnings(second)[0];
+  EXPECT_EQ(Contents(dir_ + "/b.engine"), "GOOD-ENGINE-BYTES");
+  EXPECT_EQ(Contents(dir_ + "/a.engine"), "GOOD-ENGINE-BYTES") << "the damage spread to an earlier build's engine";
+  EXPECT_EQ(Contents(EntryEngine(second)), "GOOD-ENGINE-BYTES") << "a good entry replaces the damaged one";
+  EXPECT_EQ(fake_trt::GetRecord().builders_created.load(), 2);
+  auto opened = cache::EngineCache::Open(cache_dir_);
+  ASSERT_TRUE(opened.cache);
+  const std::vector<cache::Quarantined> aside = opened.cache->Quarantine();
+  ASSERT_EQ(aside.size(), 1u);
+  EXPECT_EQ(aside[0].key, first.result.cache.key);
+  EXPECT_NE(aside[0].reason.find("bytes are not the ones stored"), std::string::npos) << aside[0].reason;
+  EXPECT_TRUE(Build(dir_ + "/c.engine").reused) << "the replacement is a hit";
+}
+
+TEST_F(EngineCacheTest, APlacedEngineNeverSharesTheEntrysFile) {
+  fake_trt::GetScript().engine = "ENGINE";
+  const Run first = Build(dir_ + "/a.engine");
+  const Run second = Build(dir_ + "/b.engine");
+  ASSERT_TRUE(second.reused);
+  const std::string entry = EntryEngine(first);
+  // A reflink (copy on write) has an inode of its own too: no placement shares one.
+  EXPECT_NE(Inode(entry), Inode(dir_ + "/a.engine")) << "the build's output was linked into the cache";
+  EXPECT_NE(Inode(entry), Inode(dir_ + "/b.engine")) << "the hit was placed by a hard link";
+  EXPECT_EQ(fs::status(entry).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read)
+      << "entries are read-only";
+  // Damage to the entry now reaches no placed engine; verifying finds it.
+  FlipOneByte(entry, 0);
+  EXPECT_EQ(Contents(dir_ + "/a.engine"), "ENGINE");
+  EXPECT_EQ(Contents(dir_ + "/b.engine"), "ENGINE");
+  auto opened = cache::EngineCache::Open(cache_dir_);
+  ASSERT_TRUE(opened.cache);
+  const std::vector<cache::EntryCheck> checked = opened.cache->CheckAll(/*repair=*/false);
+  ASSERT_EQ(checked.size(), 1u);
+  EXPECT_FALSE(checked[0].damage.empty());
+  EXPECT_TRUE(fs::exists(entry)) << "checking without repair changes nothing";
+  const std::vector<cache::EntryCheck> repaired = opened.cache->CheckAll(/*repair=*/true);
+  ASSERT_EQ(repaired.size(), 1u);
+  EXPECT_FALSE(repaired[0].quarantined.empty()) << repaired[0].error;
+  EXPECT_FALSE(fs::exists(entry));
+  EXPECT_TRUE(opened.cache->CheckAll(false).empty());
 }
 
 TEST_F(EngineCacheTest, IdenticalBuildsAtOnceBuildOnce) {

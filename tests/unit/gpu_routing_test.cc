@@ -115,30 +115,73 @@ TEST(GpuRoutingTest, TheHostsGpusMeetANeedByCapabilityOrByAWordOfTheirName) {
   EXPECT_NE(RouteToLocalGpu(GpuNeed{"", "9.0"}, table, {}).error.find("CUDA sees no GPU here"), std::string::npos);
 }
 
-TEST(GpuRoutingTest, TheLocalExecutorBuildsOnTheDeviceThatMeetsTheNeed) {
+std::string EnvValue(const std::optional<std::vector<std::string>>& env, const std::string& name) {
+  if (!env) return "(the service's)";
+  for (const std::string& e : *env) {
+    if (e.starts_with(name + "=")) return e.substr(name.size() + 1);
+  }
+  return "(unset)";
+}
+
+TEST(GpuRoutingTest, TheLocalExecutorBuildsOnTheDeviceThatMeetsTheNeedAndWaitsWhileItIsBusy) {
   boost::asio::io_context io;
   auto launcher = std::make_unique<testing::FakeWorkerLauncher>(io);
   testing::FakeWorkerLauncher* fake = launcher.get();
-  int queries = 0;
-  LocalExecutor executor(std::move(launcher), "/bin/trtwatch", GpuTable(), [&] {
-    ++queries;
-    return std::vector<CudaDevice>{Device(0, "Fake GPU A", 8, 0), Device(1, "Fake GPU H", 9, 0)};
-  });
+  std::vector<SlotGpu> host = {{Device(0, "Fake GPU H", 9, 0), "GPU-h"}, {Device(1, "Fake GPU A", 8, 0), ""}};
+  host[0].device.pci_bus_id = "0000:5e:00.0";
+  host[1].device.pci_bus_id = "0000:3b:00.0";
+  LocalExecutor executor(io, std::move(launcher), "/bin/trtwatch", {}, [&] { return HostGpuList{host, ""}; });
+  EXPECT_EQ(executor.capacity(), 2);
   EXPECT_TRUE(executor.CheckGpu(GpuNeed{"", "9.0"}).accepted());
   EXPECT_NE(executor.CheckGpu(GpuNeed{"", "8.6"}).error.find("this host has no GPU of compute capability 8.6"),
             std::string::npos);
 
+  // Only its GPU visible, by UUID: a real build builds on the one device it sees.
   WorkerTask real{"b_1", std::nullopt, 10, GpuNeed{"", "9.0"}, true};
-  ASSERT_TRUE(executor.Start(real, {"build", "m.onnx"}).execution);
-  EXPECT_EQ(fake->worker(0)->spec.argv, (std::vector<std::string>{"trtwatch", "build", "m.onnx", "--device", "1"}));
-  WorkerTask simulated{"b_2", std::nullopt, 10, GpuNeed{"", "9.0"}, false};  // needs no device
-  ASSERT_TRUE(executor.Start(simulated, {"build", "--simulate", "x"}).execution);
+  ExecutionStart first = executor.Start(real, {"build", "m.onnx"});
+  ASSERT_TRUE(first.execution);
+  EXPECT_EQ(fake->worker(0)->spec.argv, (std::vector<std::string>{"trtwatch", "build", "m.onnx", "--device", "0"}));
+  EXPECT_EQ(EnvValue(fake->worker(0)->spec.env, "CUDA_VISIBLE_DEVICES"), "GPU-h");
+  EXPECT_EQ(first.execution->place().job.gpu_pci_bus_id, "0000:5e:00.0");
+  EXPECT_EQ(first.execution->place().job.cuda_visible_devices, "GPU-h");
+
+  // The one 9.0 GPU is busy: the next 9.0 build waits, then starts on it (a simulated
+  // build is given the GPU but no --device).
+  WorkerTask simulated{"b_2", std::nullopt, 10, GpuNeed{"", "9.0"}, false};
+  ExecutionStart second = executor.Start(simulated, {"build", "--simulate", "x"});
+  ASSERT_TRUE(second.execution);
+  EXPECT_EQ(fake->started(), 1u);
+  EXPECT_EQ(second.execution->place().job.state, "PENDING");
+  EXPECT_EQ(second.execution->place().job.pending_reason, "waiting for a free GPU of compute capability 9.0");
+  int moved = 0;
+  second.execution->WatchPlace([&] { ++moved; });
+  io.run();
+  ASSERT_TRUE(first.execution->Poll());  // its end frees the GPU
+  io.restart();
+  io.run();
+  ASSERT_EQ(fake->started(), 2u);
+  EXPECT_EQ(moved, 1);
   EXPECT_EQ(fake->worker(1)->spec.argv, (std::vector<std::string>{"trtwatch", "build", "--simulate", "x"}));
-  WorkerTask elsewhere{"b_3", std::nullopt, 10, GpuNeed{"", "8.6"}, true};  // queued by another replica
+  EXPECT_EQ(EnvValue(fake->worker(1)->spec.env, "CUDA_VISIBLE_DEVICES"), "GPU-h");
+  EXPECT_EQ(second.execution->place().job.state, "RUNNING");
+
+  // A GPU without NVML's UUID is named by CUDA's number.
+  WorkerTask older{"b_3", std::nullopt, 10, GpuNeed{"", "8.0"}, true};
+  ASSERT_TRUE(executor.Start(older, {"build", "m.onnx"}).execution);
+  EXPECT_EQ(fake->worker(2)->spec.argv, (std::vector<std::string>{"trtwatch", "build", "m.onnx", "--device", "1"}));
+  EXPECT_EQ(EnvValue(fake->worker(2)->spec.env, "CUDA_VISIBLE_DEVICES"), "(the service's)");
+
+  WorkerTask elsewhere{"b_4", std::nullopt, 10, GpuNeed{"", "8.6"}, true};  // queued by another replica
   const ExecutionStart refused = executor.Start(elsewhere, {"build", "m.onnx"});
   EXPECT_FALSE(refused.execution);
   EXPECT_NE(refused.error.find("compute capability 8.6"), std::string::npos);
-  EXPECT_EQ(queries, 1);  // the driver is asked once
+
+  // The H is gone from the driver's list: out of service, and a 9.0 build is refused.
+  host.erase(host.begin());
+  const ExecutionStart lost = executor.Start(WorkerTask{"b_5", std::nullopt, 10, GpuNeed{"", "9.0"}, true}, {"build"});
+  EXPECT_FALSE(lost.execution);
+  EXPECT_NE(lost.error.find("this host has no GPU of compute capability 9.0"), std::string::npos);
+  EXPECT_EQ(executor.capacity(), 1);
 }
 
 }  // namespace

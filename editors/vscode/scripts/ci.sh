@@ -29,7 +29,8 @@ recordings=$(mktemp -d)
 trap 'rm -rf "$recordings"' EXIT
 TRTWATCH_BIN=$bin scripts/record_streams.sh "$recordings"
 echo "vscode ci: recorded the streams ($((SECONDS - start)) s)"
-TRTWATCH_RECORDINGS=$recordings node --test --test-reporter=spec out/test/build_view.test.js out/test/parsing.test.js
+TRTWATCH_RECORDINGS=$recordings node --test --test-reporter=spec out/test/build_view.test.js out/test/parsing.test.js \
+  out/test/phase_tree_contract.test.js
 echo "vscode ci: unit tests passed ($((SECONDS - start)) s)"
 
 rm -f trtwatch-vscode.vsix

@@ -5,7 +5,10 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string_view>
 
+#include "core/memory_size.h"
 #include "platform/file_access.h"
 
 namespace trtwatch::trt {
@@ -66,6 +69,24 @@ bool CheckOutputFolder(const std::string& path, const char* what, const char* fl
   return true;
 }
 
+// "1x3x224x224" (or "scalar", trtexec's word for a 0-dimensional shape) as a shape;
+// nullopt unless every piece is a non-negative whole number.
+std::optional<Shape> ParseDims(const std::string& dims) {
+  Shape shape;
+  size_t d = 0;
+  while (dims != "scalar") {
+    const size_t x = dims.find('x', d);
+    int64_t value = 0;
+    if (!ParseDim(std::string_view(dims).substr(d, x == std::string::npos ? std::string::npos : x - d), &value)) {
+      return std::nullopt;
+    }
+    shape.push_back(value);
+    if (x == std::string::npos) break;
+    d = x + 1;
+  }
+  return shape;
+}
+
 }  // namespace
 
 bool ParseShapeList(const std::string& text, const char* flag, std::vector<std::pair<std::string, Shape>>* out,
@@ -73,6 +94,10 @@ bool ParseShapeList(const std::string& text, const char* flag, std::vector<std::
   out->clear();
   if (text.empty()) return true;
   const std::string example = " (expected NAME:DIMxDIM..., e.g. input:1x3x224x224,mask:1x128)";
+  auto fail = [&](const std::string& what) {
+    *error = std::string(flag) + ": " + what;
+    return false;
+  };
   size_t pos = 0;
   while (pos <= text.size()) {
     std::string name;
@@ -80,96 +105,42 @@ bool ParseShapeList(const std::string& text, const char* flag, std::vector<std::
     // trtexec lets a name that holds ':' or ',' be quoted: 'input:0':1x3.
     if (pos < text.size() && text[pos] == '\'') {
       const size_t close = text.find('\'', pos + 1);
-      if (close == std::string::npos) {
-        *error = std::string(flag) + ": unmatched quote in \"" + text + "\"" + example;
-        return false;
-      }
+      if (close == std::string::npos) return fail("unmatched quote in \"" + text + "\"" + example);
       name = text.substr(pos + 1, close - pos - 1);
       colon = close + 1;
       if (colon >= text.size() || text[colon] != ':') {
-        *error = std::string(flag) + ": expected ':' after the quoted name '" + name + "'" + example;
-        return false;
+        return fail("expected ':' after the quoted name '" + name + "'" + example);
       }
     } else {
       const size_t comma = text.find(',', pos);
       const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       const size_t last = item.find_last_of(':');
-      if (last == std::string::npos) {
-        *error = std::string(flag) + ": \"" + item + "\" has no input name" + example;
-        return false;
-      }
+      if (last == std::string::npos) return fail("\"" + item + "\" has no input name" + example);
       name = item.substr(0, last);
       colon = pos + last;
     }
-    if (name.empty()) {
-      *error = std::string(flag) + ": an entry has an empty input name" + example;
-      return false;
-    }
+    if (name.empty()) return fail("an entry has an empty input name" + example);
     const size_t dims_begin = colon + 1;
     size_t dims_end = text.find(',', dims_begin);
     if (dims_end == std::string::npos) dims_end = text.size();
     const std::string dims = text.substr(dims_begin, dims_end - dims_begin);
-    Shape shape;
-    size_t d = 0;
-    while (dims != "scalar") {  // trtexec's word for a 0-dimensional shape
-      const size_t x = dims.find('x', d);
-      const std::string_view piece =
-          std::string_view(dims).substr(d, x == std::string::npos ? std::string::npos : x - d);
-      int64_t value = 0;
-      if (!ParseDim(piece, &value)) {
-        *error = std::string(flag) + ": \"" + dims + "\" for input \"" + name +
-                 "\" is not a shape of non-negative whole numbers joined by 'x' (or scalar)" + example;
-        return false;
-      }
-      shape.push_back(value);
-      if (x == std::string::npos) break;
-      d = x + 1;
+    std::optional<Shape> shape = ParseDims(dims);
+    if (!shape) {
+      return fail("\"" + dims + "\" for input \"" + name +
+                  "\" is not a shape of non-negative whole numbers joined by 'x' (or scalar)" + example);
     }
-    if (shape.size() > 8) {
-      *error = std::string(flag) + ": input \"" + name + "\" has " + std::to_string(shape.size()) +
-               " dimensions; TensorRT allows at most 8";
-      return false;
+    if (shape->size() > 8) {
+      return fail("input \"" + name + "\" has " + std::to_string(shape->size()) +
+                  " dimensions; TensorRT allows at most 8");
     }
     for (const auto& [seen, unused] : *out) {
-      if (seen == name) {
-        *error = std::string(flag) + ": input \"" + name + "\" is given twice";
-        return false;
-      }
+      if (seen == name) return fail("input \"" + name + "\" is given twice");
     }
-    out->emplace_back(std::move(name), std::move(shape));
+    out->emplace_back(std::move(name), std::move(*shape));
     if (dims_end == text.size()) break;
     pos = dims_end + 1;
-    if (pos == text.size()) {
-      *error = std::string(flag) + ": trailing ',' in \"" + text + "\"" + example;
-      return false;
-    }
+    if (pos == text.size()) return fail("trailing ',' in \"" + text + "\"" + example);
   }
-  return true;
-}
-
-bool ParseMemorySize(const std::string& text, const char* flag, uint64_t* bytes, std::string* error) {
-  const std::string hint = " (a size such as 4096, 512M or 4G; no unit means MiB)";
-  if (text.empty()) {
-    *error = std::string(flag) + ": empty size" + hint;
-    return false;
-  }
-  double scale = 1024.0 * 1024.0;
-  std::string number = text;
-  switch (text.back()) {
-    case 'B': case 'b': scale = 1; number.pop_back(); break;
-    case 'K': case 'k': scale = 1024.0; number.pop_back(); break;
-    case 'M': case 'm': scale = 1024.0 * 1024.0; number.pop_back(); break;
-    case 'G': case 'g': scale = 1024.0 * 1024.0 * 1024.0; number.pop_back(); break;
-    default: break;
-  }
-  double value = 0;
-  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || !(value > 0) ||
-      !std::isfinite(value) || value * scale > 1.8e19) {
-    *error = std::string(flag) + ": \"" + text + "\" is not a positive size" + hint;
-    return false;
-  }
-  *bytes = static_cast<uint64_t>(value * scale);
   return true;
 }
 
@@ -237,19 +208,10 @@ bool ResolveProfile(const RawProfile& raw, int index, Profile* out, std::vector<
 
 }  // namespace
 
-bool ResolveBuildOptions(const std::string& model, const std::string& output, const RawBuildFlags& raw,
-                         BuildOptions* options, std::string* error) {
-  BuildOptions o;
-  o.model = model;
-  o.output = output;
-  if (model.empty()) {
-    *error = "nothing to build: give MODEL.onnx -o ENGINE, or --simulate PROFILE (try --simulate small-cnn)";
-    return false;
-  }
-  if (output.empty()) {
-    // trtexec without --saveEngine builds and discards the engine (it warms a timing cache).
-    o.notices.push_back("no -o/--saveEngine: the engine is built and not saved (as trtexec without --saveEngine)");
-  }
+namespace {
+
+// --fp16 and the other precisions, or --stronglyTyped.
+std::string ResolvePrecision(const RawBuildFlags& raw, BuildOptions& o) {
   o.fp16 = raw.fp16;
   o.bf16 = raw.bf16;
   o.int8 = raw.int8;
@@ -259,11 +221,14 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
   o.strongly_typed = raw.strongly_typed;
   o.no_tf32 = raw.no_tf32;
   if (o.strongly_typed && (o.fp16 || o.bf16 || o.int8 || o.fp8 || o.int4 || o.best)) {
-    *error = "--stronglyTyped takes the types from the model; drop --fp16/--bf16/--int8/--fp8/--int4/--best, or drop "
-             "--stronglyTyped";
-    return false;
+    return "--stronglyTyped takes the types from the model; drop --fp16/--bf16/--int8/--fp8/--int4/--best, or drop "
+           "--stronglyTyped";
   }
+  return "";
+}
 
+// --memPoolSize (trtexec's POOL:SIZE list) and --workspace.
+std::string ResolveMemoryPools(const RawBuildFlags& raw, BuildOptions& o) {
   // trtexec takes "workspace:1G,dlaSRAM:1M" as well as repeated options.
   std::vector<std::string> pools;
   for (const std::string& entry : raw.mem_pool_size) {
@@ -289,40 +254,50 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
       if (name == known) target = field;
     }
     if (target == nullptr) {
-      *error = "--memPoolSize: \"" + pool +
-               "\": expected POOL:SIZE with POOL one of workspace, dlaSRAM, dlaLocalDRAM, dlaGlobalDRAM, "
-               "tacticSharedMem (e.g. --memPoolSize=workspace:4G)";
-      return false;
+      return "--memPoolSize: \"" + pool +
+             "\": expected POOL:SIZE with POOL one of workspace, dlaSRAM, dlaLocalDRAM, dlaGlobalDRAM, "
+             "tacticSharedMem (e.g. --memPoolSize=workspace:4G)";
     }
     if (*target) {
-      *error = "--memPoolSize: the " + name + " size is given twice";
-      return false;
+      return "--memPoolSize: the " + name + " size is given twice";
     }
-    uint64_t bytes = 0;
-    if (!ParseMemorySize(pool.substr(colon + 1), "--memPoolSize", &bytes, error)) return false;
-    *target = bytes;
+    const MemorySize size = ParseMemorySize(pool.substr(colon + 1), "--memPoolSize");
+    if (!size.bytes) {
+      return size.error;
+    }
+    *target = *size.bytes;
   }
   if (!raw.workspace.empty()) {
     if (o.workspace_bytes) {
-      *error = "give the workspace size once: --memPoolSize=workspace:N or --workspace=N, not both";
-      return false;
+      return "give the workspace size once: --memPoolSize=workspace:N or --workspace=N, not both";
     }
-    uint64_t bytes = 0;
-    if (!ParseMemorySize(raw.workspace, "--workspace", &bytes, error)) return false;
-    o.workspace_bytes = bytes;
+    const MemorySize size = ParseMemorySize(raw.workspace, "--workspace");
+    if (!size.bytes) {
+      return size.error;
+    }
+    o.workspace_bytes = *size.bytes;
   }
-  if (!ParseInt(raw.builder_optimization_level, "--builderOptimizationLevel", 0, 5, &o.optimization_level, error) ||
-      !ParseInt(raw.max_aux_streams, "--maxAuxStreams", 0, 1024, &o.max_aux_streams, error) ||
-      !ParseInt(raw.max_threads, "--maxThreads", 1, 4096, &o.max_threads, error) ||
-      !ParseInt(raw.max_tactics, "--maxTactics", -1, 1 << 30, &o.max_tactics, error) ||
-      !ParseInt(raw.tiling_optimization_level, "--tilingOptimizationLevel", 0, 3, &o.tiling_optimization_level,
-                error) ||
-      !ParseInt(raw.use_dla_core, "--useDLACore", 0, 64, &o.dla_core, error) ||
-      !ParseInt(raw.device, "--device", 0, 1023, &o.device, error)) {
-    return false;
-  }
+  return "";
+}
 
-  // --tacticSources=-CUBLAS,+CUDNN (trtexec's syntax: each source with a sign).
+// The numeric options: levels, streams, threads, tactics, DLA core, device.
+std::string ResolveLevels(const RawBuildFlags& raw, BuildOptions& o) {
+  std::string error;
+  if (!ParseInt(raw.builder_optimization_level, "--builderOptimizationLevel", 0, 5, &o.optimization_level, &error) ||
+      !ParseInt(raw.max_aux_streams, "--maxAuxStreams", 0, 1024, &o.max_aux_streams, &error) ||
+      !ParseInt(raw.max_threads, "--maxThreads", 1, 4096, &o.max_threads, &error) ||
+      !ParseInt(raw.max_tactics, "--maxTactics", -1, 1 << 30, &o.max_tactics, &error) ||
+      !ParseInt(raw.tiling_optimization_level, "--tilingOptimizationLevel", 0, 3, &o.tiling_optimization_level,
+                &error) ||
+      !ParseInt(raw.use_dla_core, "--useDLACore", 0, 64, &o.dla_core, &error) ||
+      !ParseInt(raw.device, "--device", 0, 1023, &o.device, &error)) {
+    return error;
+  }
+  return "";
+}
+
+// --tacticSources=-CUBLAS,+CUDNN (trtexec's syntax: each source with a sign).
+std::string ResolveTacticSources(const RawBuildFlags& raw, BuildOptions& o) {
   if (!raw.tactic_sources.empty()) {
     size_t begin = 0;
     while (begin <= raw.tactic_sources.size()) {
@@ -336,15 +311,20 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
       std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
       if (!signed_ok || std::find_if(std::begin(kSources), std::end(kSources),
                                      [&](const char* k) { return name == k; }) == std::end(kSources)) {
-        *error = "--tacticSources: \"" + item +
-                 "\" should be +SOURCE or -SOURCE with SOURCE one of CUBLAS, CUBLAS_LT, CUDNN, "
-                 "EDGE_MASK_CONVOLUTIONS, JIT_CONVOLUTIONS (e.g. --tacticSources=-CUBLAS,+CUDNN)";
-        return false;
+        return "--tacticSources: \"" + item +
+               "\" should be +SOURCE or -SOURCE with SOURCE one of CUBLAS, CUBLAS_LT, CUDNN, "
+               "EDGE_MASK_CONVOLUTIONS, JIT_CONVOLUTIONS (e.g. --tacticSources=-CUBLAS,+CUDNN)";
       }
       o.tactic_sources.push_back({name, item[0] == '+'});
       begin = comma + 1;
     }
   }
+  return "";
+}
+
+// The options with named values, the on/off flags and the plugins.
+std::string ResolveChoicesAndFlags(const RawBuildFlags& raw, BuildOptions& o) {
+  std::string error;
   auto one_of = [&](const std::string& value, const char* flag, std::initializer_list<const char*> allowed,
                     std::string* out) {
     if (value.empty()) return true;
@@ -356,7 +336,7 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
       }
       list += std::string(list.empty() ? "" : ", ") + a;
     }
-    *error = std::string(flag) + ": \"" + value + "\" is not one of " + list;
+    error = std::string(flag) + ": \"" + value + "\" is not one of " + list;
     return false;
   };
   std::string sparsity;
@@ -365,14 +345,13 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
       !one_of(raw.profiling_verbosity, "--profilingVerbosity", {"layer_names_only", "detailed", "none"},
               &o.profiling_verbosity) ||
       !one_of(raw.sparsity, "--sparsity", {"disable", "enable"}, &sparsity)) {
-    return false;
+    return error;
   }
   o.sparsity = sparsity == "enable";
   o.version_compatible = raw.version_compatible;
   o.exclude_lean_runtime = raw.exclude_lean_runtime;
   if (o.exclude_lean_runtime && !o.version_compatible) {
-    *error = "--excludeLeanRuntime applies to version-compatible engines only: add --versionCompatible";
-    return false;
+    return "--excludeLeanRuntime applies to version-compatible engines only: add --versionCompatible";
   }
   o.refit = raw.refit;
   o.strip_weights = raw.strip_weights;
@@ -381,8 +360,7 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
   o.direct_io = raw.direct_io;
   o.allow_gpu_fallback = raw.allow_gpu_fallback;
   if (o.allow_gpu_fallback && !o.dla_core) {
-    *error = "--allowGPUFallback lets DLA layers fall back to the GPU: it needs --useDLACore=N";
-    return false;
+    return "--allowGPUFallback lets DLA layers fall back to the GPU: it needs --useDLACore=N";
   }
   o.static_plugins = raw.static_plugins;
   o.dynamic_plugins = raw.dynamic_plugins;
@@ -392,59 +370,86 @@ bool ResolveBuildOptions(const std::string& model, const std::string& output, co
     for (const std::string& flag : raw.ignored) list += (list.empty() ? "" : " ") + flag;
     o.notices.push_back("ignored (trtexec's inference options; trtwatch only builds the engine): " + list);
   }
+  return "";
+}
 
-  // Shapes: one optimization profile per --profile (or one from the plain options).
+// Shapes: one optimization profile per --profile (or one from the plain options).
+std::string ResolveProfiles(const RawBuildFlags& raw, BuildOptions& o) {
+  std::string error;
   std::vector<RawProfile> raw_profiles = raw.profiles;
   if (!raw.min_shapes.empty() || !raw.opt_shapes.empty() || !raw.max_shapes.empty()) {
     if (!raw_profiles.empty()) {
-      *error = "--minShapes/--optShapes/--maxShapes before the first --profile: put every shape list after a "
-               "--profile=N, or use no --profile at all";
-      return false;
+      return "--minShapes/--optShapes/--maxShapes before the first --profile: put every shape list after a "
+             "--profile=N, or use no --profile at all";
     }
     raw_profiles.push_back({raw.min_shapes, raw.opt_shapes, raw.max_shapes});
   }
   for (size_t p = 0; p < raw_profiles.size(); ++p) {
     Profile profile;
     if (!ResolveProfile(raw_profiles[p], raw_profiles.size() > 1 ? static_cast<int>(p) : -1, &profile, &o.notices,
-                        error)) {
-      return false;
+                        &error)) {
+      return error;
     }
     o.profiles.push_back(std::move(profile));
   }
+  return "";
+}
 
+// The timing cache's options, and the files that must differ.
+std::string ResolveTimingCache(const RawBuildFlags& raw, BuildOptions& o) {
   o.verbose = raw.verbose;
   o.timing_cache = raw.timing_cache;
   o.timing_cache_ignore_mismatch = raw.timing_cache_ignore_mismatch;
   o.timing_cache_strict = raw.timing_cache_strict;
   if (o.timing_cache_strict && o.timing_cache_ignore_mismatch) {
-    *error = "--timing-cache-strict and --timing-cache-ignore-mismatch contradict each other: give one";
-    return false;
+    return "--timing-cache-strict and --timing-cache-ignore-mismatch contradict each other: give one";
   }
   if (o.timing_cache_strict && o.timing_cache.empty()) {
-    *error = "--timing-cache-strict needs --timing-cache FILE";
-    return false;
+    return "--timing-cache-strict needs --timing-cache FILE";
   }
   o.no_builder_cache = raw.no_builder_cache;
   o.error_on_timing_cache_miss = raw.error_on_timing_cache_miss;
   if (o.timing_cache_ignore_mismatch && o.timing_cache.empty()) {
-    *error = "--timing-cache-ignore-mismatch needs --timing-cache FILE";
-    return false;
+    return "--timing-cache-ignore-mismatch needs --timing-cache FILE";
   }
   if (o.no_builder_cache && !o.timing_cache.empty()) {
     o.notices.push_back("--noBuilderCache: the timing cache \"" + o.timing_cache +
                         "\" is neither read nor written (as trtexec)");
   }
   if (o.error_on_timing_cache_miss && o.timing_cache.empty()) {
-    *error = "--errorOnTimingCacheMiss needs --timing-cache FILE (a cache to miss)";
-    return false;
+    return "--errorOnTimingCacheMiss needs --timing-cache FILE (a cache to miss)";
   }
   if (!o.timing_cache.empty() && (o.timing_cache == o.output || o.timing_cache == o.model)) {
-    *error = "--timing-cache: \"" + o.timing_cache + "\" is also the model or the engine; give the cache its own file";
-    return false;
+    return "--timing-cache: \"" + o.timing_cache + "\" is also the model or the engine; give the cache its own file";
   }
   if (o.model == o.output && !o.output.empty()) {
-    *error = "-o: the engine would overwrite the model \"" + o.model + "\"; give the engine another name";
+    return "-o: the engine would overwrite the model \"" + o.model + "\"; give the engine another name";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool ResolveBuildOptions(const std::string& model, const std::string& output, const RawBuildFlags& raw,
+                         BuildOptions* options, std::string* error) {
+  BuildOptions o;
+  o.model = model;
+  o.output = output;
+  if (model.empty()) {
+    *error = "nothing to build: give MODEL.onnx -o ENGINE, or --simulate PROFILE (try --simulate small-cnn)";
     return false;
+  }
+  if (output.empty()) {
+    // trtexec without --saveEngine builds and discards the engine (it warms a timing cache).
+    o.notices.push_back("no -o/--saveEngine: the engine is built and not saved (as trtexec without --saveEngine)");
+  }
+  using Step = std::string (*)(const RawBuildFlags&, BuildOptions&);
+  for (Step step : {ResolvePrecision, ResolveMemoryPools, ResolveLevels, ResolveTacticSources, ResolveChoicesAndFlags,
+                    ResolveProfiles, ResolveTimingCache}) {
+    if (std::string problem = step(raw, o); !problem.empty()) {
+      *error = std::move(problem);
+      return false;
+    }
   }
   *options = std::move(o);
   return true;

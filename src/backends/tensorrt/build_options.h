@@ -152,7 +152,6 @@ bool CheckForTensorRtVersion(const BuildOptions& options, int major, int minor, 
 // Parsers, exposed for tests. `flag` names the option in messages.
 bool ParseShapeList(const std::string& text, const char* flag, std::vector<std::pair<std::string, Shape>>* out,
                     std::string* error);
-bool ParseMemorySize(const std::string& text, const char* flag, uint64_t* bytes, std::string* error);
 
 // "10.3.0" from getInferLibVersion(): 10.x on encode major*10000+minor*100+patch,
 // 9.x and older major*1000+minor*100+patch.

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/tensorrt/builder_config.h"
 #include "backends/tensorrt/factory.h"
 #include "backends/tensorrt/progress_adapter.h"
 #include "platform/atomic_file.h"
@@ -23,12 +24,6 @@
 #define TRTWATCH_TENSORRT_ROOT ""
 #endif
 
-// Weakly typed precision flags (kFP16, kBF16, kINT8) and kEXPLICIT_BATCH are
-// deprecated in TensorRT 10; they are still how a 9.x/10.x user asks for them.
-#define TRTWATCH_ALLOW_DEPRECATED_BEGIN \
-  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
-#define TRTWATCH_ALLOW_DEPRECATED_END _Pragma("GCC diagnostic pop")
-
 namespace trtwatch::trt {
 
 namespace {
@@ -36,8 +31,6 @@ namespace {
 // TensorRT 9+ objects are released with delete.
 template <class T>
 using TrtPtr = std::unique_ptr<T>;
-
-using DimValue = std::remove_reference_t<decltype(std::declval<nvinfer1::Dims&>().d[0])>;
 
 std::string HeaderVersion() {
   return std::to_string(NV_TENSORRT_MAJOR) + "." + std::to_string(NV_TENSORRT_MINOR) + "." +
@@ -53,180 +46,75 @@ std::string FormatDims(const nvinfer1::Dims& dims) {
   return text.empty() ? "scalar" : text;
 }
 
-bool ToDims(const Shape& shape, nvinfer1::Dims* dims) {
-  if (shape.size() > static_cast<size_t>(nvinfer1::Dims::MAX_DIMS)) return false;
-  *dims = nvinfer1::Dims{};
-  dims->nbDims = static_cast<int32_t>(shape.size());
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] > static_cast<int64_t>(std::numeric_limits<DimValue>::max())) return false;
-    dims->d[i] = static_cast<DimValue>(shape[i]);
+// Parses the model into the parser's network; empty, or why TensorRT could not.
+std::string ParseModel(nvonnxparser::IParser& parser, const BuildOptions& options) {
+  const int verbosity = static_cast<int>(options.verbose ? nvinfer1::ILogger::Severity::kVERBOSE
+                                                         : nvinfer1::ILogger::Severity::kWARNING);
+  if (parser.parseFromFile(options.model.c_str(), verbosity)) return "";
+  std::string message = "cannot parse the ONNX model \"" + options.model + "\"";
+  const int count = parser.getNbErrors();
+  for (int i = 0; i < count; ++i) {
+    const nvonnxparser::IParserError* parse_error = parser.getError(i);
+    if (parse_error != nullptr && parse_error->desc() != nullptr) message += (i == 0 ? ": " : "; ") + std::string(parse_error->desc());
   }
-  return true;
+  return message;
 }
 
-nvinfer1::NetworkDefinitionCreationFlags NetworkFlags(const BuildOptions& options) {
-  nvinfer1::NetworkDefinitionCreationFlags flags = 0;
-#if NV_TENSORRT_MAJOR < 10
-  // 9.x: ONNX models need an explicit-batch network (10.x has nothing else).
-  flags |= 1U << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kEXPLICIT_BATCH);
-#endif
-#if NV_TENSORRT_MAJOR < 11
-  if (options.strongly_typed) {
-    flags |= 1U << static_cast<uint32_t>(nvinfer1::NetworkDefinitionCreationFlag::kSTRONGLY_TYPED);
+// What the user gave must fit the model: names, ranks, shape-tensor value counts.
+// Empty, or what does not fit.
+std::string CheckGivenShapes(nvinfer1::INetworkDefinition& network, const std::vector<Profile>& profiles) {
+  const int32_t input_count = network.getNbInputs();
+  std::string input_list;
+  for (int32_t i = 0; i < input_count; ++i) {
+    const nvinfer1::ITensor* input = network.getInput(i);
+    input_list += std::string(i == 0 ? "" : ", ") + input->getName() + " (" + FormatDims(input->getDimensions()) +
+                  (input->isShapeTensor() ? ", a shape tensor" : "") + ")";
   }
-#else
-  // 11.x: every network is strongly typed; the flag is deprecated and implied.
-  static_cast<void>(options);
-#endif
-  return flags;
+  for (const Profile& profile : profiles) {
+    for (const ShapeRange& range : profile) {
+      const nvinfer1::ITensor* input = nullptr;
+      for (int32_t i = 0; i < input_count && input == nullptr; ++i) {
+        if (range.input == network.getInput(i)->getName()) input = network.getInput(i);
+      }
+      if (input == nullptr) {
+        return "the model has no input named \"" + range.input + "\"; its inputs are: " + input_list;
+      }
+      const nvinfer1::Dims dims = input->getDimensions();
+      // A shape tensor's "shape" is its values: as many as its one dimension (1 if scalar).
+      const int64_t expected = input->isShapeTensor() ? (dims.nbDims == 0 ? 1 : dims.d[0]) : dims.nbDims;
+      if (expected >= 0 && expected != static_cast<int64_t>(range.opt.size())) {
+        return "input \"" + range.input + "\" has shape " + FormatDims(dims) + ", but the " +
+               (input->isShapeTensor() ? "values" : "shapes") + " given for it have " +
+               std::to_string(range.opt.size()) + (input->isShapeTensor() ? " values" : " dimensions");
+      }
+    }
+  }
+  return "";
 }
 
-// One input's range in a profile: dimensions, or for a shape tensor its values.
-bool SetProfileRange(nvinfer1::IOptimizationProfile& profile, const ShapeRange& range, bool shape_tensor) {
-  const std::pair<nvinfer1::OptProfileSelector, const Shape*> sides[] = {
-      {nvinfer1::OptProfileSelector::kMIN, &range.min},
-      {nvinfer1::OptProfileSelector::kOPT, &range.opt},
-      {nvinfer1::OptProfileSelector::kMAX, &range.max}};
-  for (const auto& [selector, shape] : sides) {
-    if (shape_tensor) {
-#if NV_TENSORRT_MAJOR >= 11
-      const std::vector<int64_t> values(shape->begin(), shape->end());
-      if (!profile.setShapeValuesV2(range.input.c_str(), selector, values.data(), static_cast<int32_t>(values.size()))) {
-        return false;
-      }
-#else
-      std::vector<int32_t> values;
-      for (int64_t v : *shape) {
-        if (v > std::numeric_limits<int32_t>::max()) return false;
-        values.push_back(static_cast<int32_t>(v));
-      }
-      TRTWATCH_ALLOW_DEPRECATED_BEGIN
-      if (!profile.setShapeValues(range.input.c_str(), selector, values.data(), static_cast<int32_t>(values.size()))) {
-        return false;
-      }
-      TRTWATCH_ALLOW_DEPRECATED_END
-#endif
-    } else {
-      nvinfer1::Dims dims;
-      if (!ToDims(*shape, &dims) || !profile.setDimensions(range.input.c_str(), selector, dims)) return false;
-    }
+// trtexec's shape for a dynamic input given none: 1 for each dynamic dimension (for a
+// shape tensor, as many 1s as it has values).
+Shape OnesFor(const nvinfer1::ITensor& input) {
+  const nvinfer1::Dims dims = input.getDimensions();
+  Shape ones;
+  if (input.isShapeTensor()) {
+    ones.assign(dims.nbDims == 0 ? 1 : static_cast<size_t>(std::max<int64_t>(dims.d[0], 0)), 1);
+  } else {
+    for (int32_t d = 0; d < dims.nbDims; ++d) ones.push_back(dims.d[d] > 0 ? dims.d[d] : 1);
   }
-  return true;
+  return ones;
 }
 
-// The builder flags and settings BuildOptions asks for (everything but shapes and
-// the timing cache). False with the reason when TensorRT refuses one.
-bool ConfigureBuilder(const BuildOptions& o, int compute_capability, nvinfer1::IBuilderConfig& config,
-                      std::string* error) {
-  using F = nvinfer1::BuilderFlag;
-  if (!CheckForTensorRtVersion(o, NV_TENSORRT_MAJOR, NV_TENSORRT_MINOR, error)) return false;
-#if NV_TENSORRT_MAJOR < 11
-  // --best as trtexec 10.x resolves it: fp16 and int8 (not on SM 10.3), bf16 from
-  // Ampere (SM 8.0) on; an unknown GPU gets all three.
-  const bool best_int8 = o.best && compute_capability != 103;
-  const bool best_bf16 = o.best && (compute_capability == 0 || compute_capability >= 80);
-  TRTWATCH_ALLOW_DEPRECATED_BEGIN
-  if (o.fp16 || o.best) config.setFlag(F::kFP16);
-  if (o.bf16 || best_bf16) config.setFlag(F::kBF16);
-  if (o.int8 || best_int8) config.setFlag(F::kINT8);
-  if (o.fp8) config.setFlag(F::kFP8);
-#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 1)
-  if (o.int4) config.setFlag(F::kINT4);
-#endif
-  TRTWATCH_ALLOW_DEPRECATED_END
-#else
-  static_cast<void>(compute_capability);
-#endif
-  if (o.no_tf32) config.clearFlag(F::kTF32);
-  if (o.refit) config.setFlag(F::kREFIT);
-#if NV_TENSORRT_MAJOR >= 10
-  if (o.strip_weights) {  // trtexec: a weight-stripped plan, refittable with the same weights
-    config.setFlag(F::kSTRIP_PLAN);
-    config.setFlag(F::kREFIT_IDENTICAL);
-  }
-  if (o.allow_weight_streaming) config.setFlag(F::kWEIGHT_STREAMING);
-#endif
-  if (o.version_compatible) config.setFlag(F::kVERSION_COMPATIBLE);
-  if (o.exclude_lean_runtime) config.setFlag(F::kEXCLUDE_LEAN_RUNTIME);
-  if (o.no_compilation_cache) config.setFlag(F::kDISABLE_COMPILATION_CACHE);
-  TRTWATCH_ALLOW_DEPRECATED_BEGIN  // kDIRECT_IO: deprecated in 10.x, still honoured
-  if (o.direct_io) config.setFlag(F::kDIRECT_IO);
-  TRTWATCH_ALLOW_DEPRECATED_END
-  if (o.sparsity) config.setFlag(F::kSPARSE_WEIGHTS);
-  if (o.error_on_timing_cache_miss) config.setFlag(F::kERROR_ON_TIMING_CACHE_MISS);
-  if (o.no_builder_cache) config.setFlag(F::kDISABLE_TIMING_CACHE);
-
-  using P = nvinfer1::MemoryPoolType;
-  const std::pair<P, const std::optional<uint64_t>*> pools[] = {
-      {P::kWORKSPACE, &o.workspace_bytes},
-      {P::kDLA_MANAGED_SRAM, &o.dla_sram_bytes},
-      {P::kDLA_LOCAL_DRAM, &o.dla_local_dram_bytes},
-      {P::kDLA_GLOBAL_DRAM, &o.dla_global_dram_bytes},
-#if NV_TENSORRT_MAJOR >= 10
-      {P::kTACTIC_SHARED_MEMORY, &o.tactic_shared_memory_bytes},
-#endif
-  };
-  for (const auto& [pool, bytes] : pools) {
-    if (*bytes) config.setMemoryPoolLimit(pool, static_cast<std::size_t>(**bytes));
-  }
-  if (o.optimization_level) config.setBuilderOptimizationLevel(*o.optimization_level);
-  if (o.max_aux_streams) config.setMaxAuxStreams(*o.max_aux_streams);
-#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 4)
-  if (o.max_tactics) config.setMaxNbTactics(*o.max_tactics);
-#endif
-#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 8)
-  if (o.tiling_optimization_level &&
-      !config.setTilingOptimizationLevel(static_cast<nvinfer1::TilingOptimizationLevel>(*o.tiling_optimization_level))) {
-    *error = "TensorRT refused --tilingOptimizationLevel=" + std::to_string(*o.tiling_optimization_level);
-    return false;
-  }
-#endif
-  if (!o.tactic_sources.empty()) {
-    nvinfer1::TacticSources sources = config.getTacticSources();
-    for (const TacticSourceChange& change : o.tactic_sources) {
-      nvinfer1::TacticSource source = nvinfer1::TacticSource::kEDGE_MASK_CONVOLUTIONS;
-      if (change.source == "JIT_CONVOLUTIONS") source = nvinfer1::TacticSource::kJIT_CONVOLUTIONS;
-#if NV_TENSORRT_MAJOR < 11
-      TRTWATCH_ALLOW_DEPRECATED_BEGIN
-      if (change.source == "CUBLAS") source = nvinfer1::TacticSource::kCUBLAS;
-      if (change.source == "CUBLAS_LT") source = nvinfer1::TacticSource::kCUBLAS_LT;
-      if (change.source == "CUDNN") source = nvinfer1::TacticSource::kCUDNN;
-      TRTWATCH_ALLOW_DEPRECATED_END
-#endif
-      const auto bit = 1U << static_cast<uint32_t>(source);
-      sources = change.enable ? (sources | bit) : (sources & ~bit);
-    }
-    if (!config.setTacticSources(sources)) {
-      *error = "TensorRT refused the --tacticSources given";
-      return false;
+// Adds the filled profiles to the config; empty, or the one TensorRT rejected.
+std::string AddProfiles(nvinfer1::IBuilderConfig& config,
+                        const std::vector<nvinfer1::IOptimizationProfile*>& profiles) {
+  for (size_t p = 0; p < profiles.size(); ++p) {
+    if (config.addOptimizationProfile(profiles[p]) < 0) {
+      return "TensorRT rejected optimization profile " + std::to_string(p) +
+             " (made from --minShapes/--optShapes/--maxShapes)";
     }
   }
-  if (!o.hardware_compatibility_level.empty()) {
-    using H = nvinfer1::HardwareCompatibilityLevel;
-    H level = H::kNONE;
-    if (o.hardware_compatibility_level == "ampere+") level = H::kAMPERE_PLUS;
-#if NV_TENSORRT_MAJOR > 10 || (NV_TENSORRT_MAJOR == 10 && NV_TENSORRT_MINOR >= 9)
-    if (o.hardware_compatibility_level == "sameComputeCapability") level = H::kSAME_COMPUTE_CAPABILITY;
-#endif
-    config.setHardwareCompatibilityLevel(level);
-  }
-  if (!o.profiling_verbosity.empty()) {
-    using V = nvinfer1::ProfilingVerbosity;
-    config.setProfilingVerbosity(o.profiling_verbosity == "detailed" ? V::kDETAILED
-                                 : o.profiling_verbosity == "none"   ? V::kNONE
-                                                                     : V::kLAYER_NAMES_ONLY);
-  }
-  if (o.dla_core) {
-    config.setDefaultDeviceType(nvinfer1::DeviceType::kDLA);
-    config.setDLACore(*o.dla_core);
-    if (o.allow_gpu_fallback) config.setFlag(F::kGPU_FALLBACK);
-  }
-  if (!o.plugins_to_serialize.empty()) {
-    std::vector<const char*> paths;
-    for (const std::string& path : o.plugins_to_serialize) paths.push_back(path.c_str());
-    config.setPluginsToSerialize(paths.data(), static_cast<int32_t>(paths.size()));
-  }
-  return true;
+  return "";
 }
 
 }  // namespace
@@ -322,19 +210,83 @@ BuildOutcome TensorRtBackend::Build(Monitor& monitor) {
   return BuildAttached(monitor);
 }
 
+TrtPtr<nvinfer1::IBuilder> TensorRtBackend::MakeBuilder(Monitor& monitor, std::string* error) {
+  // Plugins as trtexec loads them: TensorRT's standard set, then the user's.
+  std::string plugin_error;
+  if (!tensorrt_.InitPlugins(logger_, &plugin_error)) monitor.Log(trtwatch::Severity::kWarning, plugin_error);
+  for (const std::string& path : options_.static_plugins) {
+    if (!tensorrt_.LoadStaticPlugin(path, &plugin_error)) {
+      *error = plugin_error;
+      return nullptr;
+    }
+  }
+  TrtPtr<nvinfer1::IBuilder> builder(tensorrt_.CreateBuilder(logger_));
+  if (!builder) {
+    *error = "TensorRT could not create a builder: is an NVIDIA GPU with a working driver visible? "
+             "(`trtwatch doctor` shows what trtwatch sees)";
+    return nullptr;
+  }
+  for (const std::string& path : options_.dynamic_plugins) {
+    if (builder->getPluginRegistry().loadLibrary(path.c_str()) == nullptr) {
+      *error = "--dynamicPlugins: TensorRT could not load the plugin library \"" + path + "\"";
+      return nullptr;
+    }
+  }
+  if (options_.max_threads && !builder->setMaxThreads(*options_.max_threads)) {
+    *error = "TensorRT refused --maxThreads=" + std::to_string(*options_.max_threads);
+    return nullptr;
+  }
+  return builder;
+}
+
+// Timing cache, with trtexec's semantics: --noBuilderCache wins over a cache file (the
+// caller's check); a cache from another device or version is used anyway, with a
+// warning (refused under --timing-cache-strict); the file is merged into, never
+// overwritten.
+std::string TensorRtBackend::AttachTimingCache(nvinfer1::IBuilderConfig& config, TrtPtr<nvinfer1::ITimingCache>* cache,
+                                               Monitor& monitor) {
+  const std::string& file = options_.timing_cache;
+  std::string blob;
+  std::string read_error;
+  int read_errno = 0;
+  if (!ReadWholeFile(file, &blob, &read_error, &read_errno)) {
+    if (read_errno != ENOENT) return "--timing-cache: " + read_error;
+    blob.clear();  // first build with this cache: start an empty one
+    monitor.Log(trtwatch::Severity::kInfo,
+                "timing cache \"" + file + "\" does not exist yet; it will be written after the build");
+  }
+  const std::string version = FormatTensorRtVersion(tensorrt_.Version());
+  cache->reset(config.createTimingCache(blob.data(), blob.size()));
+  if (!*cache && !blob.empty() && !options_.timing_cache_strict) {
+    monitor.Log(trtwatch::Severity::kWarning,
+                "timing cache \"" + file + "\" is unreadable by TensorRT " + version +
+                    " (corrupt, or another TensorRT version's): starting a new one, which replaces it after the build");
+    cache->reset(config.createTimingCache(nullptr, 0));
+  }
+  if (!*cache) {
+    return "timing cache \"" + file + "\" cannot be read by TensorRT " + version +
+           " (corrupt, or written by another TensorRT version): delete it to start a new one, or drop "
+           "--timing-cache-strict to replace it";
+  }
+  bool attached = config.setTimingCache(**cache, options_.timing_cache_ignore_mismatch);
+  if (!attached && !options_.timing_cache_strict) {
+    logger_.ClearErrors();  // TensorRT's complaint about the mismatch is answered here
+    monitor.Log(trtwatch::Severity::kWarning,
+                "timing cache \"" + file +
+                    "\" was made on another GPU, CUDA or TensorRT version: using it anyway, as trtexec does "
+                    "(its timings may not fit this GPU; --timing-cache-strict refuses such a cache)");
+    attached = config.setTimingCache(**cache, /*ignoreMismatch=*/true);
+  }
+  if (attached) return "";
+  return "timing cache \"" + file +
+         "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or drop "
+         "--timing-cache-strict to use it anyway";
+}
+
 BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
-  BuildOutcome outcome;
-  auto fail = [&](const std::string& message) {
-    outcome.engine_built = false;
-    outcome.error = WithErrors(message);
-    return outcome;
-  };
+  auto fail = [&](const std::string& message) { return BuildOutcome{false, WithErrors(message)}; };
   // A cancel request between the stages: stop without a TensorRT error of our making.
-  auto cancelled = [&] {
-    outcome.engine_built = false;
-    outcome.error.clear();
-    return outcome;
-  };
+  auto cancelled = [] { return BuildOutcome{}; };
 
   // --device: TensorRT builds on the device current on this thread (trtexec calls
   // cudaSetDevice); it stays current while any TensorRT object below lives. Without
@@ -352,90 +304,23 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   TrtPtr<nvinfer1::ITimingCache> cache;
 
   for (const std::string& notice : options_.notices) monitor.Log(trtwatch::Severity::kWarning, notice);
-  // Plugins as trtexec loads them: TensorRT's standard set, then the user's.
-  std::string plugin_error;
-  if (!tensorrt_.InitPlugins(logger_, &plugin_error)) monitor.Log(trtwatch::Severity::kWarning, plugin_error);
-  for (const std::string& path : options_.static_plugins) {
-    if (!tensorrt_.LoadStaticPlugin(path, &plugin_error)) return fail(plugin_error);
-  }
-  TrtPtr<nvinfer1::IBuilder> builder(tensorrt_.CreateBuilder(logger_));
-  if (!builder) {
-    return fail("TensorRT could not create a builder: is an NVIDIA GPU with a working driver visible? "
-                "(`trtwatch doctor` shows what trtwatch sees)");
-  }
-  for (const std::string& path : options_.dynamic_plugins) {
-    if (builder->getPluginRegistry().loadLibrary(path.c_str()) == nullptr) {
-      return fail("--dynamicPlugins: TensorRT could not load the plugin library \"" + path + "\"");
-    }
-  }
-  if (options_.max_threads && !builder->setMaxThreads(*options_.max_threads)) {
-    return fail("TensorRT refused --maxThreads=" + std::to_string(*options_.max_threads));
-  }
+  std::string refused;
+  TrtPtr<nvinfer1::IBuilder> builder = MakeBuilder(monitor, &refused);
+  if (!builder) return fail(refused);
   TrtPtr<nvinfer1::INetworkDefinition> network(builder->createNetworkV2(NetworkFlags(options_)));
   if (!network) return fail("TensorRT could not create a network definition");
   TrtPtr<nvonnxparser::IParser> parser(tensorrt_.CreateParser(*network, logger_));
   if (!parser) return fail("TensorRT could not create the ONNX parser");
-  const int verbosity = static_cast<int>(options_.verbose ? nvinfer1::ILogger::Severity::kVERBOSE
-                                                          : nvinfer1::ILogger::Severity::kWARNING);
-  if (!parser->parseFromFile(options_.model.c_str(), verbosity)) {
-    std::string message = "cannot parse the ONNX model \"" + options_.model + "\"";
-    const int count = parser->getNbErrors();
-    for (int i = 0; i < count; ++i) {
-      const nvonnxparser::IParserError* parse_error = parser->getError(i);
-      if (parse_error != nullptr && parse_error->desc() != nullptr) message += (i == 0 ? ": " : "; ") + std::string(parse_error->desc());
-    }
-    return fail(message);
-  }
+  if (const std::string problem = ParseModel(*parser, options_); !problem.empty()) return fail(problem);
   if (monitor.IsCancelRequested()) return cancelled();
 
   TrtPtr<nvinfer1::IBuilderConfig> config(builder->createBuilderConfig());
   if (!config) return fail("TensorRT could not create a builder config");
-  std::string refused;
   if (!ConfigureBuilder(options_, gpu_compute_capability_, *config, &refused)) return fail(refused);
   if (!ApplyProfiles(*builder, *network, *config, monitor, &refused)) return fail(refused);
 
-  // Timing cache, with trtexec's semantics: --noBuilderCache wins over a cache file;
-  // a cache from another device or version is used anyway, with a warning (refused
-  // under --timing-cache-strict); the file is merged into, never overwritten.
-  const bool use_cache_file = !options_.timing_cache.empty() && !options_.no_builder_cache;
-  if (use_cache_file) {
-    std::string blob;
-    std::string read_error;
-    int read_errno = 0;
-    if (!ReadWholeFile(options_.timing_cache, &blob, &read_error, &read_errno)) {
-      if (read_errno != ENOENT) return fail("--timing-cache: " + read_error);
-      blob.clear();  // first build with this cache: start an empty one
-      monitor.Log(trtwatch::Severity::kInfo, "timing cache \"" + options_.timing_cache +
-                                                 "\" does not exist yet; it will be written after the build");
-    }
-    cache.reset(config->createTimingCache(blob.data(), blob.size()));
-    if (!cache && !blob.empty() && !options_.timing_cache_strict) {
-      monitor.Log(trtwatch::Severity::kWarning,
-                  "timing cache \"" + options_.timing_cache + "\" is unreadable by TensorRT " +
-                      FormatTensorRtVersion(tensorrt_.Version()) +
-                      " (corrupt, or another TensorRT version's): starting a new one, which replaces it after the build");
-      cache.reset(config->createTimingCache(nullptr, 0));
-    }
-    if (!cache) {
-      return fail("timing cache \"" + options_.timing_cache + "\" cannot be read by TensorRT " +
-                  FormatTensorRtVersion(tensorrt_.Version()) +
-                  " (corrupt, or written by another TensorRT version): delete it to start a new one, or drop "
-                  "--timing-cache-strict to replace it");
-    }
-    bool attached = config->setTimingCache(*cache, options_.timing_cache_ignore_mismatch);
-    if (!attached && !options_.timing_cache_strict) {
-      logger_.ClearErrors();  // TensorRT's complaint about the mismatch is answered here
-      monitor.Log(trtwatch::Severity::kWarning,
-                  "timing cache \"" + options_.timing_cache +
-                      "\" was made on another GPU, CUDA or TensorRT version: using it anyway, as trtexec does "
-                      "(its timings may not fit this GPU; --timing-cache-strict refuses such a cache)");
-      attached = config->setTimingCache(*cache, /*ignoreMismatch=*/true);
-    }
-    if (!attached) {
-      return fail("timing cache \"" + options_.timing_cache +
-                  "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or drop "
-                  "--timing-cache-strict to use it anyway");
-    }
+  if (!options_.timing_cache.empty() && !options_.no_builder_cache) {  // --noBuilderCache wins
+    if (const std::string problem = AttachTimingCache(*config, &cache, monitor); !problem.empty()) return fail(problem);
   }
   if (monitor.IsCancelRequested()) return cancelled();
 
@@ -456,41 +341,16 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
                            &write_error)) {
     return fail("the engine was built but not saved: " + write_error);
   }
-  outcome.engine_built = true;
-  return outcome;
+  return BuildOutcome{true, ""};
 }
 
 bool TensorRtBackend::ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetworkDefinition& network,
                                     nvinfer1::IBuilderConfig& config, Monitor& monitor, std::string* error) const {
+  if (std::string problem = CheckGivenShapes(network, options_.profiles); !problem.empty()) {
+    *error = std::move(problem);
+    return false;
+  }
   const int32_t input_count = network.getNbInputs();
-  std::string input_list;
-  for (int32_t i = 0; i < input_count; ++i) {
-    const nvinfer1::ITensor* input = network.getInput(i);
-    input_list += std::string(i == 0 ? "" : ", ") + input->getName() + " (" + FormatDims(input->getDimensions()) +
-                  (input->isShapeTensor() ? ", a shape tensor" : "") + ")";
-  }
-  // What the user gave must fit the model: names, ranks, shape-tensor value counts.
-  for (const Profile& profile : options_.profiles) {
-    for (const ShapeRange& range : profile) {
-      const nvinfer1::ITensor* input = nullptr;
-      for (int32_t i = 0; i < input_count && input == nullptr; ++i) {
-        if (range.input == network.getInput(i)->getName()) input = network.getInput(i);
-      }
-      if (input == nullptr) {
-        *error = "the model has no input named \"" + range.input + "\"; its inputs are: " + input_list;
-        return false;
-      }
-      const nvinfer1::Dims dims = input->getDimensions();
-      // A shape tensor's "shape" is its values: as many as its one dimension (1 if scalar).
-      const int64_t expected = input->isShapeTensor() ? (dims.nbDims == 0 ? 1 : dims.d[0]) : dims.nbDims;
-      if (expected >= 0 && expected != static_cast<int64_t>(range.opt.size())) {
-        *error = "input \"" + range.input + "\" has shape " + FormatDims(dims) + ", but the " +
-                 (input->isShapeTensor() ? "values" : "shapes") + " given for it have " +
-                 std::to_string(range.opt.size()) + (input->isShapeTensor() ? " values" : " dimensions");
-        return false;
-      }
-    }
-  }
   const size_t profile_count = std::max<size_t>(1, options_.profiles.size());
   std::vector<nvinfer1::IOptimizationProfile*> profiles;  // owned by the builder
   bool dynamic_model = false;
@@ -518,12 +378,7 @@ bool TensorRtBackend::ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetw
         range = *given;
       } else {
         // trtexec: a dynamic input without shapes gets 1 for each dynamic dimension.
-        Shape ones;
-        if (input->isShapeTensor()) {
-          ones.assign(dims.nbDims == 0 ? 1 : static_cast<size_t>(std::max<int64_t>(dims.d[0], 0)), 1);
-        } else {
-          for (int32_t d = 0; d < dims.nbDims; ++d) ones.push_back(dims.d[d] > 0 ? dims.d[d] : 1);
-        }
+        const Shape ones = OnesFor(*input);
         range = {input->getName(), ones, ones, ones};
         monitor.Log(trtwatch::Severity::kWarning,
                     "input \"" + std::string(input->getName()) + "\" is dynamic (" + FormatDims(dims) +
@@ -546,14 +401,8 @@ bool TensorRtBackend::ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetw
     }
     return true;
   }
-  for (size_t p = 0; p < profiles.size(); ++p) {
-    if (config.addOptimizationProfile(profiles[p]) < 0) {
-      *error = "TensorRT rejected optimization profile " + std::to_string(p) +
-               " (made from --minShapes/--optShapes/--maxShapes)";
-      return false;
-    }
-  }
-  return true;
+  *error = AddProfiles(config, profiles);
+  return error->empty();
 }
 
 void TensorRtBackend::SaveTimingCache(nvinfer1::IBuilderConfig& config, const nvinfer1::ITimingCache& learnt,

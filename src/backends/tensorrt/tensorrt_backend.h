@@ -53,6 +53,12 @@ class TensorRtBackend final : public Backend {
   // trtexec's defaults for dynamic inputs without shapes.
   bool ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetworkDefinition& network,
                      nvinfer1::IBuilderConfig& config, Monitor& monitor, std::string* error) const;
+  // TensorRT's standard plugins and the user's static ones, then a builder with the
+  // user's dynamic plugins and thread limit; null with the reason in `*error`.
+  std::unique_ptr<nvinfer1::IBuilder> MakeBuilder(Monitor& monitor, std::string* error);
+  // The --timing-cache file's cache, attached to `config`; empty, or why it cannot be.
+  std::string AttachTimingCache(nvinfer1::IBuilderConfig& config, std::unique_ptr<nvinfer1::ITimingCache>* cache,
+                                Monitor& monitor);
   // Merges what the build learnt into the cache file, under the file's lock.
   void SaveTimingCache(nvinfer1::IBuilderConfig& config, const nvinfer1::ITimingCache& learnt, Monitor& monitor) const;
 

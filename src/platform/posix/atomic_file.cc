@@ -233,13 +233,6 @@ bool AtomicFile::Commit(std::string* error) {
   return true;
 }
 
-bool WriteFileAtomically(const std::string& target, std::string_view data, std::string* error) {
-  std::unique_ptr<AtomicFile> file = AtomicFile::Create(target, error);
-  if (!file) return false;
-  if (!file->Write(data.data(), data.size(), error)) return false;
-  return file->Commit(error);
-}
-
 bool ReadWholeFile(const std::string& path, std::string* data, std::string* error, int* error_number) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+extern char** environ;
+
 namespace trtwatch {
 
 ProcessIdentity ThisProcess() {
@@ -12,6 +14,12 @@ ProcessIdentity ThisProcess() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);  // Linux
   return {host, static_cast<long>(::getpid()), ec ? std::string() : exe.string()};
+}
+
+std::vector<std::string> ThisEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
 }
 
 }  // namespace trtwatch

@@ -182,13 +182,6 @@ bool AtomicFile::CopyFrom(const std::string& source, std::string* error) {
   return true;
 }
 
-bool WriteFileAtomically(const std::string& target, std::string_view data, std::string* error) {
-  std::unique_ptr<AtomicFile> file = AtomicFile::Create(target, error);
-  if (!file) return false;
-  if (!file->Write(data.data(), data.size(), error)) return false;
-  return file->Commit(error);
-}
-
 bool ReadWholeFile(const std::string& path, std::string* data, std::string* error, int* error_number) {
   const int fd = _wopen(win32::Widen(path).c_str(), _O_RDONLY | _O_BINARY | _O_NOINHERIT);
   if (fd < 0) {

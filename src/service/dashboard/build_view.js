@@ -12,6 +12,7 @@ import { EventStream } from "./event_stream.js";
 import { estimateText, isEstimate, sinceEstimate } from "./estimate.js";
 import { fmtBytes, fmtClock, fmtCount, fmtDuration, fmtRelative, parseTime, shortId } from "./format.js";
 import { HistoryPanel } from "./history_panel.js";
+import { applyPhaseEvent } from "./phase_model.js";
 import { PhaseSummary } from "./phase_summary.js";
 import { KEEP_FINISHED_DEPTH, PhaseTree } from "./phase_tree.js";
 import { FINAL, badge, cacheBadge, cacheHit, cacheText, forcedStop, reuseText, whatOf } from "./record.js";
@@ -19,10 +20,16 @@ import { FINAL, badge, cacheBadge, cacheHit, cacheText, forcedStop, reuseText, w
 const SILENT_AFTER = 3;  // seconds without a callback before the page says so
 
 // A cluster job as the record has it: "Slurm job 42 RUNNING on n2, GPU 0" or, while
-// queued, "Slurm job 42 PENDING (Resources)".
+// queued, "Slurm job 42 PENDING (Resources)"; the local executor's GPU: "GPU-… (PCI
+// 0000:5e:00.0) on host1", or "waiting for a free GPU".
 function jobText(job) {
   if (!job) return "";
   const gpu = job.gpu && (job.gpu.cuda_visible_devices || job.gpu.slurm_job_gpus);
+  if (job.executor === "local") {
+    if (job.state === "PENDING") return job.pending_reason || "waiting for a free GPU";
+    return [gpu ? `GPU ${gpu}` : "", job.gpu && job.gpu.pci_bus_id ? `(PCI ${job.gpu.pci_bus_id})` : "",
+      job.node ? `on ${job.node}` : ""].filter(Boolean).join(" ");
+  }
   return [`Slurm job ${job.id || "(submitting)"}`, job.state || "",
     job.pending_reason ? `(${job.pending_reason})` : "", job.node ? `on ${job.node}` : "",
     gpu ? `GPU ${gpu}` : ""].filter(Boolean).join(" ");
@@ -143,39 +150,9 @@ export class BuildView {
     if (typeof e.t === "number" && e.t > this.lastT) this.lastT = e.t;
     switch (e.type) {
       case "build_start": this.start = e; break;
-      case "phase_start": {
-        const parent = this.phases.get(e.parent) || null;
-        const p = {id: e.id, name: e.phase, total: e.total, done: 0, start: e.t, end: null, early: false,
-          parent, depth: parent ? parent.depth + 1 : 0, li: null, row: null, kids: null, spans: []};
-        this.phases.set(e.id, p);
-        this.dirty.add(p);
-        this.lastActivityT = e.t;
-        break;
-      }
-      case "step": {
-        const p = this.phases.get(e.id);
-        if (p) { p.done = Math.max(p.done, e.step + 1); this.dirty.add(p); }
-        this.lastActivityT = e.t;
-        break;
-      }
-      case "phase_finish": {
-        const p = this.phases.get(e.id);
-        this.lastActivityT = e.t;
-        if (!p) break;
-        p.end = e.t;
-        p.done = e.completed;
-        p.early = Boolean(e.early);
-        p.elapsed = typeof e.elapsed === "number" ? e.elapsed : e.t - p.start;
-        this.summary.add(p);
-        if (p.depth > KEEP_FINISHED_DEPTH) {
-          this.phases.delete(p.id);
-          this.dirty.delete(p);
-          this.tree.remove(p);
-        } else {
-          this.dirty.add(p);
-        }
-        break;
-      }
+      case "phase_start":
+      case "step":
+      case "phase_finish": this.applyPhase(e); break;
       // The worker only knows it got SIGTERM; the record has who cancelled and why.
       case "cancel_requested": this.cancelEvent = e; this.recordStale = true; break;
       case "estimate": if (isEstimate(e)) this.estimate = e; break;
@@ -185,6 +162,24 @@ export class BuildView {
         this.lastActivityT = e.t;
         break;
       default: break;
+    }
+  }
+
+  applyPhase(e) {
+    this.lastActivityT = e.t;
+    const p = applyPhaseEvent(this.phases, e);
+    if (!p) return;
+    if (p.end === null) {
+      this.dirty.add(p);
+      return;
+    }
+    this.summary.add(p);
+    if (p.depth > KEEP_FINISHED_DEPTH) {
+      this.phases.delete(p.id);
+      this.dirty.delete(p);
+      this.tree.remove(p);
+    } else {
+      this.dirty.add(p);
     }
   }
 
