@@ -1,0 +1,125 @@
+#include "runner/attached_run.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "platform/attach_channel.h"
+#include "platform/command_process.h"
+#include "platform/signal_watch.h"
+#include "runner/attached_builds.h"
+
+namespace trtwatch {
+
+namespace {
+
+constexpr int kPollMs = 50;
+
+std::string AttachFolder(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("TRTWATCH_ATTACH_DIR"); env != nullptr && *env != '\0') return env;
+  return (std::filesystem::path(CurrentExecutablePath()).parent_path() / "attach").string();
+}
+
+// COMMAND's environment: trtwatch's, with the attach folder first on the library path.
+std::vector<std::string> CommandEnvironment(const std::string& folder, int channel_fd) {
+  std::vector<std::string> env;
+  std::string library_path;
+  for (const std::string& entry : CurrentEnvironment()) {
+    if (entry.rfind("LD_LIBRARY_PATH=", 0) == 0) {
+      library_path = entry.substr(16);
+    } else if (entry.rfind("TRTWATCH_ATTACH_", 0) != 0 && entry.rfind(kAttachLibraryPathVariable, 0) != 0) {
+      env.push_back(entry);
+    }
+  }
+  env.push_back("LD_LIBRARY_PATH=" + folder + (library_path.empty() ? "" : ":" + library_path));
+  env.push_back(std::string(kAttachLibraryPathVariable) + "=" + library_path);
+  env.push_back(std::string(kAttachFdVariable) + "=" + std::to_string(channel_fd));
+  env.push_back(std::string(kAttachTokenVariable) + "=" + std::to_string(CurrentProcessId()));
+  return env;
+}
+
+RunOptions OptionsOfBuild(const RunOptions& base, int number) {
+  RunOptions options = base;
+  options.events_file = NumberedFile(base.events_file, number);
+  options.trace_file = NumberedFile(base.trace_file, number);
+  options.handle_signals = false;  // the run's own watch decides what Ctrl+C does
+  return options;
+}
+
+// Checks the options once, before COMMAND starts.
+bool CheckOptions(const RunOptions& base, std::string* error) {
+  RunOptions probe = base;
+  probe.events_file.clear();
+  probe.trace_file.clear();
+  probe.handle_signals = false;
+  return Runner::Create(std::move(probe), error) != nullptr;
+}
+
+}  // namespace
+
+std::string NumberedFile(const std::string& pattern, int number) {
+  if (pattern.empty()) return pattern;
+  if (const size_t at = pattern.find("{n}"); at != std::string::npos) {
+    return pattern.substr(0, at) + std::to_string(number) + pattern.substr(at + 3);
+  }
+  return number == 1 ? pattern : pattern + "." + std::to_string(number);
+}
+
+int RunAttached(AttachedRunOptions options) {
+  std::string error;
+  if (options.command.empty()) error = "give the COMMAND to run after --";
+  if (!error.empty() || !CheckOptions(options.run, &error)) {
+    std::fprintf(stderr, "trtwatch run: %s\n", error.c_str());
+    return exit_code::kUsage;
+  }
+  const std::optional<AttachChannelPair> channel = OpenAttachChannel();
+  if (!channel) {
+    std::fprintf(stderr, "trtwatch run: cannot open the channel to the program; running it unwatched\n");
+  }
+  const std::string token = std::to_string(CurrentProcessId());
+  CommandSpec spec{options.command, channel ? CommandEnvironment(AttachFolder(options.attach_dir), channel->child_fd)
+                                            : CurrentEnvironment()};
+  CommandStart started = CommandStart::Run(spec);
+  if (channel) CloseChannelEnd(channel->child_fd);
+  if (!started.process) {
+    std::fprintf(stderr, "trtwatch run: %s\n", started.error.c_str());
+    return started.not_found ? 127 : 126;
+  }
+  CommandProcess& command = *started.process;
+  AttachedBuilds builds([&](int number) { return OptionsOfBuild(options.run, number); },
+                        [&](int pid, int build) { (void)SendAttachCancel(token, pid, std::to_string(build)); });
+  std::atomic<int> interrupts{0};  // counted by the signal thread, acted on by this loop
+  SignalWatch signals(
+      [&](ProcessSignal signal) {
+        if (signal == ProcessSignal::kInterrupt || signal == ProcessSignal::kTerminate) interrupts.fetch_add(1);
+      },
+      false);
+  int handled = 0;
+  const auto on_message = [&](std::string_view message) { builds.OnMessage(message); };
+  for (;;) {
+    if (channel) (void)ReceiveAttachMessages(channel->parent_fd, kPollMs, on_message);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    for (const int seen = interrupts.load(); handled < seen; ++handled) {
+      if (handled == 0 && builds.CancelAll(CancelReason::kSignal, "Ctrl+C")) {
+        std::fprintf(stderr, "trtwatch run: cancelling the build at its next step (Ctrl+C again interrupts COMMAND)\n");
+      } else {
+        command.Interrupt();
+      }
+    }
+    builds.ForwardCancels();
+    if (const std::optional<CommandExit> ended = command.Poll()) {
+      if (channel) (void)ReceiveAttachMessages(channel->parent_fd, 0, on_message);
+      const std::string how = ended->signal ? "was killed by " + ended->signal_name
+                                            : "exited with " + std::to_string(ended->code);
+      builds.EndAll("the program ended during the build (it " + how + ")");
+      if (ended->signal) std::fprintf(stderr, "trtwatch run: %s %s\n", options.command[0].c_str(), how.c_str());
+      if (channel) CloseChannelEnd(channel->parent_fd);
+      return builds.ExitCodeOverride().value_or(ended->code);
+    }
+  }
+}
+
+}  // namespace trtwatch
