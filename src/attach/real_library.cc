@@ -25,8 +25,10 @@ std::vector<std::string> SplitPath(const char* value) {
 
 // The candidates, in the order they are tried.
 std::vector<std::string> Candidates(const std::string& file_name) {
-  const char* original = std::getenv(kAttachLibraryPathVariable);
-  std::vector<std::string> folders = SplitPath(original != nullptr ? original : std::getenv("LD_LIBRARY_PATH"));
+  // The program's library path as it is now (it may have added to it), then as the run
+  // found it; the attach folder in it is skipped (it holds this library).
+  std::vector<std::string> folders = SplitPath(std::getenv("LD_LIBRARY_PATH"));
+  for (std::string& folder : SplitPath(std::getenv(kAttachLibraryPathVariable))) folders.push_back(std::move(folder));
   for (std::string& folder : SystemLibraryFolders()) folders.push_back(std::move(folder));
   std::vector<std::string> candidates;
   for (const std::string& folder : folders) candidates.push_back(folder + "/" + file_name);

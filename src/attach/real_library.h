@@ -1,7 +1,7 @@
 // The real libnvinfer.so.N behind the attach library (docs/attach.md): searched in the
-// library path COMMAND had (TRTWATCH_ORIGINAL_LD_LIBRARY_PATH, which `trtwatch run`
-// sets; LD_LIBRARY_PATH when preloaded by hand), then the system's folders, then
-// TRTWATCH_NVINFER=PATH. The attach library itself, and any other trtwatch attach
+// program's library path (LD_LIBRARY_PATH as it is now, then as COMMAND had it:
+// TRTWATCH_ORIGINAL_LD_LIBRARY_PATH, which `trtwatch run` sets), then the system's
+// folders, then TRTWATCH_NVINFER=PATH. The attach library itself, and any other trtwatch attach
 // library (a nested run's), is skipped.
 #pragma once
 

@@ -1,0 +1,182 @@
+"""`trtwatch run -- COMMAND` attached to unmodified programs that build TensorRT engines
+(docs/attach.md), on the ABI-faithful TensorRT test double of 10.x and 11.x
+(tests/tensorrt_abi_double) with the test programs of tests/attach: one loading
+libnvinfer as trtexec does (dlopen + dlsym), one linked to it."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, parse_stream, validate_events
+
+BUILD_DIR = pathlib.Path(os.environ.get("TRTWATCH_BUILD_DIR", pathlib.Path(BIN).parent))
+PROGRAMS = BUILD_DIR / "attach_tests"
+MAJORS = (10, 11)
+pytestmark = pytest.mark.skipif(not PROGRAMS.is_dir(), reason="the attach test programs are not built")
+
+
+def program(major, loader="dlopen"):
+    return str(PROGRAMS / f"attach_{loader}_builder{major}")
+
+
+def environment(major, **extra):
+    """The environment of a machine with (the double of) TensorRT `major` installed."""
+    env = dict(os.environ)
+    env.pop("TRTWATCH_PROGRESS", None)
+    env["LD_LIBRARY_PATH"] = str(BUILD_DIR / "fake_tensorrt_abi" / str(major))
+    env["TRTWATCH_HISTORY"] = "off"
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run(major, args, timeout=60, **extra):
+    return subprocess.run([BIN, "run", *args], capture_output=True, text=True, timeout=timeout,
+                          env=environment(major, **extra))
+
+
+def bare(major, args, **extra):
+    return subprocess.run(args, capture_output=True, text=True, timeout=60, env=environment(major, **extra))
+
+
+def streams(tmp_path):
+    """The event streams written with --events tmp_path/events-{n}.jsonl, by build number."""
+    found = {}
+    for path in tmp_path.glob("events-*.jsonl"):
+        found[int(path.stem.split("-")[1])] = parse_stream(path.read_text())
+    return found
+
+
+def finish(events):
+    return next(e for e in events if e["type"] == "build_finish")
+
+
+@pytest.mark.parametrize("major", MAJORS)
+@pytest.mark.parametrize("loader", ["dlopen", "linked"])
+def test_a_build_call_is_a_watched_build_and_the_program_runs_as_without(major, loader, tmp_path, schema):
+    events = str(tmp_path / "events-{n}.jsonl")
+    done = run(major, ["--progress", "plain", "--events", events, "--", program(major, loader)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == bare(major, [program(major, loader)]).stdout  # COMMAND's output, untouched
+    assert "build succeeded" in done.stderr
+    [stream] = streams(tmp_path).values()
+    validate_events(stream, schema)
+    assert stream[0]["type"] == "build_start" and stream[0]["backend"] == "tensorrt"
+    assert {"Building engine", "Timing worker 0", "Serializing"} <= {e.get("phase") for e in stream}
+    assert finish(stream)["status"] == "succeeded"
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_the_programs_own_monitor_gets_exactly_its_callbacks_and_its_cancel_is_obeyed(major, tmp_path):
+    args = [program(major), "--own-monitor"]
+    assert run(major, ["--progress", "quiet", "--", *args]).stdout == bare(major, args).stdout
+    events = str(tmp_path / "events-{n}.jsonl")
+    cancelled = run(major, ["--progress", "quiet", "--events", events, "--", program(major), "--own-cancel-at", "3"])
+    assert cancelled.returncode == 3  # COMMAND's own code: its build failed
+    assert cancelled.stdout == bare(major, [program(major), "--own-cancel-at", "3"]).stdout
+    assert finish(streams(tmp_path)[1])["status"] == "failed"
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_three_builds_from_two_threads_are_three_numbered_builds(major, tmp_path):
+    events = str(tmp_path / "events-{n}.jsonl")
+    done = run(major, ["--progress", "quiet", "--events", events, "--", program(major, "linked"),
+                       "--builds", "3", "--threads", "2", "--call", "engine"])
+    assert done.returncode == 0, done.stderr
+    found = streams(tmp_path)
+    assert sorted(found) == [1, 2, 3]
+    assert all(finish(s)["status"] == "succeeded" for s in found.values())
+    assert len({s[0]["build"] for s in found.values()}) == 3
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_a_forked_child_that_builds_is_attached_too(major, tmp_path):
+    events = str(tmp_path / "events-{n}.jsonl")
+    done = run(major, ["--progress", "quiet", "--events", events, "--", program(major), "--fork"])
+    assert done.returncode == 0, done.stderr
+    found = streams(tmp_path)
+    assert sorted(found) == [1, 2]
+    pids = {dict(s[0]["facts"])["pid"] if isinstance(s[0]["facts"], list) else s[0]["facts"]["pid"]
+            for s in found.values()}
+    assert len(pids) == 2
+
+
+def test_a_shell_script_running_two_programs_of_two_versions(tmp_path):
+    events = str(tmp_path / "events-{n}.jsonl")
+    script = tmp_path / "build.sh"
+    script.write_text(f"#!/bin/sh\nset -e\nLD_LIBRARY_PATH=$LD_LIBRARY_PATH:{BUILD_DIR}/fake_tensorrt_abi/11 "
+                      f"{program(11, 'linked')}\n{program(10)}\n")
+    script.chmod(0o755)
+    done = run(10, ["--progress", "quiet", "--events", events, "--", str(script)])
+    assert done.returncode == 0, done.stderr
+    assert sorted(streams(tmp_path)) == [1, 2]
+
+
+def test_a_program_that_never_uses_tensorrt_passes_through_untouched():
+    done = run(10, ["--", "sh", "-c", "echo out; echo err >&2; exit 7"])
+    assert (done.returncode, done.stdout, done.stderr) == (7, "out\n", "err\n")
+
+
+def test_command_not_found_exits_127_as_a_shell():
+    done = run(10, ["--", "no-such-command-of-trtwatch"])
+    assert done.returncode == 127
+    assert "command not found" in done.stderr
+
+
+def test_progress_json_is_refused_naming_events_instead():
+    done = run(10, ["--progress", "json", "--", "true"])
+    assert done.returncode == 2
+    assert "--events" in done.stderr
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_timeout_cancels_cooperatively_the_program_sees_a_failed_build_and_run_exits_124(major, tmp_path):
+    events = str(tmp_path / "events-{n}.jsonl")
+    done = run(major, ["--progress", "quiet", "--timeout", "300ms", "--events", events, "--", program(major)],
+               TRTWATCH_FAKE_STEP_MS=50)
+    assert done.returncode == 124, done.stderr
+    assert "build 1: failed" in done.stdout
+    stream = streams(tmp_path)[1]
+    assert any(e["type"] == "cancel_requested" and e["reason"] == "timeout" for e in stream)
+    assert finish(stream)["status"] == "timed_out"
+
+
+def test_ctrl_c_first_cancels_the_build_then_exits_130(tmp_path):
+    out = tmp_path / "program.out"
+    with open(out, "w") as stdout:
+        proc = subprocess.Popen([BIN, "run", "--progress", "plain", "--", program(10)], stdout=stdout,
+                                stderr=subprocess.PIPE, text=True, env=environment(10, TRTWATCH_FAKE_STEP_MS=50))
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "cancelling the build at its next step" in err
+    assert "build 1: failed" in out.read_text()
+
+
+def test_a_killed_run_leaves_the_program_to_finish_its_build(tmp_path):
+    out = tmp_path / "program.out"
+    with open(out, "w") as stdout:
+        proc = subprocess.Popen([BIN, "run", "--progress", "quiet", "--", program(11)], stdout=stdout,
+                                stderr=subprocess.PIPE, env=environment(11, TRTWATCH_FAKE_STEP_MS=40))
+        time.sleep(0.3)
+        proc.kill()
+        proc.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    while "built 1 of 1" not in out.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "build 1: built" in out.read_text()
+
+
+def test_a_command_killed_mid_build_is_said_and_its_build_ends_failed(tmp_path):
+    events = str(tmp_path / "events-{n}.jsonl")
+    # The shell becomes the builder (exec) and is killed 0.3 s into its build.
+    script = f"(sleep 0.3; kill -9 $$) & exec {program(10)}"
+    done = run(10, ["--progress", "quiet", "--events", events, "--", "sh", "-c", script], TRTWATCH_FAKE_STEP_MS=50)
+    assert done.returncode == 137
+    assert "killed by SIGKILL" in done.stderr
+    last = finish(streams(tmp_path)[1])
+    assert last["status"] == "failed" and "ended during the build" in last["error"]
