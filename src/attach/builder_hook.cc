@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attach/abi/nvinfer_abi.h"
+#include "attach/abi/vtable_slot.h"
 #include "attach/chained_monitor.h"
 #include "attach/watched_build.h"
 #include "core/mutex.h"
@@ -20,24 +21,6 @@ using nvinfer1::IBuilderConfig;
 using nvinfer1::IHostMemory;
 using nvinfer1::INetworkDefinition;
 using nvinfer1::apiv::VBuilder;
-
-// The slot a pointer to a virtual member function names (Itanium C++ ABI: the pointer
-// holds 1 + the slot's byte offset; ARM's variant keeps the offset and flags the
-// adjustment instead).
-template <class MemberFunction>
-int SlotOf(MemberFunction function) {
-  struct Raw {
-    uintptr_t ptr;
-    ptrdiff_t adj;
-  } raw{};
-  static_assert(sizeof(function) == sizeof(raw));
-  std::memcpy(&raw, &function, sizeof(raw));
-#if defined(__aarch64__) || defined(__arm__)
-  return static_cast<int>(raw.ptr / sizeof(void*));
-#else
-  return static_cast<int>((raw.ptr - 1) / sizeof(void*));
-#endif
-}
 
 // A copy of a builder implementation's virtual table with the build slots replaced:
 // the two words before slot 0 (offset to top, type info) and every declared slot.
@@ -177,8 +160,5 @@ void HookBuilder(void* builder, int32_t caller_version, int32_t library_version)
     // Out of memory: the builder stays unwatched.
   }
 }
-
-int BuildSerializedNetworkSlot() { return SlotOf(&VBuilder::buildSerializedNetwork); }
-int SetProgressMonitorSlot() { return SlotOf(&nvinfer1::apiv::VBuilderConfig::setProgressMonitor); }
 
 }  // namespace trtwatch::attach

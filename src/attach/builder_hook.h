@@ -18,9 +18,4 @@ namespace trtwatch::attach {
 // library does not know.
 void HookBuilder(void* builder, int32_t caller_version, int32_t library_version) noexcept;
 
-// The virtual slot of a declared implementation method, destructor slots counted (for
-// the tests that check the declarations against TensorRT's documented order).
-int BuildSerializedNetworkSlot();
-int SetProgressMonitorSlot();
-
 }  // namespace trtwatch::attach
