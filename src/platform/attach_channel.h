@@ -62,9 +62,11 @@ struct AttachChannelPair {
   int child_fd = -1;   // inherited by COMMAND
 };
 [[nodiscard]] std::optional<AttachChannelPair> OpenAttachChannel();
-// Waits up to `timeout_ms` for messages and appends what has arrived; false once every
-// child's end is closed.
-[[nodiscard]] bool ReceiveAttachMessages(int parent_fd, int timeout_ms, std::function<void(std::string_view)> on_message);
+// Waits up to `timeout_ms` for messages, or for `wake_fd` to become readable, and
+// hands over what has arrived; false once every child's end is closed. A negative
+// descriptor is not waited on.
+[[nodiscard]] bool ReceiveAttachMessages(int parent_fd, int wake_fd, int timeout_ms,
+                                         const std::function<void(std::string_view)>& on_message);
 // Sends `message` to the cancel address of process `pid`; false when nothing listens.
 [[nodiscard]] bool SendAttachCancel(const std::string& token, int pid, std::string_view message);
 

@@ -32,6 +32,9 @@ class CommandProcess {
   CommandProcess& operator=(const CommandProcess&) = delete;
 
   int pid() const { return pid_; }
+  // A descriptor that becomes readable when COMMAND exits (a pidfd), to wait on
+  // alongside others; -1 where the system has none (then poll on a timer).
+  int exit_descriptor() const { return exit_fd_; }
   // Its end, once it has exited; never waits.
   [[nodiscard]] std::optional<CommandExit> Poll();
   // Sends SIGINT to COMMAND's process group.
@@ -39,8 +42,9 @@ class CommandProcess {
 
  private:
   friend struct CommandStart;
-  explicit CommandProcess(int pid) : pid_(pid) {}
+  explicit CommandProcess(int pid);
   int pid_;
+  int exit_fd_ = -1;
   std::optional<CommandExit> exit_;
 };
 

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <thread>
 
 #include "platform/attach_channel.h"
 #include "platform/command_process.h"
@@ -99,9 +98,11 @@ int RunAttached(AttachedRunOptions options) {
       false);
   int handled = 0;
   const auto on_message = [&](std::string_view message) { builds.OnMessage(message); };
+  // Cleared when every end COMMAND's processes had is closed: then only its exit is waited for.
+  bool channel_open = channel.has_value();
   for (;;) {
-    if (channel) (void)ReceiveAttachMessages(channel->parent_fd, kPollMs, on_message);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    channel_open = ReceiveAttachMessages(channel_open ? channel->parent_fd : -1, command.exit_descriptor(), kPollMs,
+                                         on_message) && channel_open;
     for (const int seen = interrupts.load(); handled < seen; ++handled) {
       if (handled == 0 && builds.CancelAll(CancelReason::kSignal, "Ctrl+C")) {
         std::fprintf(stderr, "trtwatch run: cancelling the build at its next step (Ctrl+C again interrupts COMMAND)\n");
@@ -111,7 +112,7 @@ int RunAttached(AttachedRunOptions options) {
     }
     builds.ForwardCancels();
     if (const std::optional<CommandExit> ended = command.Poll()) {
-      if (channel) (void)ReceiveAttachMessages(channel->parent_fd, 0, on_message);
+      if (channel_open) (void)ReceiveAttachMessages(channel->parent_fd, -1, 0, on_message);
       const std::string how = ended->signal ? "was killed by " + ended->signal_name
                                             : "exited with " + std::to_string(ended->code);
       builds.EndAll("the program ended during the build (it " + how + ")");

@@ -102,9 +102,11 @@ std::optional<AttachChannelPair> OpenAttachChannel() {
   return AttachChannelPair{fds[0], fds[1]};
 }
 
-bool ReceiveAttachMessages(int parent_fd, int timeout_ms, std::function<void(std::string_view)> on_message) {
-  pollfd entry{parent_fd, POLLIN, 0};
-  if (poll(&entry, 1, timeout_ms) <= 0) return true;
+bool ReceiveAttachMessages(int parent_fd, int wake_fd, int timeout_ms,
+                           const std::function<void(std::string_view)>& on_message) {
+  // poll skips a negative descriptor: with neither it is a sleep.
+  pollfd entries[2] = {{parent_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+  if (poll(entries, 2, timeout_ms) <= 0 || parent_fd < 0 || entries[0].revents == 0) return true;
   static thread_local std::string buffer(kMaxMessage, '\0');
   for (;;) {
     const ssize_t n = recv(parent_fd, buffer.data(), buffer.size(), MSG_DONTWAIT);

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,15 @@
 
 namespace trtwatch {
 
-CommandProcess::~CommandProcess() = default;
+CommandProcess::CommandProcess(int pid) : pid_(pid) {
+#ifdef SYS_pidfd_open
+  exit_fd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#endif
+}
+
+CommandProcess::~CommandProcess() {
+  if (exit_fd_ >= 0) close(exit_fd_);
+}
 
 std::optional<CommandExit> CommandProcess::Poll() {
   if (exit_) return exit_;
