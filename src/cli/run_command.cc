@@ -42,6 +42,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions* options) {
   cmd->add_option("--timeout", options->timeout, "Cancel a build still running after this long (exit 124)");
   cmd->add_option("--stall-timeout", options->stall_timeout, "Report a build silent for this long");
   cmd->add_option("--stall-action", options->stall_action, "warn|cancel, as for build")->default_val("warn");
+  cmd->add_option("--preload", options->preload,
+                  "Also preload the attach library of this TensorRT major version (10, 11): for programs that "
+                  "load libnvinfer by absolute path, as the tensorrt wheel does");
   cmd->add_option("command", options->command, "COMMAND and its arguments, after --")->required();
   return cmd;
 }
@@ -66,6 +69,10 @@ int RunRunCommand(const RunCommandOptions& options) {
       !ReadDuration("--stall-timeout", options.stall_timeout, &run.stall_timeout, &error)) {
     return RunUsageError(error);
   }
+  if (options.preload != 0 && options.preload != 10 && options.preload != 11) {
+    return RunUsageError("--preload must be a TensorRT major version trtwatch has an attach library for: 10 or 11");
+  }
+  attached.preload_major = options.preload;
   attached.command = options.command;
   return RunAttached(std::move(attached));
 }

@@ -17,6 +17,7 @@ struct RunCommandOptions {
   std::string timeout;
   std::string stall_timeout;
   std::string stall_action = "warn";
+  int preload = 0;  // a TensorRT major version whose attach library is preloaded
   std::vector<std::string> command;
 };
 

@@ -23,17 +23,24 @@ std::string AttachFolder(const std::string& given) {
 }
 
 // COMMAND's environment: trtwatch's, with the attach folder first on the library path.
-std::vector<std::string> CommandEnvironment(const std::string& folder, int channel_fd) {
+std::vector<std::string> CommandEnvironment(const std::string& folder, int channel_fd, int preload_major) {
   std::vector<std::string> env;
   std::string library_path;
+  std::string preload;
   for (const std::string& entry : CurrentEnvironment()) {
     if (entry.rfind("LD_LIBRARY_PATH=", 0) == 0) {
       library_path = entry.substr(16);
+    } else if (entry.rfind("LD_PRELOAD=", 0) == 0) {
+      preload = entry.substr(11);
     } else if (entry.rfind("TRTWATCH_ATTACH_", 0) != 0 && entry.rfind(kAttachLibraryPathVariable, 0) != 0) {
       env.push_back(entry);
     }
   }
   env.push_back("LD_LIBRARY_PATH=" + folder + (library_path.empty() ? "" : ":" + library_path));
+  if (preload_major != 0) {
+    preload = folder + "/libnvinfer.so." + std::to_string(preload_major) + (preload.empty() ? "" : ":" + preload);
+  }
+  if (!preload.empty()) env.push_back("LD_PRELOAD=" + preload);
   env.push_back(std::string(kAttachLibraryPathVariable) + "=" + library_path);
   env.push_back(std::string(kAttachFdVariable) + "=" + std::to_string(channel_fd));
   env.push_back(std::string(kAttachTokenVariable) + "=" + std::to_string(CurrentProcessId()));
@@ -79,7 +86,8 @@ int RunAttached(AttachedRunOptions options) {
     std::fprintf(stderr, "trtwatch run: cannot open the channel to the program; running it unwatched\n");
   }
   const std::string token = std::to_string(CurrentProcessId());
-  CommandSpec spec{options.command, channel ? CommandEnvironment(AttachFolder(options.attach_dir), channel->child_fd)
+  CommandSpec spec{options.command, channel ? CommandEnvironment(AttachFolder(options.attach_dir), channel->child_fd,
+                                                                 options.preload_major)
                                             : CurrentEnvironment()};
   CommandStart started = CommandStart::Run(spec);
   if (channel) CloseChannelEnd(channel->child_fd);

@@ -19,6 +19,9 @@ struct AttachedRunOptions {
   // The folder holding libnvinfer.so.N of trtwatch; empty: `attach/` beside the
   // executable, else TRTWATCH_ATTACH_DIR.
   std::string attach_dir;
+  // Non-zero: that major version's attach library also goes on LD_PRELOAD, for
+  // programs that load libnvinfer by absolute path (docs/attach.md).
+  int preload_major = 0;
 };
 
 // COMMAND's exit code, except 124 when --timeout or --stall-timeout cancelled a

@@ -25,8 +25,11 @@
 #include <unistd.h>
 
 #include "attach/abi/nvinfer_abi.h"
+#include "attach/build_one.h"
 
 namespace {
+
+using namespace trtwatch_test;
 
 struct Options {
   int builds = 1;
@@ -36,33 +39,6 @@ struct Options {
   bool fork_child = false;
   std::string call = "serialized";
 };
-
-class CountingLogger : public nvinfer1::ILogger {
- public:
-#if TRTWATCH_ATTACH_MAJOR >= 11
-  nvinfer1::InterfaceInfo getInterfaceInfo() const noexcept override { return {"ILogger", 1, 0}; }
-#endif
-  void log(nvinfer1::Severity, char const*) noexcept override { messages.fetch_add(1); }
-  std::atomic<int> messages{0};
-};
-
-// The program's own monitor: counts what it gets, and refuses from step `cancel_at` on.
-class OwnMonitor : public nvinfer1::IProgressMonitor {
- public:
-  explicit OwnMonitor(int cancel_at) : cancel_at_(cancel_at) {}
-  void phaseStart(char const*, char const*, int32_t) noexcept override { starts.fetch_add(1); }
-  bool stepComplete(char const*, int32_t step) noexcept override {
-    steps.fetch_add(1);
-    return cancel_at_ < 0 || step < cancel_at_;
-  }
-  void phaseFinish(char const*) noexcept override { finishes.fetch_add(1); }
-  std::atomic<int> starts{0}, steps{0}, finishes{0};
-
- private:
-  const int cancel_at_;
-};
-
-using CreateBuilder = void* (*)(void*, int32_t);
 
 CreateBuilder LoadTensorRt() {
 #ifdef TRTWATCH_LOAD_BY_DLOPEN
@@ -76,31 +52,6 @@ CreateBuilder LoadTensorRt() {
 #else
   return &createInferBuilder_INTERNAL;
 #endif
-}
-
-bool BuildOne(CreateBuilder create, CountingLogger& logger, OwnMonitor* own, const std::string& call) {
-  auto* builder = static_cast<nvinfer1::IBuilder*>(create(&logger, nvinfer1::kDeclaredThroughVersion));
-  if (builder == nullptr) return false;
-  nvinfer1::INetworkDefinition* network = builder->createNetworkV2(0);
-  nvinfer1::IBuilderConfig* config = builder->createBuilderConfig();
-  if (own != nullptr) config->setProgressMonitor(own);
-  bool built = false;
-  if (call == "engine") {
-    built = builder->buildEngineWithConfig(*network, *config) != nullptr;
-  } else {
-    nvinfer1::IHostMemory* engine = builder->buildSerializedNetwork(*network, *config);
-    built = engine != nullptr && engine->size() > 0;
-    delete engine;
-  }
-  // The program's monitor is its own again after the call.
-  if (config->getProgressMonitor() != own) {
-    std::fprintf(stderr, "engine_builder: the config's monitor was not restored\n");
-    built = false;
-  }
-  delete config;
-  delete network;
-  delete builder;
-  return built;
 }
 
 Options Parse(int argc, char** argv) {

@@ -180,3 +180,28 @@ def test_a_command_killed_mid_build_is_said_and_its_build_ends_failed(tmp_path):
     assert "killed by SIGKILL" in done.stderr
     last = finish(streams(tmp_path)[1])
     assert last["status"] == "failed" and "ended during the build" in last["error"]
+
+
+PYTHON_SCRIPT = """
+import ctypes, sys
+ctypes.CDLL(sys.argv[1])           # the real library by absolute path, as tensorrt_libs does
+bindings = ctypes.CDLL(sys.argv[2])  # then the bindings, linked to libnvinfer.so.N
+print("built", bindings.trtwatch_test_build(1))
+"""
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_a_python_module_loaded_as_the_tensorrt_wheel_loads_it_is_attached_with_preload(major, tmp_path):
+    script = tmp_path / "build.py"
+    script.write_text(PYTHON_SCRIPT)
+    real = BUILD_DIR / "fake_tensorrt_abi" / str(major) / f"libnvinfer.so.{major}"
+    bindings = PROGRAMS / f"libattach_python_bindings{major}.so"
+    events = str(tmp_path / "events-{n}.jsonl")
+    python = ["/usr/bin/python3", str(script), str(real), str(bindings)]
+    # Without --preload the soname is never searched for: the build runs, unwatched.
+    plain = run(major, ["--progress", "quiet", "--events", events, "--", *python])
+    assert (plain.returncode, plain.stdout) == (0, "built 1\n"), plain.stderr
+    assert streams(tmp_path) == {}
+    done = run(major, ["--progress", "quiet", "--preload", str(major), "--events", events, "--", *python])
+    assert (done.returncode, done.stdout) == (0, "built 1\n"), done.stderr
+    assert finish(streams(tmp_path)[1])["status"] == "succeeded"
