@@ -190,6 +190,8 @@ print("built", bindings.trtwatch_test_build(1))
 """
 
 
+@pytest.mark.skipif(bool(os.environ.get("TRTWATCH_SANITIZE")),
+                    reason="an instrumented module cannot load into the uninstrumented interpreter")
 @pytest.mark.parametrize("major", MAJORS)
 def test_a_python_module_loaded_as_the_tensorrt_wheel_loads_it_is_attached_with_preload(major, tmp_path):
     script = tmp_path / "build.py"
@@ -205,3 +207,21 @@ def test_a_python_module_loaded_as_the_tensorrt_wheel_loads_it_is_attached_with_
     done = run(major, ["--progress", "quiet", "--preload", str(major), "--events", events, "--", *python])
     assert (done.returncode, done.stdout) == (0, "built 1\n"), done.stderr
     assert finish(streams(tmp_path)[1])["status"] == "succeeded"
+
+
+def test_ctrl_c_in_a_real_terminal_cancels_the_attached_build_cleanly(tmp_path):
+    from terminal_harness import Pane
+
+    out = tmp_path / "program.out"  # kept apart: the live view redraws the lines it drew over
+    pane = Pane(tmp_path, ["--", "sh", "-c", f"exec {program(10)} > {out}"], subcommand="run",
+                env={"LD_LIBRARY_PATH": environment(10)["LD_LIBRARY_PATH"], "TRTWATCH_HISTORY": "off",
+                     "TRTWATCH_FAKE_STEP_MS": "100"})
+    try:
+        pane.wait_for(lambda text: "Timing worker 0" in text, timeout=15)  # the live view
+        pane.keys("C-c")
+        pane.wait_for(lambda text: "cancelling the build at its next step" in text, timeout=10)
+        assert pane.exit_status() == 130
+        assert "build cancelled" in pane.capture()
+        assert "build 1: failed" in out.read_text()  # the program saw the failed build TensorRT reports
+    finally:
+        pane.close()
