@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -82,11 +83,11 @@ class ChannelSink final : public Sink {
 
   void OnEvent(const Event& event) override {
     if (!state_.watching.load(std::memory_order_relaxed)) return;
-    const std::string message = prefix_ + EventToJson(event);
+    const std::string message = prefix_ + EventToJson(event.type == EventType::kBuildFinish ? Slim(event) : event);
     const auto give_up = std::chrono::steady_clock::now() + kFullChannelPatience;
     for (;;) {
       const ChannelSend sent = state_.channel.Send(message);
-      if (sent == ChannelSend::kSent) return;
+      if (sent == ChannelSend::kSent || sent == ChannelSend::kTooLarge) return;  // too large: that one is lost
       if (sent == ChannelSend::kClosed) return state_.StopWatching("trtwatch run is gone");
       if (std::chrono::steady_clock::now() > give_up) return state_.StopWatching("trtwatch run stopped reading");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -94,6 +95,19 @@ class ChannelSink final : public Sink {
   }
 
  private:
+  // build_finish as the run needs it: how it ended. The run's own runner summarises
+  // the phases it was fed (a big build's summary would not fit one message).
+  static Event Slim(const Event& finish) {
+    Event slim;
+    slim.type = finish.type;
+    slim.seq = finish.seq;
+    slim.t = finish.t;
+    slim.status = finish.status;
+    slim.error = finish.error;
+    slim.elapsed = finish.elapsed;
+    return slim;
+  }
+
   ProcessState& state_;
   const std::string prefix_;
 };

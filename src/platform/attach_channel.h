@@ -20,7 +20,7 @@ inline constexpr const char* kAttachFdVariable = "TRTWATCH_ATTACH_FD";
 inline constexpr const char* kAttachTokenVariable = "TRTWATCH_ATTACH_TOKEN";
 inline constexpr const char* kAttachLibraryPathVariable = "TRTWATCH_ORIGINAL_LD_LIBRARY_PATH";
 
-enum class ChannelSend { kSent, kFull, kClosed };
+enum class ChannelSend { kSent, kFull, kClosed, kTooLarge };
 
 // The attach library's end: the descriptor TRTWATCH_ATTACH_FD names.
 class AttachChannel {

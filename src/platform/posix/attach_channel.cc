@@ -50,6 +50,7 @@ ChannelSend AttachChannel::Send(std::string_view message) const {
   // MSG_NOSIGNAL: a run that died must not kill the program with SIGPIPE.
   const ssize_t sent = send(fd_, message.data(), message.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   if (sent >= 0) return ChannelSend::kSent;
+  if (errno == EMSGSIZE) return ChannelSend::kTooLarge;
   return errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS ? ChannelSend::kFull : ChannelSend::kClosed;
 }
 
@@ -109,7 +110,10 @@ bool ReceiveAttachMessages(int parent_fd, int wake_fd, int timeout_ms,
   if (poll(entries, 2, timeout_ms) <= 0 || parent_fd < 0 || entries[0].revents == 0) return true;
   static thread_local std::string buffer(kMaxMessage, '\0');
   for (;;) {
-    const ssize_t n = recv(parent_fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+    // MSG_TRUNC: the whole length comes back, so that a message too large is dropped
+    // whole rather than read cut.
+    const ssize_t n = recv(parent_fd, buffer.data(), buffer.size(), MSG_DONTWAIT | MSG_TRUNC);
+    if (n > static_cast<ssize_t>(buffer.size())) continue;
     if (n > 0) {
       on_message(std::string_view(buffer.data(), static_cast<size_t>(n)));
       continue;
