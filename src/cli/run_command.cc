@@ -4,6 +4,7 @@
 
 #include "runner/attached_run.h"
 #include "runner/duration.h"
+#include "runner/history_folder.h"
 
 namespace trtwatch {
 
@@ -45,6 +46,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions* options) {
   cmd->add_option("--preload", options->preload,
                   "Also preload the attach library of this TensorRT major version (10, 11): for programs that "
                   "load libnvinfer by absolute path, as the tensorrt wheel does");
+  cmd->add_option("--history", options->history,
+                  "Keep the builds in the history in DIR (default: TRTWATCH_HISTORY, else the state folder)");
+  cmd->add_flag("--no-history", options->no_history, "Neither read nor add to the build history (no ETA)");
   cmd->add_option("command", options->command, "COMMAND and its arguments, after --")->required();
   return cmd;
 }
@@ -73,6 +77,11 @@ int RunRunCommand(const RunCommandOptions& options) {
     return RunUsageError("--preload must be a TensorRT major version trtwatch has an attach library for: 10 or 11");
   }
   attached.preload_major = options.preload;
+  const HistoryFolder history = ChooseHistoryFolder(options.history, options.no_history, ProcessEnvironment());
+  if (history.outcome == HistoryFolder::Outcome::kUnknown) {
+    std::fprintf(stderr, "trtwatch run: warning: no build history: %s\n", history.error.c_str());
+  }
+  run.history.folder = history.path;
   attached.command = options.command;
   return RunAttached(std::move(attached));
 }

@@ -17,7 +17,9 @@ struct RunCommandOptions {
   std::string timeout;
   std::string stall_timeout;
   std::string stall_action = "warn";
-  int preload = 0;  // a TensorRT major version whose attach library is preloaded
+  int preload = 0;
+  std::string history;  // --history DIR; empty: TRTWATCH_HISTORY, the state folder
+  bool no_history = false;  // a TensorRT major version whose attach library is preloaded
   std::vector<std::string> command;
 };
 

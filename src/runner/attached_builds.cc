@@ -52,7 +52,7 @@ void AttachedBuilds::Start(std::pair<int, int> key, const Event& event) {
   ++started_;
   std::string error;
   auto build = std::make_unique<Build>();
-  RunOptions options = options_for_(started_);
+  RunOptions options = options_for_(started_, event);
   build->runner = Runner::Create(std::move(options), &error);
   if (!build->runner) {
     std::fprintf(stderr, "trtwatch run: build %d goes unwatched: %s\n", started_, error.c_str());

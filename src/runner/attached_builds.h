@@ -22,8 +22,9 @@ namespace trtwatch {
 
 class AttachedBuilds {
  public:
-  // The options of build `number` (its own events and trace files).
-  using OptionsFor = std::function<RunOptions(int number)>;
+  // The options of build `number` (its own events and trace files, what it is
+  // remembered by), from the build_start the program sent.
+  using OptionsFor = std::function<RunOptions(int number, const Event& start)>;
   // Asks process `pid` to cancel its build `build` (the attach library's own number).
   using CancelSender = std::function<void(int pid, int build)>;
   AttachedBuilds(OptionsFor options_for, CancelSender send_cancel);

@@ -47,8 +47,26 @@ std::vector<std::string> CommandEnvironment(const std::string& folder, int chann
   return env;
 }
 
-RunOptions OptionsOfBuild(const RunOptions& base, int number) {
+// What an attached build is remembered by in the history (for the ETA): the command
+// line, the build call, its place among the run's builds and TensorRT's version. Not
+// what the engine depends on (the network is not seen yet): never used by the engine
+// cache (docs/attach.md).
+keys::RecipeOutcome HistoryRecipe(const std::vector<std::string>& command, int number, const Event& start) {
+  keys::KeyRecipe recipe;
+  std::string line;
+  for (const std::string& arg : command) line += (line.empty() ? "" : " ") + arg;
+  recipe.parts = {{"backend", "tensorrt-attached"}, {"attach.command", line}, {"attach.call", start.model},
+                  {"attach.number", std::to_string(number)}};
+  for (const auto& [name, value] : start.facts) {
+    if (name == "tensorrt") recipe.parts.push_back({"tensorrt.runtime", value});
+  }
+  return {recipe, {}};
+}
+
+RunOptions OptionsOfBuild(const AttachedRunOptions& attached, int number, const Event& start) {
+  const RunOptions& base = attached.run;
   RunOptions options = base;
+  if (!base.history.folder.empty()) options.key_recipe = HistoryRecipe(attached.command, number, start);
   options.events_file = NumberedFile(base.events_file, number);
   options.trace_file = NumberedFile(base.trace_file, number);
   options.handle_signals = false;  // the run's own watch decides what Ctrl+C does
@@ -61,6 +79,7 @@ bool CheckOptions(const RunOptions& base, std::string* error) {
   probe.events_file.clear();
   probe.trace_file.clear();
   probe.handle_signals = false;
+  probe.history.folder.clear();
   return Runner::Create(std::move(probe), error) != nullptr;
 }
 
@@ -96,7 +115,7 @@ int RunAttached(AttachedRunOptions options) {
     return started.not_found ? 127 : 126;
   }
   CommandProcess& command = *started.process;
-  AttachedBuilds builds([&](int number) { return OptionsOfBuild(options.run, number); },
+  AttachedBuilds builds([&](int number, const Event& start) { return OptionsOfBuild(options, number, start); },
                         [&](int pid, int build) { (void)SendAttachCancel(token, pid, std::to_string(build)); });
   std::atomic<int> interrupts{0};  // counted by the signal thread, acted on by this loop
   SignalWatch signals(

@@ -225,3 +225,18 @@ def test_ctrl_c_in_a_real_terminal_cancels_the_attached_build_cleanly(tmp_path):
         assert "build 1: failed" in out.read_text()  # the program saw the failed build TensorRT reports
     finally:
         pane.close()
+
+
+def test_attached_builds_are_remembered_by_command_call_and_place(tmp_path):
+    history = str(tmp_path / "history")
+    for _ in range(2):
+        done = run(10, ["--progress", "quiet", "--history", history, "--", program(10), "--builds", "2"])
+        assert done.returncode == 0, done.stderr
+    listed = subprocess.run([BIN, "history", "--history", history, "--json"], capture_output=True, text=True,
+                            timeout=60, env=environment(10))
+    assert listed.returncode == 0, listed.stderr
+    entries = json.loads(listed.stdout)
+    entries = entries if isinstance(entries, list) else entries.get("builds", entries.get("entries"))
+    assert len(entries) == 4
+    keys = [e.get("key") or e.get("build_key") for e in entries]
+    assert len(set(map(json.dumps, keys))) == 2  # the command's first and second build, each twice

@@ -49,7 +49,7 @@ class AttachedBuildsTest : public testing::TempDirTest {
  protected:
   AttachedBuilds Make() {
     return AttachedBuilds(
-        [this](int number) {
+        [this](int number, const Event&) {
           RunOptions options;
           options.output = OutputFlags{"quiet", "never"};
           options.events_file = dir_ + "/" + std::to_string(number) + ".jsonl";
