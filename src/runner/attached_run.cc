@@ -83,6 +83,25 @@ bool CheckOptions(const RunOptions& base, std::string* error) {
   return Runner::Create(std::move(probe), error) != nullptr;
 }
 
+// Ctrl+C (or SIGTERM): the first cancels the builds in progress at their next step; a
+// later one, or the first when no build runs, interrupts COMMAND.
+void HandleInterrupt(bool first, AttachedBuilds& builds, CommandProcess& command) {
+  if (first && builds.CancelAll(CancelReason::kSignal, "Ctrl+C")) {
+    std::fprintf(stderr, "trtwatch run: cancelling the build at its next step (Ctrl+C again interrupts COMMAND)\n");
+  } else {
+    command.Interrupt();
+  }
+}
+
+// COMMAND ended: builds still open end failed, saying how; the run's exit code.
+int Conclude(const CommandExit& ended, const std::string& name, AttachedBuilds& builds) {
+  const std::string how =
+      ended.signal ? "was killed by " + ended.signal_name : "exited with " + std::to_string(ended.code);
+  builds.EndAll("the program ended during the build (it " + how + ")");
+  if (ended.signal) std::fprintf(stderr, "trtwatch run: %s %s\n", name.c_str(), how.c_str());
+  return builds.ExitCodeOverride().value_or(ended.code);
+}
+
 }  // namespace
 
 std::string NumberedFile(const std::string& pattern, int number) {
@@ -130,22 +149,12 @@ int RunAttached(AttachedRunOptions options) {
   for (;;) {
     channel_open = ReceiveAttachMessages(channel_open ? channel->parent_fd : -1, command.exit_descriptor(), kPollMs,
                                          on_message) && channel_open;
-    for (const int seen = interrupts.load(); handled < seen; ++handled) {
-      if (handled == 0 && builds.CancelAll(CancelReason::kSignal, "Ctrl+C")) {
-        std::fprintf(stderr, "trtwatch run: cancelling the build at its next step (Ctrl+C again interrupts COMMAND)\n");
-      } else {
-        command.Interrupt();
-      }
-    }
+    for (const int seen = interrupts.load(); handled < seen; ++handled) HandleInterrupt(handled == 0, builds, command);
     builds.ForwardCancels();
     if (const std::optional<CommandExit> ended = command.Poll()) {
       if (channel_open) (void)ReceiveAttachMessages(channel->parent_fd, -1, 0, on_message);
-      const std::string how = ended->signal ? "was killed by " + ended->signal_name
-                                            : "exited with " + std::to_string(ended->code);
-      builds.EndAll("the program ended during the build (it " + how + ")");
-      if (ended->signal) std::fprintf(stderr, "trtwatch run: %s %s\n", options.command[0].c_str(), how.c_str());
       if (channel) CloseChannelEnd(channel->parent_fd);
-      return builds.ExitCodeOverride().value_or(ended->code);
+      return Conclude(*ended, options.command[0], builds);
     }
   }
 }
