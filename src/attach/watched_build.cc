@@ -34,6 +34,9 @@ struct ProcessState {
   Mutex mu;
   std::map<int, Monitor*> active GUARDED_BY(mu);  // build number -> its monitor
   std::unique_ptr<CancelListener> listener;
+  // The state this process inherited from its parent by fork, kept (never freed: the
+  // forked copy's threads do not exist here) and reachable.
+  ProcessState* inherited = nullptr;
 
   explicit ProcessState(AttachChannel opened) : pid(CurrentProcessId()), channel(std::move(opened)) {}
 
@@ -69,6 +72,7 @@ ProcessState* State() {
     return nullptr;
   }
   auto* made = new ProcessState(std::move(*channel));
+  made->inherited = current;
   made->listener = CancelListener::Start(made->channel.token(), made->pid,
                                          [made](std::string_view message) { made->Cancel(message); });
   state.store(made, std::memory_order_release);
