@@ -111,7 +111,7 @@ IHostMemory* SerializedNetworkWithKernelText(VBuilder* self, INetworkDefinition&
 }
 
 // The table for objects whose table is `original`, made on first use.
-const PatchedTable* PatchedFor(void* const* original) {
+const PatchedTable* PatchedFor(void* const* original, int32_t library_version) {
   Tables& tables = AllTables();
   MutexLock lock(&tables.mu);
   for (const auto& table : tables.made) {
@@ -120,8 +120,13 @@ const PatchedTable* PatchedFor(void* const* original) {
   }
   auto table = std::make_unique<PatchedTable>();
   table->original = original;
-  table->entries.assign(original - 2, original + nvinfer1::kBuilderSlots);
-  const auto set = [&](int slot, auto function) { table->entries[2 + slot] = reinterpret_cast<void*>(function); };
+  // Only the slots this library has: reading past its table's end would read past
+  // anything TensorRT promises.
+  const int slots = nvinfer1::BuilderSlotsOf(library_version);
+  table->entries.assign(original - 2, original + slots);
+  const auto set = [&](int slot, auto function) {
+    if (slot < slots) table->entries[2 + slot] = reinterpret_cast<void*>(function);
+  };
   set(SlotOf(&VBuilder::buildSerializedNetwork), &SerializedNetwork);
   set(SlotOf(&VBuilder::buildEngineWithConfig), &EngineWithConfig);
   set(SlotOf(&VBuilder::buildSerializedNetworkToStream), &SerializedNetworkToStream);
@@ -153,7 +158,7 @@ void HookBuilder(void* builder, int32_t caller_version, int32_t library_version)
   VBuilder* impl = BuilderAccess::Impl(static_cast<nvinfer1::IBuilder*>(builder));
   if (impl == nullptr) return;
   try {
-    if (const PatchedTable* table = PatchedFor(VptrOf(impl)); table != nullptr) {
+    if (const PatchedTable* table = PatchedFor(VptrOf(impl), library_version); table != nullptr) {
       *reinterpret_cast<void* const**>(impl) = table->vptr();
     }
   } catch (...) {

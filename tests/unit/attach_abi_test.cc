@@ -49,6 +49,16 @@ TEST(AttachAbi, LoggerAndProgressMonitorSlots) {
   EXPECT_EQ(SlotOf(&nvinfer1::IProgressMonitor::phaseFinish), 6);
 }
 
+TEST(AttachAbi, OlderLibrariesOfTheMajorVersionHaveFewerBuilderSlots) {
+#if TRTWATCH_ATTACH_MAJOR >= 11
+  EXPECT_EQ(nvinfer1::BuilderSlotsOf(110000), nvinfer1::kBuilderSlots);
+#else
+  EXPECT_EQ(nvinfer1::BuilderSlotsOf(100700), SlotOf(&VBuilder::buildEngineWithConfig));
+  EXPECT_EQ(nvinfer1::BuilderSlotsOf(101500), SlotOf(&VBuilder::buildSerializedNetworkToStream));
+  EXPECT_EQ(nvinfer1::BuilderSlotsOf(101600), nvinfer1::kBuilderSlots);
+#endif
+}
+
 TEST(AttachAbi, PublicClassesAreAVptrAndTheImplementationPointer) {
   EXPECT_EQ(sizeof(nvinfer1::IBuilder), 2 * sizeof(void*));
   EXPECT_EQ(sizeof(nvinfer1::IBuilderConfig), 2 * sizeof(void*));

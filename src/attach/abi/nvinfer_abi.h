@@ -234,6 +234,17 @@ inline constexpr int kBuilderSlots = 23;
 inline constexpr int kConfigSlots = 58;
 #endif
 
+// The builder slots a library of `library_version` has: releases append, so an older
+// one stops before the later entry points (10.8 appended buildEngineWithConfig, 10.16
+// the stream and kernel-text builds).
+constexpr int BuilderSlotsOf([[maybe_unused]] int32_t library_version) {
+#if TRTWATCH_ATTACH_MAJOR >= 11
+  return kBuilderSlots;  // 11.0 and 11.1 have them all
+#else
+  return library_version < 100800 ? 20 : library_version < 101600 ? 21 : kBuilderSlots;
+#endif
+}
+
 // The public classes: a vptr (the no-copy base's virtual destructor) and the
 // implementation pointer; every method forwards inline, as in TensorRT's headers.
 class INoCopy {
