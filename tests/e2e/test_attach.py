@@ -242,3 +242,14 @@ def test_attached_builds_are_remembered_by_command_call_and_place(tmp_path):
     assert len(entries) == 4
     keys = [e.get("key") or e.get("build_key") for e in entries]
     assert len(set(map(json.dumps, keys))) == 2  # the command's first and second build, each twice
+
+
+def test_a_stalled_build_is_reported_and_with_cancel_cancelled(tmp_path):
+    events = str(tmp_path / "events-{n}.jsonl")
+    done = run(11, ["--progress", "quiet", "--stall-timeout", "200ms", "--stall-action", "cancel", "--events", events,
+                    "--", program(11), "--own-monitor"], TRTWATCH_FAKE_STEP_MS=700, TRTWATCH_FAKE_STEPS=3)
+    assert done.returncode == 124, done.stderr
+    stream = streams(tmp_path)[1]
+    assert any(e["type"] == "stall" for e in stream)
+    assert any(e["type"] == "cancel_requested" and e["reason"] == "stall" for e in stream)
+    assert "build 1: failed" in done.stdout
