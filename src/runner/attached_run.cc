@@ -17,9 +17,19 @@ namespace {
 constexpr int kPollMs = 50;
 
 std::string AttachFolder(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("TRTWATCH_ATTACH_DIR"); env != nullptr && *env != '\0') return env;
-  return (std::filesystem::path(CurrentExecutablePath()).parent_path() / "attach").string();
+  std::string folder = given;
+  if (const char* env = std::getenv("TRTWATCH_ATTACH_DIR"); folder.empty() && env != nullptr && *env != '\0') {
+    folder = env;
+  }
+  if (folder.empty()) folder = (std::filesystem::path(CurrentExecutablePath()).parent_path() / "attach").string();
+  std::error_code error;
+  if (!std::filesystem::exists(std::filesystem::path(folder) / "libnvinfer.so.10", error)) {
+    std::fprintf(stderr,
+                 "trtwatch run: warning: no attach libraries in %s (libnvinfer.so.N); COMMAND's builds will not be "
+                 "watched. Set TRTWATCH_ATTACH_DIR to the folder that holds them\n",
+                 folder.c_str());
+  }
+  return folder;
 }
 
 // COMMAND's environment: trtwatch's, with the attach folder first on the library path.

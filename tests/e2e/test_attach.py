@@ -76,7 +76,9 @@ def test_the_programs_own_monitor_gets_exactly_its_callbacks_and_its_cancel_is_o
     events = str(tmp_path / "events-{n}.jsonl")
     cancelled = run(major, ["--progress", "quiet", "--events", events, "--", program(major), "--own-cancel-at", "3"])
     assert cancelled.returncode == 3  # COMMAND's own code: its build failed
-    assert cancelled.stdout == bare(major, [program(major), "--own-cancel-at", "3"]).stdout
+    # (How many steps the other workers make before they see the refusal is the double's
+    # timing, with or without trtwatch: the counts after a cancel are not compared.)
+    assert cancelled.stdout.startswith("build 1: failed\nbuilt 0 of 1;")
     assert finish(streams(tmp_path)[1])["status"] == "failed"
 
 
@@ -253,3 +255,10 @@ def test_a_stalled_build_is_reported_and_with_cancel_cancelled(tmp_path):
     assert any(e["type"] == "stall" for e in stream)
     assert any(e["type"] == "cancel_requested" and e["reason"] == "stall" for e in stream)
     assert "build 1: failed" in done.stdout
+
+
+def test_missing_attach_libraries_are_said_and_the_program_runs_unwatched(tmp_path):
+    done = run(10, ["--progress", "quiet", "--", program(10)], TRTWATCH_ATTACH_DIR=tmp_path)
+    assert done.returncode == 0
+    assert "no attach libraries" in done.stderr and "TRTWATCH_ATTACH_DIR" in done.stderr
+    assert "build 1: built" in done.stdout
