@@ -153,9 +153,13 @@ def test_ctrl_c_first_cancels_the_build_then_exits_130(tmp_path):
     with open(out, "w") as stdout:
         proc = subprocess.Popen([BIN, "run", "--progress", "plain", "--", program(10)], stdout=stdout,
                                 stderr=subprocess.PIPE, text=True, env=environment(10, TRTWATCH_FAKE_STEP_MS=50))
-        time.sleep(0.5)
+        seen = ""
+        while "Timing worker" not in seen:  # the build is under way
+            line = proc.stderr.readline()
+            assert line, seen
+            seen += line
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        err = seen + proc.communicate(timeout=30)[1]
     assert proc.returncode == 130, err
     assert "cancelling the build at its next step" in err
     assert "build 1: failed" in out.read_text()
@@ -177,9 +181,9 @@ def test_a_killed_run_leaves_the_program_to_finish_its_build(tmp_path):
 
 def test_a_command_killed_mid_build_is_said_and_its_build_ends_failed(tmp_path):
     events = str(tmp_path / "events-{n}.jsonl")
-    # The shell becomes the builder (exec) and is killed 0.3 s into its build.
-    script = f"(sleep 0.3; kill -9 $$) & exec {program(10)}"
-    done = run(10, ["--progress", "quiet", "--events", events, "--", "sh", "-c", script], TRTWATCH_FAKE_STEP_MS=50)
+    # The shell becomes the builder (exec) and is killed 1 s into its 4 s build.
+    script = f"(sleep 1; kill -9 $$) & exec {program(10)}"
+    done = run(10, ["--progress", "quiet", "--events", events, "--", "sh", "-c", script], TRTWATCH_FAKE_STEP_MS=200)
     assert done.returncode == 137
     assert "killed by SIGKILL" in done.stderr
     last = finish(streams(tmp_path)[1])
