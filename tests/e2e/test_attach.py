@@ -168,9 +168,10 @@ def test_ctrl_c_first_cancels_the_build_then_exits_130(tmp_path):
 def test_a_killed_run_leaves_the_program_to_finish_its_build(tmp_path):
     out = tmp_path / "program.out"
     with open(out, "w") as stdout:
-        proc = subprocess.Popen([BIN, "run", "--progress", "quiet", "--", program(11)], stdout=stdout,
-                                stderr=subprocess.PIPE, env=environment(11, TRTWATCH_FAKE_STEP_MS=40))
-        time.sleep(0.3)
+        proc = subprocess.Popen([BIN, "run", "--progress", "plain", "--", program(11)], stdout=stdout,
+                                stderr=subprocess.PIPE, text=True, env=environment(11, TRTWATCH_FAKE_STEP_MS=40))
+        while "Timing worker" not in proc.stderr.readline():  # killed mid-build
+            pass
         proc.kill()
         proc.wait(timeout=10)
     deadline = time.monotonic() + 30
