@@ -170,8 +170,10 @@ def test_a_killed_run_leaves_the_program_to_finish_its_build(tmp_path):
     with open(out, "w") as stdout:
         proc = subprocess.Popen([BIN, "run", "--progress", "plain", "--", program(11)], stdout=stdout,
                                 stderr=subprocess.PIPE, text=True, env=environment(11, TRTWATCH_FAKE_STEP_MS=40))
-        while "Timing worker" not in proc.stderr.readline():  # killed mid-build
-            pass
+        line = "x"
+        while line and "Timing worker" not in line:  # killed mid-build
+            line = proc.stderr.readline()
+        assert line, "the build never started"
         proc.kill()
         proc.wait(timeout=10)
     deadline = time.monotonic() + 30
