@@ -33,7 +33,11 @@ struct ProcessState {
   std::atomic<int> next_build{1};
   Mutex mu;
   std::map<int, Monitor*> active GUARDED_BY(mu);  // build number -> its monitor
-  std::unique_ptr<CancelListener> listener;
+  // The cancel listener runs while a build does (none between builds: a program that
+  // forks between builds forks no thread of trtwatch's). Its own lock, never held by
+  // the listener's thread, so that it can be joined under it.
+  Mutex listener_mu;  // taken before mu, never after
+  std::unique_ptr<CancelListener> listener GUARDED_BY(listener_mu);
   // The state this process inherited from its parent by fork, kept (never freed: the
   // forked copy's threads do not exist here) and reachable.
   ProcessState* inherited = nullptr;
@@ -44,6 +48,26 @@ struct ProcessState {
     if (watching.exchange(false)) {
       std::fprintf(stderr, "trtwatch: %s; the builds of this process go on unwatched\n", why);
     }
+  }
+  // Registers a build, starting the listener for the first one.
+  void Add(int build, Monitor* monitor) {
+    MutexLock listening(&listener_mu);
+    if (!listener) {
+      listener = CancelListener::Start(channel.token(), pid, [this](std::string_view message) { Cancel(message); });
+    }
+    MutexLock lock(&mu);
+    active[build] = monitor;
+  }
+  // Forgets a build, stopping the listener after the last one.
+  void Remove(int build) {
+    MutexLock listening(&listener_mu);
+    bool none_left = false;
+    {
+      MutexLock lock(&mu);
+      active.erase(build);
+      none_left = active.empty();
+    }
+    if (none_left) listener.reset();
   }
   void Cancel(std::string_view number) {
     const int build = std::atoi(std::string(number).c_str());
@@ -73,8 +97,6 @@ ProcessState* State() {
   }
   auto* made = new ProcessState(std::move(*channel));
   made->inherited = current;
-  made->listener = CancelListener::Start(made->channel.token(), made->pid,
-                                         [made](std::string_view message) { made->Cancel(message); });
   state.store(made, std::memory_order_release);
   return made;
 }
@@ -144,10 +166,7 @@ std::unique_ptr<WatchedBuild> WatchedBuild::Begin(const std::string& call, int t
   info.model = call;
   info.facts = {{"tensorrt", std::to_string(tensorrt_version)}, {"pid", std::to_string(state->pid)}};
   parts->session.Start(info);
-  {
-    MutexLock lock(&state->mu);
-    state->active[parts->number] = &parts->session.monitor();
-  }
+  state->Add(parts->number, &parts->session.monitor());
   return std::unique_ptr<WatchedBuild>(new WatchedBuild(std::move(parts)));
 }
 
@@ -155,10 +174,7 @@ Monitor& WatchedBuild::monitor() { return parts_->session.monitor(); }
 
 void WatchedBuild::Returned(bool built) {
   if (!parts_) return;
-  {
-    MutexLock lock(&parts_->state.mu);
-    parts_->state.active.erase(parts_->number);
-  }
+  parts_->state.Remove(parts_->number);
   parts_->session.Finish(BuildOutcome{built, built ? "" : "TensorRT returned no engine"});
   parts_.reset();
 }
