@@ -269,3 +269,15 @@ def test_missing_attach_libraries_are_said_and_the_program_runs_unwatched(tmp_pa
     assert done.returncode == 0
     assert "no attach libraries" in done.stderr and "TRTWATCH_ATTACH_DIR" in done.stderr
     assert "build 1: built" in done.stdout
+
+
+def test_the_real_library_is_found_through_trtwatch_nvinfer_when_nowhere_else(tmp_path):
+    env = {"LD_LIBRARY_PATH": ""}
+    lost = subprocess.run([BIN, "run", "--progress", "quiet", "--", program(10)], capture_output=True, text=True,
+                          timeout=60, env={**environment(10), **env})
+    assert "TRTWATCH_NVINFER" in lost.stderr and "build 1: failed" in lost.stdout
+    real = BUILD_DIR / "fake_tensorrt_abi" / "10" / "libnvinfer.so.10"
+    found = subprocess.run([BIN, "run", "--progress", "quiet", "--", program(10)], capture_output=True, text=True,
+                           timeout=60, env={**environment(10), **env, "TRTWATCH_NVINFER": str(real)})
+    assert found.returncode == 0, found.stderr
+    assert "build 1: built" in found.stdout
