@@ -1,7 +1,9 @@
-// The channel between `trtwatch run` and the attach library in the programs it runs
-// (docs/attach.md): an inherited socket (SOCK_SEQPACKET, so that every message of every
-// process arrives whole) that carries event messages up, and, for cancels going down,
-// one datagram address per attached process, named after the run's token and the pid.
+// The attach library's side of the channel to `trtwatch run` (docs/attach.md): an
+// inherited socket (SOCK_SEQPACKET, so that every message of every process arrives
+// whole) that carries event messages up, or, for a process that lost the inherited
+// descriptor, a connection to the run's address; for cancels going down, one datagram
+// address per attached process, named after the run's token and the pid. The run's
+// side: platform/attach_receiver.h.
 //
 // The child's side never blocks: a message that does not fit now is reported, never
 // waited for. Implementation: platform/posix/attach_channel.cc.
@@ -25,7 +27,8 @@ enum class ChannelSend { kSent, kFull, kClosed, kTooLarge };
 // The attach library's end: the descriptor TRTWATCH_ATTACH_FD names.
 class AttachChannel {
  public:
-  // Null when the variable is unset, malformed or names no socket.
+  // Null when the variables are unset or malformed, or neither the inherited
+  // descriptor nor the run's address answers.
   static std::optional<AttachChannel> FromEnvironment();
   // One whole message, without waiting.
   [[nodiscard]] ChannelSend Send(std::string_view message) const;
@@ -55,23 +58,6 @@ class CancelListener {
   explicit CancelListener(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// The run's side: a socket pair, the child's end inheritable.
-struct AttachChannelPair {
-  int parent_fd = -1;  // close-on-exec, non-blocking
-  int child_fd = -1;   // inherited by COMMAND
-};
-[[nodiscard]] std::optional<AttachChannelPair> OpenAttachChannel();
-// Waits up to `timeout_ms` for messages, or for `wake_fd` to become readable, and
-// hands over what has arrived; false once every child's end is closed. A negative
-// descriptor is not waited on.
-[[nodiscard]] bool ReceiveAttachMessages(int parent_fd, int wake_fd, int timeout_ms,
-                                         const std::function<void(std::string_view)>& on_message);
-// Sends `message` to the cancel address of process `pid`; false when nothing listens.
-[[nodiscard]] bool SendAttachCancel(const std::string& token, int pid, std::string_view message);
-
-// Closes one end of the pair.
-void CloseChannelEnd(int fd);
 
 // This process's id (after a fork: the child's).
 int CurrentProcessId();

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "platform/attach_channel.h"
+#include "platform/attach_receiver.h"
 #include "platform/command_process.h"
 #include "platform/signal_watch.h"
 #include "runner/attached_builds.h"
@@ -129,23 +130,23 @@ int RunAttached(AttachedRunOptions options) {
     std::fprintf(stderr, "trtwatch run: %s\n", error.c_str());
     return exit_code::kUsage;
   }
-  const std::optional<AttachChannelPair> channel = OpenAttachChannel();
+  const std::string token = std::to_string(CurrentProcessId());
+  const std::unique_ptr<AttachReceiver> channel = AttachReceiver::Open(token);
   if (!channel) {
     std::fprintf(stderr, "trtwatch run: cannot open the channel to the program; running it unwatched\n");
   }
-  const std::string token = std::to_string(CurrentProcessId());
-  CommandSpec spec{options.command, channel ? CommandEnvironment(AttachFolder(options.attach_dir), channel->child_fd,
+  CommandSpec spec{options.command, channel ? CommandEnvironment(AttachFolder(options.attach_dir), channel->child_fd(),
                                                                  options.preload_major)
                                             : CurrentEnvironment()};
   CommandStart started = CommandStart::Run(spec);
-  if (channel) CloseChannelEnd(channel->child_fd);
+  if (channel) channel->CloseChildEnd();
   if (!started.process) {
     std::fprintf(stderr, "trtwatch run: %s\n", started.error.c_str());
     return started.not_found ? 127 : 126;
   }
   CommandProcess& command = *started.process;
   AttachedBuilds builds([&](int number, const Event& start) { return OptionsOfBuild(options, number, start); },
-                        [&](int pid, int build) { (void)SendAttachCancel(token, pid, std::to_string(build)); });
+                        [&](int pid, int build) { (void)channel->SendCancel(pid, std::to_string(build)); });
   std::atomic<int> interrupts{0};  // counted by the signal thread, acted on by this loop
   SignalWatch signals(
       [&](ProcessSignal signal) {
@@ -154,16 +155,12 @@ int RunAttached(AttachedRunOptions options) {
       false);
   int handled = 0;
   const auto on_message = [&](std::string_view message) { builds.OnMessage(message); };
-  // Cleared when every end COMMAND's processes had is closed: then only its exit is waited for.
-  bool channel_open = channel.has_value();
   for (;;) {
-    channel_open = ReceiveAttachMessages(channel_open ? channel->parent_fd : -1, command.exit_descriptor(), kPollMs,
-                                         on_message) && channel_open;
+    if (channel) channel->Receive(command.exit_descriptor(), kPollMs, on_message);
     for (const int seen = interrupts.load(); handled < seen; ++handled) HandleInterrupt(handled == 0, builds, command);
     builds.ForwardCancels();
     if (const std::optional<CommandExit> ended = command.Poll()) {
-      if (channel_open) (void)ReceiveAttachMessages(channel->parent_fd, -1, 0, on_message);
-      if (channel) CloseChannelEnd(channel->parent_fd);
+      if (channel) channel->Receive(-1, 0, on_message);
       return Conclude(*ended, options.command[0], builds);
     }
   }

@@ -281,3 +281,13 @@ def test_the_real_library_is_found_through_trtwatch_nvinfer_when_nowhere_else(tm
                            timeout=60, env={**environment(10), **env, "TRTWATCH_NVINFER": str(real)})
     assert found.returncode == 0, found.stderr
     assert "build 1: built" in found.stdout
+
+
+def test_a_child_started_by_python_subprocess_closing_descriptors_is_attached(tmp_path):
+    # subprocess closes inherited descriptors by default (close_fds=True): the child
+    # reaches the run through its address instead, as Model Optimizer's trtexec would.
+    events = str(tmp_path / "events-{n}.jsonl")
+    script = f"import subprocess, sys; sys.exit(subprocess.run([{program(10)!r}]).returncode)"
+    done = run(10, ["--progress", "quiet", "--events", events, "--", "/usr/bin/python3", "-c", script])
+    assert done.returncode == 0, done.stderr
+    assert finish(streams(tmp_path)[1])["status"] == "succeeded"
