@@ -5,7 +5,7 @@
 - a simulated build on the ABI test double bare and under `trtwatch run` (goal: at most
   1 % longer), the program's own wall time as it reports it.
 
-usage: attach_run_bench.py BUILD_DIR [--runs N]
+usage: attach_run_bench.py BUILD_DIR [--runs N] [--steps N]
 """
 import argparse
 import os
@@ -28,10 +28,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir", type=pathlib.Path)
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=200, help="the simulated build's steps, 5 ms each")
     args = parser.parse_args()
     args.build_dir = args.build_dir.resolve()
     trtwatch = str(args.build_dir / "trtwatch")
-    env = dict(os.environ, TRTWATCH_HISTORY="off", LD_LIBRARY_PATH=str(args.build_dir / "fake_tensorrt_abi" / "10"))
+    # The double in front of whatever library path trtwatch itself needs (a machine the
+    # binaries were carried to keeps theirs there).
+    library_path = [str(args.build_dir / "fake_tensorrt_abi" / "10"), os.environ.get("LD_LIBRARY_PATH", "")]
+    env = dict(os.environ, TRTWATCH_HISTORY="off", LD_LIBRARY_PATH=":".join(filter(None, library_path)))
     true_bare = timed(["true"], env, args.runs)
     true_run = timed([trtwatch, "run", "--progress", "quiet", "--", "true"], env, args.runs)
     # trtwatch's own start, to tell it from what `run` adds.
@@ -42,7 +46,7 @@ def main():
           f"`trtwatch --version` alone {statistics.median(version) * 1000:.1f} ms")
 
     program = str(args.build_dir / "attach_tests" / "attach_dlopen_builder10")
-    build_env = dict(env, TRTWATCH_FAKE_STEPS="200", TRTWATCH_FAKE_STEP_MS="5")
+    build_env = dict(env, TRTWATCH_FAKE_STEPS=str(args.steps), TRTWATCH_FAKE_STEP_MS="5")
     runs = max(5, args.runs // 3)
     bare, attached = [], []
     for _ in range(runs):  # interleaved, so that drift on a shared machine hits both
