@@ -15,6 +15,7 @@
 #include "platform/atomic_file.h"
 #include "platform/file_access.h"
 #include "platform/file_lock.h"
+#include "platform/utf8_edges.h"
 
 namespace trtwatch::history {
 
@@ -135,12 +136,6 @@ ParsedEntry EntryWithoutEvents(std::string_view line) {
       /*allow_exceptions=*/false);
   if (!j.is_object()) return EntryFromJson(line);  // which says what is wrong with it
   return EntryFromJson(j.dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
-// Paths are UTF-8 on every platform (Windows' narrow file functions would read them in
-// the ANSI code page).
-std::filesystem::path Utf8Path(const std::string& path) {
-  return std::filesystem::path(std::u8string(path.begin(), path.end()));
 }
 
 bool AppendText(const std::string& path, const std::string& text, std::string* error) {

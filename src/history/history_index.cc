@@ -9,18 +9,13 @@
 #include <vector>
 
 #include "history/estimator.h"
+#include "platform/utf8_edges.h"
 
 namespace trtwatch::history {
 
 namespace {
 
 using json = nlohmann::json;
-
-// Paths are UTF-8 on every platform (Windows' narrow file functions would read them in
-// the ANSI code page).
-std::filesystem::path Utf8Path(const std::string& path) {
-  return std::filesystem::path(std::u8string(path.begin(), path.end()));
-}
 
 // FNV-1a, 64 bits: stable across builds and platforms (std::hash is not), and the
 // index only tells lines apart with it; a match is checked again on the entry.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,11 @@ std::vector<std::string> Utf8Arguments(int argc, char** argv);
 
 // std::fopen for a UTF-8 path. Null with errno set on failure.
 std::FILE* OpenFile(const std::string& path, const char* mode);
+
+// A UTF-8 path for the standard library's file streams and std::filesystem (a plain
+// std::string would be read in the ANSI code page on Windows).
+inline std::filesystem::path Utf8Path(const std::string& path) {
+  return std::filesystem::path(std::u8string(path.begin(), path.end()));
+}
 
 }  // namespace trtwatch
