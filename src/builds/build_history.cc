@@ -44,11 +44,11 @@ SeedResult SeedHistoryFolder(RecordStore& store, const std::string& folder, cons
   query.status = "succeeded";
   query.finished_after = now_unix - kMaxHistoryAgeDays * 86400;
   query.limit = kMaxSeededEntries;
-  const HistoryRead read = store.History(query);
-  if (!read.ok) return result.warning = "cannot read the history: " + read.error, result;
+  const Result<std::vector<std::string>> read = store.History(query);
+  if (!read.ok()) return result.warning = "cannot read the history: " + read.error(), result;
   std::string lines = "{\"trtwatch_history\":" + std::to_string(history::kHistoryVersion) + "}\n";
   std::string ids;
-  for (auto it = read.entries.rbegin(); it != read.entries.rend(); ++it) {  // the file is oldest first
+  for (auto it = read->rbegin(); it != read->rend(); ++it) {  // the file is oldest first
     history::ParsedEntry parsed = history::EntryFromJson(*it);
     if (!parsed.entry || parsed.entry->model != model) continue;  // a substring's neighbour, or damage
     parsed.entry->events.clear();
@@ -98,9 +98,10 @@ HistoryStoreResult StoreHistoryEntry(RecordStore& store, history::HistoryEntry e
                  std::string(BuildStatusName(entry.status)),
                  entry.finished_at,
                  history::EntryToJson(entry)};
-  if (!store.PutHistory(row)) return result.warning = "cannot store it: " + store.last_error(), result;
-  if (store.PruneHistory(now_unix - kMaxHistoryAgeDays * 86400, kMaxHistoryEntries) < 0) {
-    result.warning = "stored, but the history could not be pruned: " + store.last_error();
+  if (Status put = store.PutHistory(row); !put.ok()) return result.warning = "cannot store it: " + put.error(), result;
+  if (Result<int64_t> pruned = store.PruneHistory(now_unix - kMaxHistoryAgeDays * 86400, kMaxHistoryEntries);
+      !pruned.ok()) {
+    result.warning = "stored, but the history could not be pruned: " + pruned.error();
   }
   result.outcome = HistoryStoreResult::Outcome::kStored;
   return result;

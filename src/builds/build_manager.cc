@@ -90,9 +90,11 @@ void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
   if (!adopted) return;
   Active& b = *adopted;
   const bool ours = claims_.WasOurs(orphan);
-  b.record.last_seq = std::max(b.record.last_seq, store_.LastSeq(b.record.id));
-  // The tree as the log left it: open phases are closed and `t` continues from there.
-  store_.ForEachEvent(b.record.id, 0, [&](const StoredEvent& stored) {
+  const Result<uint64_t> stored_seq = store_.LastSeq(b.record.id);
+  b.record.last_seq = std::max(b.record.last_seq, stored_seq.ok() ? *stored_seq : 0);
+  // The tree as the log left it: open phases are closed and `t` continues from there;
+  // a log that cannot be read to its end leaves the tree as far as it was read.
+  (void)store_.ForEachEvent(b.record.id, 0, [&](const StoredEvent& stored) {
     Event event;
     std::string ignored;
     if (EventFromJson(stored.json, &event, &ignored)) b.tree.Apply(event);
@@ -196,9 +198,14 @@ SubmitResult BuildManager::Submit(BuildRequest request, const std::optional<Grou
   r.created_at = NowUnix();
   r.group = group;
   const std::string doc = RecordToJson(r);
-  const bool stored = slot_free ? claims_.AddClaimed(r.id, doc).ok() : store_.Put(r.id, "queued", doc);
-  if (!stored) {
-    writer_.Failed(StorageError("a new record", store_.last_error()));
+  Status stored = OkStatus();
+  if (!slot_free) {
+    stored = store_.Put(r.id, "queued", doc);
+  } else if (const QueueResult added = claims_.AddClaimed(r.id, doc); !added.ok()) {
+    stored = Status::Error(added.error);
+  }
+  if (!stored.ok()) {
+    writer_.Failed(StorageError("a new record", stored.error()));
     return Refusal(SubmitOutcome::kStorageFailed, writer_.error());
   }
   writer_.Announce(doc);
@@ -215,7 +222,10 @@ GetResult BuildManager::Get(const std::string& id) {
   auto it = active_.find(id);
   if (it != active_.end()) return {GetOutcome::kFound, ActiveRecordJson(*it->second), "", id};
   if (std::optional<std::string> unsaved = writer_.Unsaved(id)) return {GetOutcome::kFound, *unsaved, "", id};
-  if (std::optional<std::string> doc = store_.Get(id)) return {GetOutcome::kFound, *doc, "", id};
+  // A store that cannot be read finds no build, as an absent record.
+  if (Result<std::optional<std::string>> doc = store_.Get(id); doc.ok() && *doc) {
+    return {GetOutcome::kFound, **doc, "", id};
+  }
   return Refusal(GetOutcome::kNotFound, "no build \"" + id + "\"; list builds with GET /builds", id);
 }
 
@@ -241,7 +251,8 @@ BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventS
     s.last_seq = followers_.Add(id, subscriber);
     return s;
   }
-  s.last_seq = store_.LastSeq(id);
+  const Result<uint64_t> stored_seq = store_.LastSeq(id);
+  s.last_seq = stored_seq.ok() ? *stored_seq : 0;
   return s;
 }
 
@@ -249,11 +260,12 @@ bool BuildManager::ReplayPage(const std::string& id, uint64_t after, uint64_t up
                               uint64_t* last_read, std::string* error) {
   constexpr int kReplayPage = 256;  // events read per page (~40 KB of a typical log)
   items->clear();
-  std::vector<StoredEvent> page;
-  if (!store_.EventsPage(id, after, up_to, kReplayPage, &page)) {
-    *error = "the stored events of " + id + " cannot be read (" + store_.last_error() + ")";
+  const Result<std::vector<StoredEvent>> read = store_.EventsPage(id, after, up_to, kReplayPage);
+  if (!read.ok()) {
+    *error = "the stored events of " + id + " cannot be read (" + read.error() + ")";
     return false;
   }
+  const std::vector<StoredEvent>& page = *read;
   *last_read = page.empty() ? up_to : page.back().seq;
   for (const StoredEvent& e : page) {
     FramedEvent item;
@@ -350,7 +362,7 @@ void BuildManager::OnStoreChanges(const std::vector<StoreChange>& changes) {
     }
     records = true;
     if (!writer_.watched() || active_.count(change.id) || !announced.insert(change.id).second) continue;
-    if (const std::optional<std::string> doc = store_.Get(change.id)) writer_.Announce(*doc);
+    if (const Result<std::optional<std::string>> doc = store_.Get(change.id); doc.ok() && *doc) writer_.Announce(**doc);
   }
   if (records) MaybeStart();  // a build may have been queued
 }

@@ -27,6 +27,7 @@ CancelResult BuildManager::Cancel(const std::string& id, std::string_view body) 
 
 CancelResult BuildManager::CancelBuild(const std::string& id, const CancelAsk& ask) {
   // The build may move between two reads (claimed, finished): decide again, a few times.
+  std::string store_error;  // why the store could not be read, for the refusal
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (auto it = active_.find(id); it != active_.end()) return CancelActive(*it->second, ask);
     GetResult stored = Get(id);
@@ -44,14 +45,17 @@ CancelResult BuildManager::CancelBuild(const std::string& id, const CancelAsk& a
     if (r.state == BuildState::kQueued) {
       // Only if it is still queued and nobody claimed it: then it is this replica's to end.
       const ClaimResult won = claims_.QueuedBuild(id);
-      if (!won.ok()) break;
+      if (!won.ok()) {
+        store_error = won.error;
+        break;
+      }
       if (!won.builds.empty()) return CancelQueued(won.builds.front().doc, ask);
     }
     CancelResult elsewhere = CancelElsewhere(r, ask);
     if (elsewhere.outcome != CancelOutcome::kNotFound) return elsewhere;
   }
   return Refusal(CancelOutcome::kUnavailable,
-                 "the service cannot reach its store to cancel build " + id + " now (" + store_.last_error() +
+                 "the service cannot reach its store to cancel build " + id + " now (" + store_error +
                      "); retry later",
                  id);
 }

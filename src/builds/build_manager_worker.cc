@@ -185,8 +185,10 @@ void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, i
 
 void BuildManager::Flush(Active& b) {
   if (b.pending.empty() || b.fenced) return;
-  if (b.storage_failure.empty() && !store_.AppendEvents(b.record.id, b.pending)) {
-    StorageFailed(b, StorageError("the events of " + b.record.id, store_.last_error()));
+  if (b.storage_failure.empty()) {
+    if (Status appended = store_.AppendEvents(b.record.id, b.pending); !appended.ok()) {
+      StorageFailed(b, StorageError("the events of " + b.record.id, appended.error()));
+    }
   }
   b.pending.clear();
 }

@@ -24,9 +24,9 @@ struct Entries {
 // The rows' entries; a row that does not read back (a damaged database) is left out.
 Entries Read(RecordStore& store, const HistoryQuery& query) {
   Entries result;
-  const HistoryRead read = store.History(query);
-  if (!read.ok) return result.error = "the service could not read its history (" + read.error + ")", result;
-  for (const std::string& line : read.entries) {
+  const Result<std::vector<std::string>> read = store.History(query);
+  if (!read.ok()) return result.error = "the service could not read its history (" + read.error() + ")", result;
+  for (const std::string& line : *read) {
     history::ParsedEntry parsed = history::EntryFromJson(line);
     if (parsed.entry) result.entries.push_back(std::move(*parsed.entry));
   }

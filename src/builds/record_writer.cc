@@ -25,8 +25,9 @@ RecordWriter::RecordWriter(boost::asio::io_context& io, RecordStore& store) : io
 bool RecordWriter::Put(const std::string& id, const std::string& status, std::string doc) {
   Announce(doc);
   unsaved_.erase(id);
-  if (store_.Put(id, status, doc)) return true;
-  error_ = StorageError("record " + id, store_.last_error());
+  const Status put = store_.Put(id, status, doc);
+  if (put.ok()) return true;
+  error_ = StorageError("record " + id, put.error());
   std::fprintf(stderr, "trtwatch serve: %s\n", error_.c_str());
   unsaved_[id] = {status, std::move(doc)};
   ScheduleRetry();
@@ -40,8 +41,8 @@ std::optional<std::string> RecordWriter::Unsaved(const std::string& id) const {
 
 bool RecordWriter::RetryUnsaved() {
   for (auto it = unsaved_.begin(); it != unsaved_.end();) {
-    if (!store_.Put(it->first, it->second.first, it->second.second)) {
-      error_ = StorageError("record " + it->first, store_.last_error());
+    if (Status put = store_.Put(it->first, it->second.first, it->second.second); !put.ok()) {
+      error_ = StorageError("record " + it->first, put.error());
       return false;
     }
     it = unsaved_.erase(it);
@@ -49,8 +50,8 @@ bool RecordWriter::RetryUnsaved() {
   if (!error_.empty()) {
     // A failed event write leaves nothing to retry; a probe write says whether the
     // store takes writes again.
-    if (!store_.Probe()) {
-      error_ = StorageError("a test write", store_.last_error());
+    if (Status probe = store_.Probe(); !probe.ok()) {
+      error_ = StorageError("a test write", probe.error());
       return false;
     }
     error_.clear();

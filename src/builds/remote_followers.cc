@@ -16,17 +16,20 @@ constexpr int kPullPage = 256;  // events read per query: bounded memory per pul
 
 // Whether the stored record of `id` is final (unreadable now: not known, the next pull asks again).
 bool RecordIsOver(RecordStore& store, const std::string& id) {
-  const std::optional<std::string> doc = store.Get(id);
-  if (!doc) return false;
+  const Result<std::optional<std::string>> doc = store.Get(id);
+  if (!doc.ok() || !*doc) return false;
   BuildRecord r;
-  return RecordFromJson(*doc, &r) && IsFinal(r.state);
+  return RecordFromJson(**doc, &r) && IsFinal(r.state);
 }
 
 }  // namespace
 
 uint64_t RemoteFollowers::Add(const std::string& id, EventSubscriber* subscriber) {
   auto [it, added] = follows_.try_emplace(id);
-  if (added) it->second.delivered = store_.LastSeq(id);
+  if (added) {
+    const Result<uint64_t> last = store_.LastSeq(id);  // unreadable: from the start
+    it->second.delivered = last.ok() ? *last : 0;
+  }
   it->second.subscribers.push_back(subscriber);
   return it->second.delivered;
 }
@@ -56,8 +59,9 @@ void RemoteFollowers::PullAll() {
 bool RemoteFollowers::PullPage(const std::string& id) {
   auto it = follows_.find(id);
   if (it == follows_.end()) return false;
-  std::vector<StoredEvent> page;
-  if (!store_.EventsPage(id, it->second.delivered, UINT64_MAX, kPullPage, &page)) return false;  // next pull
+  const Result<std::vector<StoredEvent>> read = store_.EventsPage(id, it->second.delivered, UINT64_MAX, kPullPage);
+  if (!read.ok()) return false;  // the next pull tries again
+  const std::vector<StoredEvent>& page = *read;
   if (page.empty()) {
     if (RecordIsOver(store_, id)) End(id);
     return false;

@@ -46,11 +46,12 @@ PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& polic
     if (IsFinal(static_cast<BuildState>(i))) final_statuses.emplace_back(BuildStateName(static_cast<BuildState>(i)));
   }
   const std::string cutoff = policy.max_age_seconds > 0 ? FormatTime(now_unix - policy.max_age_seconds) : "";
-  std::vector<std::string> removed;
-  if (!store.Prune(final_statuses, cutoff, policy.max_count, &removed)) {
-    report.error = store.last_error();
+  const Result<std::vector<std::string>> pruned = store.Prune(final_statuses, cutoff, policy.max_count);
+  if (!pruned.ok()) {
+    report.error = pruned.error();
     return report;
   }
+  const std::vector<std::string>& removed = *pruned;
   // The records are gone: their engines and cache copies are no one's now (a missing one is fine).
   for (const std::string& id : removed) {
     RemoveWithSidecar(folders.engines + "/" + id + ".engine");

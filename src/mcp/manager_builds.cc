@@ -124,7 +124,9 @@ BuildsResult ManagerBuilds::Cancel(const std::string& id, const std::string& rea
 
 std::vector<json> ManagerBuilds::List(const std::vector<std::string>& statuses, int limit) {
   std::vector<json> out;
-  for (const std::string& doc : store_.List(statuses, limit, 0).docs) {
+  const Result<builds::RecordStore::Page> page = store_.List(statuses, limit, 0);
+  if (!page.ok()) return out;  // an unreadable store lists no builds
+  for (const std::string& doc : page->docs) {
     json record = Parse(doc);
     if (!record.is_object()) continue;
     builds::BuildState state;

@@ -65,8 +65,10 @@ ApiAnswer List(ApiContext& api, const ApiRequest& req) {
   std::string error;
   if (!ParseListQuery(req.target, &query, &error)) return ErrorAnswer(400, error);
   if (!query.group.empty()) return ListGroup(api, query);
-  builds::RecordStore::Page page =
+  Result<builds::RecordStore::Page> listed =
       api.store.List(query.statuses, static_cast<int>(query.limit), query.cursor, query.model);
+  // An unreadable store lists no builds.
+  const builds::RecordStore::Page page = listed.ok() ? std::move(listed).value() : builds::RecordStore::Page{};
   std::string body = "{\"builds\":[";
   for (size_t i = 0; i < page.docs.size(); ++i) {
     if (i) body += ',';
@@ -91,13 +93,13 @@ ApiAnswer Trace(ApiContext& api, const std::string& id) {
   GetResult record = api.manager.Get(id);
   if (record.outcome != GetOutcome::kFound) return ManagerAnswer(std::move(record));
   TraceBuilder trace;
-  const bool read = api.store.ForEachEvent(id, 0, [&trace](const builds::StoredEvent& stored) {
+  const Status read = api.store.ForEachEvent(id, 0, [&trace](const builds::StoredEvent& stored) {
     Event event;
     std::string ignored;  // the log holds only lines the service validated
     if (EventFromJson(stored.json, &event, &ignored)) trace.Apply(event);
   });
-  if (!read) {
-    return ErrorAnswer(500, "the event log of \"" + id + "\" could not be read: " + api.store.last_error());
+  if (!read.ok()) {
+    return ErrorAnswer(500, "the event log of \"" + id + "\" could not be read: " + read.error());
   }
   ApiAnswer answer = JsonAnswer(200, trace.Json());
   answer.Set("Content-Disposition", "attachment; filename=\"" + id + ".trace.json\"");

@@ -58,7 +58,8 @@ class BuildHistoryTest : public ::testing::Test {
   }
   std::vector<HistoryEntry> StoredEntries() {
     std::vector<HistoryEntry> entries;
-    for (const std::string& line : store_->History({}).entries) entries.push_back(*history::EntryFromJson(line).entry);
+    const std::vector<std::string> lines = store_->History({}).value();
+    for (const std::string& line : lines) entries.push_back(*history::EntryFromJson(line).entry);
     return entries;
   }
   std::string dir_;

@@ -157,7 +157,8 @@ class BuildManagerProcessTest : public ::testing::Test {
   }
   std::vector<json> Log(const std::string& id) {
     std::vector<json> out;
-    for (const StoredEvent& e : store_->EventsAfter(id, 0)) out.push_back(json::parse(e.json));
+    const std::vector<StoredEvent> log = store_->EventsAfter(id, 0).value();
+    for (const StoredEvent& e : log) out.push_back(json::parse(e.json));
     return out;
   }
 
@@ -202,10 +203,10 @@ TEST_F(BuildManagerProcessTest, TheRecordKeepsTheEstimateAndTheKeyAndTheHistoryT
       << "the second estimate is out of order: refused, the first one kept";
   EXPECT_EQ(record["estimate"]["based_on"]["builds"], 4);
   EXPECT_EQ(record["estimate"]["t"], 1.0);
-  const HistoryRead read = store_->History({});
-  ASSERT_TRUE(read.ok) << read.error;
-  ASSERT_EQ(read.entries.size(), 1u);
-  EXPECT_EQ(json::parse(read.entries[0])["build"], id) << "named by the service's id, not the worker's";
+  const Result<std::vector<std::string>> read = store_->History({});
+  ASSERT_TRUE(read.ok()) << read.error();
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ(json::parse((*read)[0])["build"], id) << "named by the service's id, not the worker's";
   EXPECT_FALSE(fs::exists(folder));
 }
 
@@ -229,7 +230,7 @@ TEST_F(BuildManagerProcessTest, AHistoryEntryOfAnotherKeyIsNotStoredAndTheBuildS
             history::AppendResult::Outcome::kWritten);
   RunIdle();
   EXPECT_EQ(Record(id)["status"], "succeeded");
-  EXPECT_TRUE(store_->History({}).entries.empty());
+  EXPECT_TRUE(store_->History({}).value().empty());
   EXPECT_FALSE(fs::exists(dir_ + "/history-work/" + id));
 }
 
@@ -450,7 +451,7 @@ TEST_F(BuildManagerProcessTest, RecoveryKillsALeftoverWorkerAndInterruptsItsBuil
   left.request_json = R"({"simulate":"small-cnn"})";
   left.created_at = left.started_at = NowUnix();
   left.worker_pid = 4242;
-  ASSERT_TRUE(store_->Put(left.id, "running", RecordToJson(left)));
+  ASSERT_TRUE(store_->Put(left.id, "running", RecordToJson(left)).ok());
   Start();
   manager_->Recover();
   EXPECT_EQ(fake_->leftovers(), std::vector<int>{4242});

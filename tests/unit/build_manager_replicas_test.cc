@@ -194,7 +194,7 @@ TEST_F(BuildManagerReplicasTest, AQueuedBuildIsCancelledByAnyReplicaAndNeverRuns
   ASSERT_EQ(cancel.outcome, CancelOutcome::kCancelled) << cancel.error;
   EXPECT_EQ(Record(front, id)["status"], "cancelled");
   EXPECT_EQ(front.manager->queued(), 0);
-  const std::vector<StoredEvent> log = front.store->EventsAfter(id, 0);
+  const std::vector<StoredEvent> log = front.store->EventsAfter(id, 0).value();
   ASSERT_EQ(log.size(), 1u);
   EXPECT_NE(log[0].json.find("\"build_finish\""), std::string::npos);
 }
@@ -216,7 +216,7 @@ TEST_F(BuildManagerReplicasTest, TheBuildOfAReplicaThatStoppedRenewingIsInterrup
   EXPECT_NE(record["error"].get<std::string>().find("replica \"doomed\" stopped renewing its lease"),
             std::string::npos)
       << record.dump();
-  const std::vector<StoredEvent> log = survivor.store->EventsAfter(id, 0);
+  const std::vector<StoredEvent> log = survivor.store->EventsAfter(id, 0).value();
   ASSERT_EQ(log.size(), 4u);  // build_start, phase_start, + phase_finish (early), build_finish
   EXPECT_NE(log[2].json.find("\"early\":true"), std::string::npos) << log[2].json;
   EXPECT_NE(log[3].json.find("\"build_finish\""), std::string::npos);
@@ -243,7 +243,7 @@ TEST_F(BuildManagerReplicasTest, AReplicaThatLostItsLeaseStopsItsWorkerAndWrites
   Replica& survivor = Add("survivor", 0, 1);  // runs on io_ while "paused" does not
   ASSERT_TRUE(RunUntil([&] { return Record(survivor, id)["status"] == "interrupted"; }));
   const json concluded = Record(survivor, id);
-  const std::vector<StoredEvent> log = survivor.store->EventsAfter(id, 0);
+  const std::vector<StoredEvent> log = survivor.store->EventsAfter(id, 0).value();
 
   ASSERT_TRUE(run_paused_until([&] { return reader.ended; })) << "resumed: it renews, finds the build gone";
   const FakeWorkerState& w = *paused.fake->worker(0);
@@ -251,7 +251,7 @@ TEST_F(BuildManagerReplicasTest, AReplicaThatLostItsLeaseStopsItsWorkerAndWrites
   EXPECT_EQ(w.signals.back().signal, FakeWorkerState::Signal::kKill);
   run_paused_until([] { return false; }, 50);  // a second more: whatever it would still write, it had time to
   EXPECT_EQ(Record(survivor, id), concluded);
-  EXPECT_EQ(survivor.store->EventsAfter(id, 0).size(), log.size());
+  EXPECT_EQ(survivor.store->EventsAfter(id, 0).value().size(), log.size());
   EXPECT_EQ(paused.manager->running(), 0);
 }
 

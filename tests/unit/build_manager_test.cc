@@ -97,7 +97,7 @@ TEST_F(ManagerTest, ALongUtf8ErrorCutInsideACharacterGivesAValidRecord) {
   Start(R"(printf 'é%.0s' $(seq 3000) >&2; printf 'x' >&2; exit 1)");
   const std::string id = Submit();
   ASSERT_TRUE(RunUntilStatus(id, "failed"));
-  const std::string doc = *store_->Get(id);
+  const std::string doc = *store_->Get(id).value();
   EXPECT_EQ(ValidUtf8(doc), doc);
   const json record = json::parse(doc);
   EXPECT_NE(record["error"].get<std::string>().find("éééx"), std::string::npos) << record["error"];
@@ -111,7 +111,7 @@ TEST_F(ManagerTest, AParsedRequestIsSubmittedAsItIsAndABadOneRecordsNothing) {
   const ParsedRequest bad = manager_->Parse(R"({"simulate":"small-cnn","colour":"red"})");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error.find("colour"), std::string::npos) << bad.error;
-  EXPECT_TRUE(store_->WithStatus({"queued", "running", "failed"}).empty());
+  EXPECT_TRUE(store_->WithStatus({"queued", "running", "failed"}).value().empty());
 
   ParsedRequest good = manager_->Parse(R"({"simulate":"small-cnn","seed":7})");
   ASSERT_TRUE(good.ok()) << good.error;
@@ -150,7 +150,7 @@ TEST_F(ManagerTest, AKillAfterTheGraceIsRecordedAsAForcedStop) {
   EXPECT_EQ(record["cancel"]["stop"], "forced");
   EXPECT_EQ(record["cancel"]["grace_seconds"], 0.2);
   EXPECT_NE(record["error"].get<std::string>().find("forced stop"), std::string::npos);
-  const std::vector<StoredEvent> log = store_->EventsAfter(id, 0);
+  const std::vector<StoredEvent> log = store_->EventsAfter(id, 0).value();
   ASSERT_FALSE(log.empty());
   EXPECT_EQ(json::parse(log.back().json)["error"], record["error"]);
 }
@@ -162,7 +162,7 @@ TEST_F(ManagerTest, AKilledWorkersOpenPhasesAreClosedAtTheRightTime) {
         "; kill -9 $$");
   const std::string id = Submit();
   ASSERT_TRUE(RunUntilStatus(id, "failed"));
-  const std::vector<StoredEvent> log = store_->EventsAfter(id, 0);
+  const std::vector<StoredEvent> log = store_->EventsAfter(id, 0).value();
   ASSERT_EQ(log.size(), 4u);
   const json finish_phase = json::parse(log[2].json);
   EXPECT_EQ(finish_phase["type"], "phase_finish");
@@ -191,7 +191,7 @@ TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals
             R"(; i=2; while [ $i -lt 100000 ]; do printf '{"v":1,"seq":%d,"t":0.1,"type":"log","severity":"info","message":"m"}\n' $i; i=$((i+1)); sleep 0.01; done)",
         vfs.name());
   const std::string id = Submit();
-  ASSERT_TRUE(RunUntil([&] { return store_->LastSeq(id) >= 3; }));
+  ASSERT_TRUE(RunUntil([&] { return store_->LastSeq(id).value() >= 3; }));
   EXPECT_TRUE(manager_->storage_healthy());
   vfs.FailWritesAfter(0, SQLITE_FULL);
   ASSERT_TRUE(RunUntil([&] { return manager_->running() == 0; }));
@@ -207,7 +207,7 @@ TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals
   vfs.Heal();
   EXPECT_TRUE(manager_->RetryUnsaved());
   EXPECT_TRUE(manager_->storage_healthy());
-  EXPECT_EQ(json::parse(*store_->Get(id))["status"], "failed");
+  EXPECT_EQ(json::parse(*store_->Get(id).value())["status"], "failed");
 }
 
 // A worker that answers from the engine cache: its build_start and build_finish with
@@ -228,7 +228,7 @@ TEST_F(ManagerTest, TheWorkersEngineCacheAnswerIsTheRecordsCache) {
   ASSERT_TRUE(RunUntilStatus(id, "succeeded"));
   const json expected = {{"state", "hit"}, {"key", kCacheKey}, {"age_seconds", 60.0}, {"built_seconds", 4.5}};
   EXPECT_EQ(Record(id)["cache"], expected);
-  EXPECT_EQ(json::parse(*store_->Get(id))["cache"], expected);
+  EXPECT_EQ(json::parse(*store_->Get(id).value())["cache"], expected);
 }
 
 // A worker's bytes are not trusted: an age no cache can have is refused, and the record
@@ -238,8 +238,8 @@ TEST_F(ManagerTest, AnEngineCacheAnswerNoCacheGivesIsNotKept) {
   const std::string id = Submit();
   ASSERT_TRUE(RunUntilStatus(id, "succeeded"));
   EXPECT_TRUE(Record(id)["cache"].is_null()) << Record(id).dump();
-  EXPECT_TRUE(json::parse(*store_->Get(id))["cache"].is_null());
-  EXPECT_EQ(store_->EventsAfter(id, 0).size(), 2u);
+  EXPECT_TRUE(json::parse(*store_->Get(id).value())["cache"].is_null());
+  EXPECT_EQ(store_->EventsAfter(id, 0).value().size(), 2u);
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ TEST_F(BuildsRootTest, TheManagerAndTheToolsWorkOnTheStoreItOpened) {
   BuildsRoot::Opening opening = BuildsRoot::Open(io_, Config());
   ASSERT_NE(opening.root, nullptr) << opening.error;
   BuildsRoot& root = *opening.root;
-  ASSERT_TRUE(root.store().Put("b1", "succeeded", R"({"id":"b1","status":"succeeded"})"));
+  ASSERT_TRUE(root.store().Put("b1", "succeeded", R"({"id":"b1","status":"succeeded"})").ok());
   EXPECT_EQ(root.manager().Get("b1").outcome, builds::GetOutcome::kFound);
   EXPECT_EQ(root.manager().Get("nope").outcome, builds::GetOutcome::kNotFound);
   EXPECT_EQ(root.manager().running(), 0);

@@ -32,14 +32,23 @@ namespace {
 using Outcome = StoreOpening::Outcome;
 constexpr int kCurrentSchema = 3;  // 1: the first release; 2: replicas (the queue's columns); 3: the history
 
-// Whether the store answers a probe within `limit` (a lost PostgreSQL is retried with back-off).
-bool ProbeWithin(RecordStore& store, std::chrono::seconds limit) {
+// Moves a successful result's value into `*out`; false when the call failed.
+template <typename T>
+bool Into(Result<T> read, T* out) {
+  if (!read.ok()) return false;
+  *out = std::move(read).value();
+  return true;
+}
+
+// Whether the store answers a probe within `limit` (a lost PostgreSQL is retried with
+// back-off): ok, or the last probe's error.
+Status ProbeWithin(RecordStore& store, std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!store.Probe()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
+  for (Status probe = store.Probe(); !probe.ok(); probe = store.Probe()) {
+    if (std::chrono::steady_clock::now() > deadline) return probe;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return true;
+  return OkStatus();
 }
 
 // SQLite in the test's folder, through a VFS that can fail every write (a full disk).
@@ -157,41 +166,41 @@ TYPED_TEST_SUITE(StoreBehaviourTest, Stores, StoreName);
 TYPED_TEST(StoreBehaviourTest, PutGetAndUpdateKeepCreationOrder) {
   auto store = this->Open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(store->Put("a", "queued", "{\"id\":\"a\"}"));
-  ASSERT_TRUE(store->Put("b", "running", "{\"id\":\"b\"}"));
-  ASSERT_TRUE(store->Put("a", "succeeded", "{\"id\":\"a\",\"v\":2}"));
-  EXPECT_EQ(store->Get("a"), "{\"id\":\"a\",\"v\":2}");
-  EXPECT_FALSE(store->Get("zz"));
-  auto page = store->List({}, 10, 0);
+  ASSERT_TRUE(store->Put("a", "queued", "{\"id\":\"a\"}").ok());
+  ASSERT_TRUE(store->Put("b", "running", "{\"id\":\"b\"}").ok());
+  ASSERT_TRUE(store->Put("a", "succeeded", "{\"id\":\"a\",\"v\":2}").ok());
+  EXPECT_EQ(store->Get("a").value(), "{\"id\":\"a\",\"v\":2}");
+  EXPECT_FALSE(store->Get("zz").value());
+  auto page = store->List({}, 10, 0).value();
   ASSERT_EQ(page.docs.size(), 2u);
   EXPECT_EQ(page.docs[0], "{\"id\":\"b\"}");  // newest first, the update did not reorder
   EXPECT_FALSE(page.next_cursor);
-  EXPECT_EQ(store->WithStatus({"succeeded", "queued"}), (std::vector<std::string>{"{\"id\":\"a\",\"v\":2}"}));
+  EXPECT_EQ(store->WithStatus({"succeeded", "queued"}).value(), (std::vector<std::string>{"{\"id\":\"a\",\"v\":2}"}));
 }
 
 TYPED_TEST(StoreBehaviourTest, PaginatesAndFilters) {
   auto store = this->Open();
   ASSERT_TRUE(store);
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(store->Put("id" + std::to_string(i), i % 2 ? "failed" : "succeeded", std::to_string(i)));
+    ASSERT_TRUE(store->Put("id" + std::to_string(i), i % 2 ? "failed" : "succeeded", std::to_string(i)).ok());
   }
-  auto first = store->List({}, 2, 0);
+  auto first = store->List({}, 2, 0).value();
   EXPECT_EQ(first.docs, (std::vector<std::string>{"4", "3"}));
   ASSERT_TRUE(first.next_cursor);
-  auto second = store->List({}, 2, *first.next_cursor);
+  auto second = store->List({}, 2, *first.next_cursor).value();
   EXPECT_EQ(second.docs, (std::vector<std::string>{"2", "1"}));
   ASSERT_TRUE(second.next_cursor);
-  auto third = store->List({}, 2, *second.next_cursor);
+  auto third = store->List({}, 2, *second.next_cursor).value();
   EXPECT_EQ(third.docs, (std::vector<std::string>{"0"}));
   EXPECT_FALSE(third.next_cursor);
-  EXPECT_EQ(store->List({}, 5, 0).docs.size(), 5u);
-  EXPECT_FALSE(store->List({}, 5, 0).next_cursor) << "exactly a page: no next";
-  EXPECT_EQ(store->List({"failed"}, 10, 0).docs, (std::vector<std::string>{"3", "1"}));
-  auto failed = store->List({"failed"}, 1, 0);
+  EXPECT_EQ(store->List({}, 5, 0).value().docs.size(), 5u);
+  EXPECT_FALSE(store->List({}, 5, 0).value().next_cursor) << "exactly a page: no next";
+  EXPECT_EQ(store->List({"failed"}, 10, 0).value().docs, (std::vector<std::string>{"3", "1"}));
+  auto failed = store->List({"failed"}, 1, 0).value();
   ASSERT_TRUE(failed.next_cursor);
-  EXPECT_EQ(store->List({"failed"}, 1, *failed.next_cursor).docs, (std::vector<std::string>{"1"}));
-  EXPECT_EQ(store->WithStatus({"succeeded"}), (std::vector<std::string>{"0", "2", "4"}));
-  EXPECT_TRUE(store->WithStatus({}).empty());
+  EXPECT_EQ(store->List({"failed"}, 1, *failed.next_cursor).value().docs, (std::vector<std::string>{"1"}));
+  EXPECT_EQ(store->WithStatus({"succeeded"}).value(), (std::vector<std::string>{"0", "2", "4"}));
+  EXPECT_TRUE(store->WithStatus({}).value().empty());
 }
 
 // GET /builds?model=: the record's model, or a simulated build's profile, contains it.
@@ -200,36 +209,36 @@ TYPED_TEST(StoreBehaviourTest, ListsTheBuildsOfAModel) {
   ASSERT_TRUE(store);
   const std::string real = R"({"id":"r","model":"/models/resnet50.onnx","request":{"model":"resnet50.onnx"}})";
   const std::string simulated = R"({"id":"s","model":null,"request":{"simulate":"small-cnn"}})";
-  ASSERT_TRUE(store->Put("r", "succeeded", real));
-  ASSERT_TRUE(store->Put("s", "running", simulated));
-  EXPECT_EQ(store->List({}, 10, 0, "resnet").docs, (std::vector<std::string>{real}));
-  EXPECT_EQ(store->List({}, 10, 0, "small-cnn").docs, (std::vector<std::string>{simulated}));
-  EXPECT_EQ(store->List({"succeeded"}, 10, 0, "small-cnn").docs, (std::vector<std::string>{}));
-  EXPECT_EQ(store->List({}, 10, 0, "%").docs, (std::vector<std::string>{})) << "a substring, not a LIKE pattern";
-  EXPECT_EQ(store->List({}, 10, 0, "").docs.size(), 2u);
+  ASSERT_TRUE(store->Put("r", "succeeded", real).ok());
+  ASSERT_TRUE(store->Put("s", "running", simulated).ok());
+  EXPECT_EQ(store->List({}, 10, 0, "resnet").value().docs, (std::vector<std::string>{real}));
+  EXPECT_EQ(store->List({}, 10, 0, "small-cnn").value().docs, (std::vector<std::string>{simulated}));
+  EXPECT_EQ(store->List({"succeeded"}, 10, 0, "small-cnn").value().docs, (std::vector<std::string>{}));
+  EXPECT_EQ(store->List({}, 10, 0, "%").value().docs, (std::vector<std::string>{})) << "a substring, not a LIKE pattern";
+  EXPECT_EQ(store->List({}, 10, 0, "").value().docs.size(), 2u);
 }
 
 TYPED_TEST(StoreBehaviourTest, EventLogSurvivesReopenAndReplaysAfterASeq) {
   {
     auto store = this->Open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->AppendEvents("a", {{1, "e1"}, {2, "e2"}}));
-    ASSERT_TRUE(store->AppendEvents("a", {{3, "e3"}}));
-    ASSERT_TRUE(store->AppendEvents("b", {{1, "other"}}));
-    ASSERT_TRUE(store->AppendEvents("a", {}));
-    ASSERT_TRUE(store->Put("a", "running", "{}"));
+    ASSERT_TRUE(store->AppendEvents("a", {{1, "e1"}, {2, "e2"}}).ok());
+    ASSERT_TRUE(store->AppendEvents("a", {{3, "e3"}}).ok());
+    ASSERT_TRUE(store->AppendEvents("b", {{1, "other"}}).ok());
+    ASSERT_TRUE(store->AppendEvents("a", {}).ok());
+    ASSERT_TRUE(store->Put("a", "running", "{}").ok());
   }
   auto store = this->Open();
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->LastSeq("a"), 3u);
-  EXPECT_EQ(store->LastSeq("none"), 0u);
-  auto after = store->EventsAfter("a", 1);
+  EXPECT_EQ(store->LastSeq("a").value(), 3u);
+  EXPECT_EQ(store->LastSeq("none").value(), 0u);
+  auto after = store->EventsAfter("a", 1).value();
   ASSERT_EQ(after.size(), 2u);
   EXPECT_EQ(after[0].seq, 2u);
   EXPECT_EQ(after[0].json, "e2");
   EXPECT_EQ(after[1].json, "e3");
-  EXPECT_TRUE(store->EventsAfter("a", 3).empty());
-  EXPECT_EQ(store->Get("a"), "{}");
+  EXPECT_TRUE(store->EventsAfter("a", 3).value().empty());
+  EXPECT_EQ(store->Get("a").value(), "{}");
 }
 
 TYPED_TEST(StoreBehaviourTest, EventPagesAreBoundedAndAStoredSeqKeepsItsEvent) {
@@ -237,21 +246,21 @@ TYPED_TEST(StoreBehaviourTest, EventPagesAreBoundedAndAStoredSeqKeepsItsEvent) {
   ASSERT_TRUE(store);
   std::vector<StoredEvent> events;
   for (uint64_t i = 1; i <= 10; ++i) events.push_back({i, "e" + std::to_string(i)});
-  ASSERT_TRUE(store->AppendEvents("a", events));
-  ASSERT_TRUE(store->AppendEvents("a", {{10, "again"}, {11, "e11"}}));  // a replayed batch
+  ASSERT_TRUE(store->AppendEvents("a", events).ok());
+  ASSERT_TRUE(store->AppendEvents("a", {{10, "again"}, {11, "e11"}}).ok());  // a replayed batch
   std::vector<StoredEvent> page{{99, "stale"}};
-  ASSERT_TRUE(store->EventsPage("a", 2, 8, 3, &page));
+  ASSERT_TRUE(Into(store->EventsPage("a", 2, 8, 3), &page));
   ASSERT_EQ(page.size(), 3u);
   EXPECT_EQ(page[0].seq, 3u);
   EXPECT_EQ(page[2].seq, 5u);
-  ASSERT_TRUE(store->EventsPage("a", 5, 8, 10, &page));
+  ASSERT_TRUE(Into(store->EventsPage("a", 5, 8, 10), &page));
   ASSERT_EQ(page.size(), 3u);
   EXPECT_EQ(page.back().seq, 8u);
-  ASSERT_TRUE(store->EventsPage("a", 9, UINT64_MAX, 10, &page));
+  ASSERT_TRUE(Into(store->EventsPage("a", 9, UINT64_MAX, 10), &page));
   ASSERT_EQ(page.size(), 2u);
   EXPECT_EQ(page[0].json, "e10");
   EXPECT_EQ(page[1].json, "e11");
-  ASSERT_TRUE(store->EventsPage("zz", 0, 100, 10, &page));
+  ASSERT_TRUE(Into(store->EventsPage("zz", 0, 100, 10), &page));
   EXPECT_TRUE(page.empty());
 }
 
@@ -261,14 +270,14 @@ TYPED_TEST(StoreBehaviourTest, LongLogsAppendAndReplayWhole) {
   ASSERT_TRUE(store);
   std::vector<StoredEvent> events;
   for (uint64_t i = 1; i <= 2345; ++i) events.push_back({i, "{\"seq\":" + std::to_string(i) + "}"});
-  ASSERT_TRUE(store->AppendEvents("long", events));
-  EXPECT_EQ(store->LastSeq("long"), 2345u);
+  ASSERT_TRUE(store->AppendEvents("long", events).ok());
+  EXPECT_EQ(store->LastSeq("long").value(), 2345u);
   uint64_t expected = 1001;
   ASSERT_TRUE(store->ForEachEvent("long", 1000, [&](const StoredEvent& e) {
     EXPECT_EQ(e.seq, expected);
     EXPECT_EQ(e.json, "{\"seq\":" + std::to_string(expected) + "}");
     ++expected;
-  }));
+  }).ok());
   EXPECT_EQ(expected, 2346u);
 }
 
@@ -282,10 +291,10 @@ TYPED_TEST(StoreBehaviourTest, HistoryFiltersNewestFirstAndPrunesByAgeAndCount) 
   {
     auto store = this->Open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->PutHistory(row("b1", "k1", "simulated:small-cnn", "succeeded", 100)));
-    ASSERT_TRUE(store->PutHistory(row("b2", "k1", "simulated:small-cnn", "failed", 200)));
-    ASSERT_TRUE(store->PutHistory(row("b3", "k2", "/models/resnet50.onnx", "succeeded", 300)));
-    ASSERT_TRUE(store->PutHistory(row("b1", "k1", "simulated:small-cnn", "succeeded", 150)));  // replaced, not added
+    ASSERT_TRUE(store->PutHistory(row("b1", "k1", "simulated:small-cnn", "succeeded", 100)).ok());
+    ASSERT_TRUE(store->PutHistory(row("b2", "k1", "simulated:small-cnn", "failed", 200)).ok());
+    ASSERT_TRUE(store->PutHistory(row("b3", "k2", "/models/resnet50.onnx", "succeeded", 300)).ok());
+    ASSERT_TRUE(store->PutHistory(row("b1", "k1", "simulated:small-cnn", "succeeded", 150)).ok());  // replaced, not added
   }
   auto store = this->Open();  // what was stored outlives the process
   ASSERT_TRUE(store);
@@ -295,10 +304,10 @@ TYPED_TEST(StoreBehaviourTest, HistoryFiltersNewestFirstAndPrunesByAgeAndCount) 
     return q;
   };
   const auto builds = [&](const HistoryQuery& q) {
-    const HistoryRead read = store->History(q);
-    EXPECT_TRUE(read.ok) << read.error;
+    const Result<std::vector<std::string>> read = store->History(q);
+    EXPECT_TRUE(read.ok()) << read.error();
     std::vector<std::string> ids;
-    for (const std::string& entry : read.entries) ids.push_back(entry.substr(10, 2));
+    for (const std::string& entry : read.ok() ? *read : std::vector<std::string>{}) ids.push_back(entry.substr(10, 2));
     return ids;
   };
   EXPECT_EQ(builds(HistoryQuery()), (std::vector<std::string>{"b3", "b2", "b1"}));
@@ -311,10 +320,10 @@ TYPED_TEST(StoreBehaviourTest, HistoryFiltersNewestFirstAndPrunesByAgeAndCount) 
   EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.limit = 1; })), (std::vector<std::string>{"b3"}));
   EXPECT_EQ(builds(query_of([](HistoryQuery& q) { q.model = "%"; })), (std::vector<std::string>{})) << "a substring, not a LIKE pattern";
 
-  EXPECT_EQ(store->PruneHistory(0, 0), 0) << "no bound: nothing removed";
-  EXPECT_EQ(store->PruneHistory(160, 0), 1) << "older than the age bound";
+  EXPECT_EQ(store->PruneHistory(0, 0).value(), 0) << "no bound: nothing removed";
+  EXPECT_EQ(store->PruneHistory(160, 0).value(), 1) << "older than the age bound";
   EXPECT_EQ(builds(HistoryQuery()), (std::vector<std::string>{"b3", "b2"}));
-  EXPECT_EQ(store->PruneHistory(0, 1), 1) << "beyond the count bound";
+  EXPECT_EQ(store->PruneHistory(0, 1).value(), 1) << "beyond the count bound";
   EXPECT_EQ(builds(HistoryQuery()), (std::vector<std::string>{"b3"}));
 }
 
@@ -329,8 +338,8 @@ TYPED_TEST(StoreBehaviourTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAnd
     r.state = state;
     r.created_at = finished_at - 10;
     r.finished_at = IsFinal(state) ? finished_at : 0;
-    ASSERT_TRUE(store->Put(id, std::string(BuildStateName(state)), RecordToJson(r)));
-    ASSERT_TRUE(store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
+    ASSERT_TRUE(store->Put(id, std::string(BuildStateName(state)), RecordToJson(r)).ok());
+    ASSERT_TRUE(store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}).ok());
     std::ofstream(dir + "/engines/" + id + ".engine") << "engine";
   };
   const double now = 1764500000;
@@ -343,21 +352,21 @@ TYPED_TEST(StoreBehaviourTest, RetentionPrunesOnlyFinishedBuildsWithTheirLogsAnd
   PruneReport r = PruneFinishedBuilds(*store, {86400, 0}, now, {dir + "/engines", dir + "/groups"});
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.removed, 2u);
-  EXPECT_FALSE(store->Get("old_done"));
-  EXPECT_FALSE(store->Get("mid_failed"));
-  EXPECT_TRUE(store->EventsAfter("old_done", 0).empty());
+  EXPECT_FALSE(store->Get("old_done").value());
+  EXPECT_FALSE(store->Get("mid_failed").value());
+  EXPECT_TRUE(store->EventsAfter("old_done", 0).value().empty());
   EXPECT_FALSE(std::filesystem::exists(dir + "/engines/old_done.engine"));
-  EXPECT_TRUE(store->Get("old_running"));
-  EXPECT_EQ(store->EventsAfter("old_running", 0).size(), 2u);
-  EXPECT_TRUE(store->Get("new_done"));
+  EXPECT_TRUE(store->Get("old_running").value());
+  EXPECT_EQ(store->EventsAfter("old_running", 0).value().size(), 2u);
+  EXPECT_TRUE(store->Get("new_done").value());
 
   // By count: the newest finished one stays, whatever its age.
   put("newest_done", BuildState::kSucceeded, now - 30);
   r = PruneFinishedBuilds(*store, {0, 1}, now, {dir + "/engines", dir + "/groups"});
   EXPECT_EQ(r.removed, 1u);
-  EXPECT_FALSE(store->Get("new_done"));
-  EXPECT_TRUE(store->Get("newest_done"));
-  EXPECT_TRUE(store->Get("old_running"));
+  EXPECT_FALSE(store->Get("new_done").value());
+  EXPECT_TRUE(store->Get("newest_done").value());
+  EXPECT_TRUE(store->Get("old_running").value());
   EXPECT_TRUE(std::filesystem::exists(dir + "/engines/newest_done.engine"));
   EXPECT_EQ(PruneFinishedBuilds(*store, {}, now, {dir + "/engines", dir + "/groups"}).removed, 0u);  // no policy: nothing
 }
@@ -377,7 +386,7 @@ TYPED_TEST(StoreBehaviourTest, RetentionRemovesTheFolderOfAGroupWhoseFirstMember
     r.state = BuildState::kSucceeded;
     r.created_at = finished_at - 10;
     r.finished_at = finished_at;
-    ASSERT_TRUE(store->Put(r.id, "succeeded", RecordToJson(r)));
+    ASSERT_TRUE(store->Put(r.id, "succeeded", RecordToJson(r)).ok());
     std::filesystem::create_directories(groups + "/" + gid);
     std::ofstream(groups + "/" + gid + "/manifest.json") << "{}";
   }
@@ -397,22 +406,26 @@ TYPED_TEST(StoreBehaviourTest, RetentionRemovesTheFolderOfAGroupWhoseFirstMember
 TYPED_TEST(StoreBehaviourTest, WriteFailuresAreReportedAndTheStoreRecovers) {
   auto store = this->Open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(store->AppendEvents("b", {{1, "{}"}}));
+  ASSERT_TRUE(store->AppendEvents("b", {{1, "{}"}}).ok());
   this->store_.BreakWrites();
-  EXPECT_FALSE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}}));
-  EXPECT_FALSE(store->last_error().empty());
-  EXPECT_FALSE(store->Put("b", "running", "{}"));
-  EXPECT_FALSE(store->last_error().empty());
-  EXPECT_FALSE(store->Probe());
-  std::vector<std::string> removed{"x"};
-  EXPECT_FALSE(store->Prune({"failed"}, "", 1, &removed) && !removed.empty());
+  const Status appended = store->AppendEvents("b", {{2, "{}"}, {3, "{}"}});
+  EXPECT_FALSE(appended.ok());
+  EXPECT_FALSE(appended.error().empty());
+  const Status put = store->Put("b", "running", "{}");
+  EXPECT_FALSE(put.ok());
+  EXPECT_FALSE(put.error().empty());
+  EXPECT_FALSE(store->Probe().ok());
+  const Result<std::vector<std::string>> pruned = store->Prune({"failed"}, "", 1);
+  EXPECT_FALSE(pruned.ok() && !pruned->empty());
   this->store_.HealWrites();
-  EXPECT_TRUE(ProbeWithin(*store, std::chrono::seconds(5))) << store->last_error();
-  EXPECT_EQ(store->LastSeq("b"), 1u) << "the failed batch left nothing";
-  ASSERT_TRUE(store->AppendEvents("b", {{2, "{}"}, {3, "{}"}})) << store->last_error();
-  EXPECT_EQ(store->LastSeq("b"), 3u);
-  EXPECT_TRUE(store->Put("b", "failed", "{}"));
-  EXPECT_EQ(store->Get("b"), "{}");
+  const Status healed = ProbeWithin(*store, std::chrono::seconds(5));
+  EXPECT_TRUE(healed.ok()) << healed.error();
+  EXPECT_EQ(store->LastSeq("b").value(), 1u) << "the failed batch left nothing";
+  const Status again = store->AppendEvents("b", {{2, "{}"}, {3, "{}"}});
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(store->LastSeq("b").value(), 3u);
+  EXPECT_TRUE(store->Put("b", "failed", "{}").ok());
+  EXPECT_EQ(store->Get("b").value(), "{}");
 }
 
 TYPED_TEST(StoreBehaviourTest, TheSchemaIsVersionedAndReopensAtItsVersion) {
@@ -427,7 +440,7 @@ TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
   {
     auto store = this->Open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->Put("a", "queued", "{}"));
+    ASSERT_TRUE(store->Put("a", "queued", "{}").ok());
   }
   this->store_.SetSchemaVersion(7);
   StoreOpening opened = this->store_.Open();
@@ -439,13 +452,13 @@ TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
   this->store_.SetSchemaVersion(kCurrentSchema);
   auto store = this->Open();
   ASSERT_TRUE(store) << "refused, not changed";
-  EXPECT_EQ(store->Get("a"), "{}");
+  EXPECT_EQ(store->Get("a").value(), "{}");
 }
 
 // ---- the queue (builds/stores/build_queue.h), the same on both stores ----
 
 // A queued record as the manager writes it.
-bool PutQueued(RecordStore& store, const std::string& id) { return store.Put(id, "queued", "{\"id\":\"" + id + "\"}"); }
+bool PutQueued(RecordStore& store, const std::string& id) { return store.Put(id, "queued", "{\"id\":\"" + id + "\"}").ok(); }
 
 std::vector<std::string> DocsOf(const ClaimResult& claimed) {
   std::vector<std::string> docs;
@@ -475,7 +488,7 @@ TYPED_TEST(StoreBehaviourTest, QueuedBuildsAreClaimedOldestFirstAndEachOnce) {
   // A build its replica starts at once is stored claimed: nobody else can take it.
   const QueueResult added = queue.AddClaimed("q5", "{}", "a", 15);
   ASSERT_TRUE(added.ok()) << added.error;
-  EXPECT_EQ(store->Get("q5"), "{}");
+  EXPECT_EQ(store->Get("q5").value(), "{}");
   EXPECT_EQ(queue.CountQueued().count, 0);
   EXPECT_TRUE(queue.ClaimQueued("b", 5, 15).builds.empty());
   EXPECT_TRUE(queue.ClaimQueuedBuild("q5", "b", 15).builds.empty());
@@ -490,9 +503,9 @@ TYPED_TEST(StoreBehaviourTest, LapsedLeasesMakeOrphansAndRenewedOnesDoNot) {
   BuildQueue& queue = store->queue();
   for (const char* id : {"dead_running", "dead_claimed", "alive"}) ASSERT_TRUE(PutQueued(*store, id));
   ASSERT_EQ(queue.ClaimQueued("dead", 2, -1).builds.size(), 2u);
-  ASSERT_TRUE(store->Put("dead_running", "running", "{\"id\":\"dead_running\"}"));
+  ASSERT_TRUE(store->Put("dead_running", "running", "{\"id\":\"dead_running\"}").ok());
   ASSERT_EQ(queue.ClaimQueued("alive", 1, 300).builds.size(), 1u);
-  ASSERT_TRUE(store->Put("alive", "running", "{\"id\":\"alive\"}"));
+  ASSERT_TRUE(store->Put("alive", "running", "{\"id\":\"alive\"}").ok());
   const RenewResult renewed = queue.RenewLeases("alive", 300);
   ASSERT_TRUE(renewed.ok()) << renewed.error;
   EXPECT_EQ(renewed.ids, std::vector<std::string>{"alive"});
@@ -514,7 +527,7 @@ TYPED_TEST(StoreBehaviourTest, ACancelLeftForTheOwnerIsTakenByItOnce) {
   ASSERT_TRUE(PutQueued(*store, "b"));
   EXPECT_FALSE(queue.RequestCancel("b", "{}").applied) << "queued and nobody's: nobody to ask";
   ASSERT_EQ(queue.ClaimQueued("owner", 1, 300).builds.size(), 1u);
-  ASSERT_TRUE(store->Put("b", "running", "{}"));
+  ASSERT_TRUE(store->Put("b", "running", "{}").ok());
   const ConditionalResult asked = queue.RequestCancel("b", "{\"reason\":\"api\"}");
   ASSERT_TRUE(asked.ok()) << asked.error;
   EXPECT_TRUE(asked.applied);
@@ -525,7 +538,7 @@ TYPED_TEST(StoreBehaviourTest, ACancelLeftForTheOwnerIsTakenByItOnce) {
   EXPECT_EQ(taken.requests[0].id, "b");
   EXPECT_EQ(taken.requests[0].request, "{\"reason\":\"api\"}");
   EXPECT_TRUE(queue.TakeCancelRequests("owner").requests.empty()) << "taken once";
-  ASSERT_TRUE(store->Put("b", "cancelled", "{}"));
+  ASSERT_TRUE(store->Put("b", "cancelled", "{}").ok());
   EXPECT_FALSE(queue.RequestCancel("b", "{}").applied) << "finished";
 }
 
@@ -626,10 +639,10 @@ TEST_F(RecordStoreTest, AtStartEveryRunningBuildOfTheDataDirIsAnOrphan) {
   auto store = Open();
   ASSERT_TRUE(store);
   EXPECT_FALSE(store->queue().shared());
-  ASSERT_TRUE(store->Put("old", "running", "{}"));  // before replicas: nobody's
-  ASSERT_TRUE(store->Put("mine", "queued", "{}"));
+  ASSERT_TRUE(store->Put("old", "running", "{}").ok());  // before replicas: nobody's
+  ASSERT_TRUE(store->Put("mine", "queued", "{}").ok());
   ASSERT_EQ(store->queue().ClaimQueued("earlier-process", 1, 300).builds.size(), 1u);
-  ASSERT_TRUE(store->Put("mine", "running", "{}"));
+  ASSERT_TRUE(store->Put("mine", "running", "{}").ok());
   const ClaimResult orphans = store->queue().ClaimOrphans("now", 300, /*at_start=*/true);
   ASSERT_TRUE(orphans.ok()) << orphans.error;
   ASSERT_EQ(orphans.builds.size(), 2u);
@@ -654,7 +667,7 @@ TEST_F(RecordStoreTest, TheDataDirAndTheDatabaseFilesAreThisUsersOnly) {
   StoreOpening opened = SqliteStore::Open(data);
   ::umask(old_umask);
   ASSERT_TRUE(opened.store) << opened.error;
-  ASSERT_TRUE(opened.store->Put("a", "queued", "{}"));
+  ASSERT_TRUE(opened.store->Put("a", "queued", "{}").ok());
   namespace fs = std::filesystem;
   EXPECT_EQ(fs::status(data).permissions(), fs::perms::owner_all);
   for (const char* name : {"/trtwatch.db", "/trtwatch.db-wal", "/trtwatch.db-shm", "/trtwatch.lock"}) {
@@ -683,10 +696,10 @@ TEST_F(RecordStoreTest, ADatabaseOfTheReleaseBeforeVersionsIsVersion1AndKeepsIts
   }
   auto store = Open();
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->Get("old"), "{\"id\":\"old\"}");
-  EXPECT_EQ(store->LastSeq("old"), 2u);
-  ASSERT_TRUE(store->Put("new", "queued", "{}"));
-  EXPECT_EQ(store->List({}, 10, 0).docs, (std::vector<std::string>{"{}", "{\"id\":\"old\"}"}));
+  EXPECT_EQ(store->Get("old").value(), "{\"id\":\"old\"}");
+  EXPECT_EQ(store->LastSeq("old").value(), 2u);
+  ASSERT_TRUE(store->Put("new", "queued", "{}").ok());
+  EXPECT_EQ(store->List({}, 10, 0).value().docs, (std::vector<std::string>{"{}", "{\"id\":\"old\"}"}));
   store.reset();
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir_ + "/trtwatch.db").c_str(), &db), SQLITE_OK);
@@ -741,7 +754,7 @@ TEST_F(RecordStoreTest, ADamagedDatabaseIsRefusedAtStart) {
     ASSERT_TRUE(store);
     std::vector<StoredEvent> events;
     for (uint64_t i = 1; i <= 3000; ++i) events.push_back({i, "{\"seq\":" + std::to_string(i) + ",\"pad\":\"xxxxxxxx\"}"});
-    ASSERT_TRUE(store->AppendEvents("b", events));
+    ASSERT_TRUE(store->AppendEvents("b", events).ok());
   }  // closing checkpoints the WAL into the main file
   const std::string db = dir_ + "/trtwatch.db";
   const auto size = std::filesystem::file_size(db);
@@ -764,16 +777,16 @@ TEST_F(RecordStoreTest, ABatchThatFailsPartWayIsRolledBackWhole) {
   StoreOpening opened = SqliteStore::Open(dir_, vfs.name());
   ASSERT_TRUE(opened.store) << opened.error;
   RecordStore& store = *opened.store;
-  ASSERT_TRUE(store.AppendEvents("b", {{1, "{}"}}));
+  ASSERT_TRUE(store.AppendEvents("b", {{1, "{}"}}).ok());
   vfs.FailWritesAfter(1, SQLITE_FULL);
-  EXPECT_FALSE(store.AppendEvents("b", {{2, "{}"}, {3, "{}"}}));
-  EXPECT_FALSE(store.Probe());
+  EXPECT_FALSE(store.AppendEvents("b", {{2, "{}"}, {3, "{}"}}).ok());
+  EXPECT_FALSE(store.Probe().ok());
   vfs.Heal();
-  EXPECT_EQ(store.LastSeq("b"), 1u);
+  EXPECT_EQ(store.LastSeq("b").value(), 1u);
   vfs.FailWritesAfter(0, SQLITE_IOERR_WRITE);
-  EXPECT_FALSE(store.Put("b", "running", "{}"));
+  EXPECT_FALSE(store.Put("b", "running", "{}").ok());
   vfs.Heal();
-  EXPECT_TRUE(store.Probe());
+  EXPECT_TRUE(store.Probe().ok());
 }
 
 // ---- PostgreSQL only ----
@@ -826,12 +839,13 @@ TEST_F(PostgresStoreTest, ReplicasShareTheDatabaseAndReconnectAfterARestart) {
   StoreOpening second = pg_.Open();
   ASSERT_TRUE(second.store) << "a second replica is accepted: " << second.error;
   EXPECT_TRUE(second.store->queue().shared());
-  ASSERT_TRUE(first.store->Put("a", "queued", "{}"));
-  EXPECT_EQ(second.store->Get("a"), "{}");
+  ASSERT_TRUE(first.store->Put("a", "queued", "{}").ok());
+  EXPECT_EQ(second.store->Get("a").value(), "{}");
   pg_.BreakWrites();
   pg_.HealWrites();
-  EXPECT_FALSE(first.store->Put("a", "running", "{}")) << "the old session is gone";
-  EXPECT_TRUE(first.store->Put("a", "running", "{}")) << first.store->last_error();
+  EXPECT_FALSE(first.store->Put("a", "running", "{}").ok()) << "the old session is gone";
+  const Status reconnected = first.store->Put("a", "running", "{}");
+  EXPECT_TRUE(reconnected.ok()) << reconnected.error();
 }
 
 // A database that is gone is not asked again at every call: after a failed attempt the
@@ -840,14 +854,15 @@ TEST_F(PostgresStoreTest, ALostDatabaseIsRetriedWithBackOff) {
   StoreOpening opened = pg_.Open();
   ASSERT_TRUE(opened.store) << opened.error;
   pg_.BreakWrites();
-  EXPECT_FALSE(opened.store->Put("a", "queued", "{}"));
-  EXPECT_FALSE(opened.store->Probe());  // the session is gone: one attempt to reconnect, refused
-  EXPECT_FALSE(opened.store->Probe());
-  EXPECT_NE(opened.store->last_error().find("cannot connect to"), std::string::npos) << opened.store->last_error();
-  EXPECT_NE(opened.store->last_error().find("; next attempt in 1 s"), std::string::npos)
-      << opened.store->last_error();
+  EXPECT_FALSE(opened.store->Put("a", "queued", "{}").ok());
+  EXPECT_FALSE(opened.store->Probe().ok());  // the session is gone: one attempt to reconnect, refused
+  const Status refused = opened.store->Probe();
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("cannot connect to"), std::string::npos) << refused.error();
+  EXPECT_NE(refused.error().find("; next attempt in 1 s"), std::string::npos) << refused.error();
   pg_.HealWrites();
-  EXPECT_TRUE(ProbeWithin(*opened.store, std::chrono::seconds(5))) << opened.store->last_error();
+  const Status healed = ProbeWithin(*opened.store, std::chrono::seconds(5));
+  EXPECT_TRUE(healed.ok()) << healed.error();
 }
 
 // Two replicas claiming at once from two threads (each its own store and connection):
@@ -890,10 +905,10 @@ TEST_F(PostgresStoreTest, AnotherReplicasWritesArriveOnTheChangeFeed) {
   const int fd = feed->Listen(&error);
   ASSERT_GE(fd, 0) << error;
   const std::string id = "b_0123456789abcdef0123456789abcdef";
-  ASSERT_TRUE(listener.store->Put("b_ffffffffffffffffffffffffffffffff", "queued", "{}"));  // its own: not heard
+  ASSERT_TRUE(listener.store->Put("b_ffffffffffffffffffffffffffffffff", "queued", "{}").ok());  // its own: not heard
   ASSERT_EQ(pg_.server().Exec(pg_.db(), "NOTIFY trtwatch_events, 'b_x 1'; NOTIFY trtwatch_records, 'drop; table'"), "");
-  ASSERT_TRUE(writer.store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}));
-  ASSERT_TRUE(writer.store->Put(id, "running", "{}"));
+  ASSERT_TRUE(writer.store->AppendEvents(id, {{1, "{}"}, {2, "{}"}}).ok());
+  ASSERT_TRUE(writer.store->Put(id, "running", "{}").ok());
   std::vector<StoreChange> heard;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (heard.size() < 2 && std::chrono::steady_clock::now() < deadline) {

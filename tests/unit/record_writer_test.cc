@@ -59,7 +59,7 @@ TEST_F(RecordWriterTest, AWriteIsStoredAndAnnouncedToEachWatcher) {
   ASSERT_TRUE(writer_->Put("b-1", "queued", R"({"id":"b-1"})"));
   ASSERT_TRUE(writer_->Put("b-1", "running", R"({"id":"b-1","status":"running"})"));
   EXPECT_EQ(frames.seqs, (std::vector<uint64_t>{1, 2})) << "frame ids count record writes";
-  EXPECT_EQ(store_->Get("b-1"), std::optional<std::string>(R"({"id":"b-1","status":"running"})"));
+  EXPECT_EQ(store_->Get("b-1").value(), std::optional<std::string>(R"({"id":"b-1","status":"running"})"));
   writer_->Unwatch(&frames);
   ASSERT_TRUE(writer_->Put("b-2", "queued", "{}"));
   EXPECT_EQ(frames.seqs.size(), 2u);
@@ -79,7 +79,7 @@ TEST_F(RecordWriterTest, AFailedWriteIsKeptServedAndRetried) {
   EXPECT_TRUE(writer_->RetryUnsaved());
   EXPECT_TRUE(writer_->healthy());
   EXPECT_EQ(writer_->Unsaved("b-1"), std::nullopt);
-  EXPECT_EQ(store_->Get("b-1"), std::optional<std::string>(R"({"v":2})"));
+  EXPECT_EQ(store_->Get("b-1").value(), std::optional<std::string>(R"({"v":2})"));
 }
 
 // Why: an event or queue write that failed leaves nothing to retry, yet the store is

@@ -256,23 +256,24 @@ bool PostgresStore::RollbackAfterFailure() {
   return false;
 }
 
-bool PostgresStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
-  return Ready() && Command("WITH stored AS (INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
-                            "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc RETURNING 1) "
-                            "SELECT pg_notify('trtwatch_records', $1)",
-                            {id, status, doc});
+Status PostgresStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
+  return Done(Ready() && Command("WITH stored AS (INSERT INTO builds(id, status, doc) VALUES($1, $2, $3) "
+                                 "ON CONFLICT(id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc "
+                                 "RETURNING 1) SELECT pg_notify('trtwatch_records', $1)",
+                                 {id, status, doc}));
 }
 
-std::optional<std::string> PostgresStore::Get(const std::string& id) {
-  if (!Ready()) return std::nullopt;
+Result<std::optional<std::string>> PostgresStore::Get(const std::string& id) {
+  if (!Ready()) return LastError();
   PgReply r = Run("SELECT doc FROM builds WHERE id = $1", {id});
-  if (!r.ok() || r.rows() == 0) return std::nullopt;
-  return r.Text(0, 0);
+  if (!r.ok()) return LastError();
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.Text(0, 0));
 }
 
-RecordStore::Page PostgresStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
-                                      const std::string& model) {
-  if (!Ready()) return {};
+Result<RecordStore::Page> PostgresStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                                              const std::string& model) {
+  if (!Ready()) return LastError();
   Params params{std::to_string(cursor > 0 ? cursor : INT64_MAX)};
   std::string sql = "SELECT ord, doc FROM builds WHERE ord < $1";
   if (!statuses.empty()) sql += " AND status IN (" + PgPlaceholders(2, statuses.size()) + ")";
@@ -286,18 +287,21 @@ RecordStore::Page PostgresStore::List(const std::vector<std::string>& statuses, 
   params.push_back(std::to_string(limit + 1));
   sql += " ORDER BY ord DESC LIMIT $" + std::to_string(params.size());
   PgReply r = Run(sql.c_str(), params);
+  if (!r.ok()) return LastError();
   std::vector<std::pair<int64_t, std::string>> rows;
-  for (int i = 0; r.ok() && i < r.rows(); ++i) rows.emplace_back(r.Int(i, 0), r.Text(i, 1));
+  for (int i = 0; i < r.rows(); ++i) rows.emplace_back(r.Int(i, 0), r.Text(i, 1));
   return PageOf(std::move(rows), limit);
 }
 
-std::vector<std::string> PostgresStore::WithStatus(const std::vector<std::string>& statuses) {
+Result<std::vector<std::string>> PostgresStore::WithStatus(const std::vector<std::string>& statuses) {
   std::vector<std::string> docs;
-  if (statuses.empty() || !Ready()) return docs;
+  if (statuses.empty()) return docs;
+  if (!Ready()) return LastError();
   const std::string sql =
       "SELECT doc FROM builds WHERE status IN (" + PgPlaceholders(1, statuses.size()) + ") ORDER BY ord";
   PgReply r = Run(sql.c_str(), statuses);
-  for (int i = 0; r.ok() && i < r.rows(); ++i) docs.push_back(r.Text(i, 0));
+  if (!r.ok()) return LastError();
+  for (int i = 0; i < r.rows(); ++i) docs.push_back(r.Text(i, 0));
   return docs;
 }
 
@@ -306,17 +310,17 @@ constexpr size_t kEventsPerInsert = 500;  // 1001 parameters a statement, well u
 constexpr size_t kEventsPerRead = 1000;   // ForEachEvent's page: bounded memory for long logs
 }  // namespace
 
-bool PostgresStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
-  if (events.empty()) return true;
-  if (!Ready()) return false;
+Status PostgresStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
+  if (events.empty()) return OkStatus();
+  if (!Ready()) return LastError();
   const bool one_statement = events.size() <= kEventsPerInsert;  // atomic without BEGIN
-  if (!one_statement && !Command("BEGIN")) return false;
+  if (!one_statement && !Command("BEGIN")) return LastError();
   for (size_t i = 0; i < events.size(); i += kEventsPerInsert) {
     const size_t count = std::min(kEventsPerInsert, events.size() - i);
     const uint64_t notify_seq = i + count == events.size() ? events.back().seq : 0;  // once, with the last chunk
-    if (!AppendChunk(id, &events[i], count, notify_seq)) return RollbackAfterFailure();
+    if (!AppendChunk(id, &events[i], count, notify_seq)) return Done(RollbackAfterFailure());
   }
-  return one_statement || Command("COMMIT") || RollbackAfterFailure();
+  return Done(one_statement || Command("COMMIT") || RollbackAfterFailure());
 }
 
 bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first, size_t count,
@@ -337,42 +341,45 @@ bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first,
   return Command(sql.c_str(), params);
 }
 
-bool PostgresStore::ForEachEvent(const std::string& id, uint64_t after,
-                                 const std::function<void(const StoredEvent&)>& fn) {
-  std::vector<StoredEvent> page;
-  for (uint64_t from = after;; from = page.back().seq) {
-    if (!EventsPage(id, from, UINT64_MAX, static_cast<int>(kEventsPerRead), &page)) return false;
-    for (const StoredEvent& e : page) fn(e);
-    if (page.size() < kEventsPerRead) return true;
+Status PostgresStore::ForEachEvent(const std::string& id, uint64_t after,
+                                   const std::function<void(const StoredEvent&)>& fn) {
+  for (uint64_t from = after;;) {
+    Result<std::vector<StoredEvent>> page = EventsPage(id, from, UINT64_MAX, static_cast<int>(kEventsPerRead));
+    if (!page.ok()) return page.status();
+    for (const StoredEvent& e : *page) fn(e);
+    if (page->size() < kEventsPerRead) return OkStatus();
+    from = page->back().seq;
   }
 }
 
-bool PostgresStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
-                               std::vector<StoredEvent>* page) {
-  page->clear();
-  if (!Ready()) return false;
+Result<std::vector<StoredEvent>> PostgresStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
+                                                           int limit) {
+  if (!Ready()) return LastError();
   PgReply r = Run("SELECT seq, json FROM events WHERE build_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
                   {id, SeqParam(after), SeqParam(up_to), std::to_string(limit)});
-  for (int i = 0; r.ok() && i < r.rows(); ++i) page->push_back({static_cast<uint64_t>(r.Int(i, 0)), r.Text(i, 1)});
-  return r.ok();
+  if (!r.ok()) return LastError();
+  std::vector<StoredEvent> page;
+  for (int i = 0; i < r.rows(); ++i) page.push_back({static_cast<uint64_t>(r.Int(i, 0)), r.Text(i, 1)});
+  return page;
 }
 
-uint64_t PostgresStore::LastSeq(const std::string& id) {
-  if (!Ready()) return 0;
+Result<uint64_t> PostgresStore::LastSeq(const std::string& id) {
+  if (!Ready()) return LastError();
   PgReply r = Run("SELECT COALESCE(MAX(seq), 0) FROM events WHERE build_id = $1", {id});
-  return r.ok() ? static_cast<uint64_t>(r.Int(0, 0)) : 0;
+  if (!r.ok()) return LastError();
+  return static_cast<uint64_t>(r.Int(0, 0));
 }
 
-bool PostgresStore::Probe() {
-  return Ready() && Command("INSERT INTO health(k, checked) VALUES(1, now()) "
-                            "ON CONFLICT(k) DO UPDATE SET checked = EXCLUDED.checked");
+Status PostgresStore::Probe() {
+  return Done(Ready() && Command("INSERT INTO health(k, checked) VALUES(1, now()) "
+                                 "ON CONFLICT(k) DO UPDATE SET checked = EXCLUDED.checked"));
 }
 
-bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
-                          int64_t keep_newest, std::vector<std::string>* removed) {
-  removed->clear();
-  if (!PrunePolicyGiven(final_statuses, finished_before, keep_newest)) return true;
-  if (!Ready()) return false;
+Result<std::vector<std::string>> PostgresStore::Prune(const std::vector<std::string>& final_statuses,
+                                                      const std::string& finished_before, int64_t keep_newest) {
+  std::vector<std::string> removed;
+  if (!PrunePolicyGiven(final_statuses, finished_before, keep_newest)) return removed;
+  if (!Ready()) return LastError();
   Params params(final_statuses);
   const std::string finished = "status IN (" + PgPlaceholders(1, final_statuses.size()) + ")";
   std::string sql = "SELECT id FROM builds WHERE " + finished + " AND (false";
@@ -386,33 +393,32 @@ bool PostgresStore::Prune(const std::vector<std::string>& final_statuses, const 
            std::to_string(params.size()) + ")";
   }
   sql += ") ORDER BY ord FOR UPDATE";
-  if (!Command("BEGIN")) return false;
+  if (!Command("BEGIN")) return LastError();
   PgReply r = Run(sql.c_str(), params);
-  for (int i = 0; r.ok() && i < r.rows(); ++i) removed->push_back(r.Text(i, 0));
+  for (int i = 0; r.ok() && i < r.rows(); ++i) removed.push_back(r.Text(i, 0));
   bool ok = r.ok();
-  for (size_t i = 0; ok && i < removed->size(); ++i) {
-    ok = Command("DELETE FROM events WHERE build_id = $1", {(*removed)[i]}) &&
-         Command("DELETE FROM builds WHERE id = $1", {(*removed)[i]});
+  for (size_t i = 0; ok && i < removed.size(); ++i) {
+    ok = Command("DELETE FROM events WHERE build_id = $1", {removed[i]}) &&
+         Command("DELETE FROM builds WHERE id = $1", {removed[i]});
   }
-  if (ok && Command("COMMIT")) return true;
-  removed->clear();
-  return RollbackAfterFailure();
+  if (ok && Command("COMMIT")) return removed;
+  return Done(RollbackAfterFailure());
 }
 
 // ---- the history ----
 
-bool PostgresStore::PutHistory(const HistoryRow& row) {
-  return Ready() &&
-         Command("INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
-                 "VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, "
-                 "model = EXCLUDED.model, backend = EXCLUDED.backend, status = EXCLUDED.status, "
-                 "finished_at = EXCLUDED.finished_at, entry = EXCLUDED.entry",
-                 {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at), row.entry});
+Status PostgresStore::PutHistory(const HistoryRow& row) {
+  return Done(Ready() &&
+              Command("INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
+                      "VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, "
+                      "model = EXCLUDED.model, backend = EXCLUDED.backend, status = EXCLUDED.status, "
+                      "finished_at = EXCLUDED.finished_at, entry = EXCLUDED.entry",
+                      {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at),
+                       row.entry}));
 }
 
-HistoryRead PostgresStore::History(const HistoryQuery& query) {
-  HistoryRead read;
-  if (!Ready()) return read.error = last_error_, read;
+Result<std::vector<std::string>> PostgresStore::History(const HistoryQuery& query) {
+  if (!Ready()) return LastError();
   Params params{std::to_string(query.finished_after)};
   std::string sql = "SELECT entry FROM history WHERE finished_at >= $1";
   const auto add = [&](const std::string& value, const char* condition_before, const char* condition_after) {
@@ -428,20 +434,21 @@ HistoryRead PostgresStore::History(const HistoryQuery& query) {
   params.push_back(std::to_string(query.limit));
   sql += " ORDER BY finished_at DESC, ord DESC LIMIT $" + std::to_string(params.size());
   PgReply r = Run(sql.c_str(), params);
-  if (!r.ok()) return read.error = r.error, read;
-  for (int i = 0; i < r.rows(); ++i) read.entries.push_back(r.Text(i, 0));
-  read.ok = true;
-  return read;
+  if (!r.ok()) return Status::Error(r.error);
+  std::vector<std::string> entries;
+  for (int i = 0; i < r.rows(); ++i) entries.push_back(r.Text(i, 0));
+  return entries;
 }
 
-int64_t PostgresStore::PruneHistory(int64_t finished_before, int64_t keep_newest) {
-  if (finished_before <= 0 && keep_newest <= 0) return 0;
-  if (!Ready()) return -1;
+Result<int64_t> PostgresStore::PruneHistory(int64_t finished_before, int64_t keep_newest) {
+  if (finished_before <= 0 && keep_newest <= 0) return int64_t{0};
+  if (!Ready()) return LastError();
   PgReply r = Run("WITH gone AS (DELETE FROM history WHERE ($1::bigint > 0 AND finished_at < $1::bigint) OR "
                   "($2::bigint > 0 AND ord NOT IN (SELECT ord FROM history ORDER BY finished_at DESC, ord DESC "
                   "LIMIT $2::bigint)) RETURNING 1) SELECT count(*) FROM gone",
                   {std::to_string(finished_before), std::to_string(keep_newest)});
-  return r.ok() ? r.Int(0, 0) : -1;
+  if (!r.ok()) return LastError();
+  return int64_t{r.Int(0, 0)};
 }
 
 // ---- the change feed (builds/stores/change_feed.h) ----

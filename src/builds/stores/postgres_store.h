@@ -19,7 +19,7 @@
 // write and pg_notify('trtwatch_records', 'ID'); a second session LISTENs to both.
 //
 // Values travel only as parameters (PQexecParams), never inside SQL text. A call that
-// fails (connection lost, server down) returns false with last_error() set; the next
+// fails (connection lost, server down) returns the error in its Status or Result; the next
 // call reconnects. Calls block for one round trip each (as SQLite's block on the disk).
 //
 // Threading: as RecordStore (builds/stores/record_store.h): one thread.
@@ -51,22 +51,22 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   PostgresStore(const PostgresStore&) = delete;
   PostgresStore& operator=(const PostgresStore&) = delete;
 
-  bool Put(const std::string& id, const std::string& status, const std::string& doc) override;
-  std::optional<std::string> Get(const std::string& id) override;
-  Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor, const std::string& model) override;
-  std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) override;
-  bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
-  bool ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
-  bool EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
-                  std::vector<StoredEvent>* page) override;
-  uint64_t LastSeq(const std::string& id) override;
-  bool Probe() override;
-  bool PutHistory(const HistoryRow& row) override;
-  HistoryRead History(const HistoryQuery& query) override;
-  int64_t PruneHistory(int64_t finished_before, int64_t keep_newest) override;
-  bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
-             std::vector<std::string>* removed) override;
-  const std::string& last_error() const override { return last_error_; }
+  Status Put(const std::string& id, const std::string& status, const std::string& doc) override;
+  Result<std::optional<std::string>> Get(const std::string& id) override;
+  Result<Page> List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                    const std::string& model) override;
+  Result<std::vector<std::string>> WithStatus(const std::vector<std::string>& statuses) override;
+  Status AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
+  Status ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
+  Result<std::vector<StoredEvent>> EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
+                                              int limit) override;
+  Result<uint64_t> LastSeq(const std::string& id) override;
+  Status Probe() override;
+  Status PutHistory(const HistoryRow& row) override;
+  Result<std::vector<std::string>> History(const HistoryQuery& query) override;
+  Result<int64_t> PruneHistory(int64_t finished_before, int64_t keep_newest) override;
+  Result<std::vector<std::string>> Prune(const std::vector<std::string>& final_statuses,
+                                         const std::string& finished_before, int64_t keep_newest) override;
   BuildQueue& queue() override { return *this; }
   ChangeFeed* changes() override { return this; }
 
@@ -109,6 +109,10 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   PgReply Run(const char* sql, const Params& params = {});
   bool Command(const char* sql, const Params& params = {});
   bool RollbackAfterFailure();
+  // The last failure (last_error_) as a Status.
+  Status LastError() const { return Status::Error(last_error_); }
+  // Ok when `done`, else the last failure.
+  Status Done(bool done) const { return done ? OkStatus() : LastError(); }
   // Inserts `count` events; `notify_seq` > 0: and notifies the batch's end, in the same statement.
   bool AppendChunk(const std::string& id, const StoredEvent* first, size_t count, uint64_t notify_seq);
 
@@ -116,7 +120,7 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   const std::string name_;
   pg_conn* conn_ = nullptr;
   pg_conn* listen_ = nullptr;  // the change feed's session (LISTEN), non-blocking
-  std::string last_error_;
+  std::string last_error_;  // the session's last failure, which the failing call returns as its Status
   std::chrono::steady_clock::time_point next_attempt_{};  // Connect's back-off
   std::chrono::seconds backoff_{0};
   std::string connect_error_;  // why the last attempt failed

@@ -2,9 +2,10 @@
 
 namespace trtwatch::builds {
 
-std::vector<StoredEvent> RecordStore::EventsAfter(const std::string& id, uint64_t after) {
+Result<std::vector<StoredEvent>> RecordStore::EventsAfter(const std::string& id, uint64_t after) {
   std::vector<StoredEvent> events;
-  if (!ForEachEvent(id, after, [&](const StoredEvent& e) { events.push_back(e); })) events.clear();
+  Status read = ForEachEvent(id, after, [&](const StoredEvent& e) { events.push_back(e); });
+  if (!read.ok()) return read;
   return events;
 }
 

@@ -23,6 +23,7 @@
 
 #include "builds/stores/build_queue.h"
 #include "builds/stores/change_feed.h"
+#include "core/result.h"
 
 namespace trtwatch::builds {
 
@@ -54,20 +55,17 @@ struct HistoryQuery {
   int limit = 100;
 };
 
-// The entries read (newest first), or the store's error.
-struct HistoryRead {
-  bool ok = false;
-  std::vector<std::string> entries;
-  std::string error;
-};
-
 class RecordStore {
  public:
   virtual ~RecordStore() = default;
 
+  // Every call returns a Status or a Result<T> (core/result.h): the store's error text
+  // when it fails. A failed write or batch is rolled back whole.
+
   // Inserts the record or replaces its status and document; creation order is kept.
-  virtual bool Put(const std::string& id, const std::string& status, const std::string& doc) = 0;
-  virtual std::optional<std::string> Get(const std::string& id) = 0;
+  virtual Status Put(const std::string& id, const std::string& status, const std::string& doc) = 0;
+  // The record's document; nullopt when there is no such record.
+  virtual Result<std::optional<std::string>> Get(const std::string& id) = 0;
 
   struct Page {
     std::vector<std::string> docs;
@@ -75,46 +73,43 @@ class RecordStore {
   };
   // Newest first. `statuses` empty means all; `cursor` 0 means from the newest; `model`
   // non-empty: the builds whose model, or simulated profile, contains it.
-  virtual Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
-                    const std::string& model = "") = 0;
+  virtual Result<Page> List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                            const std::string& model = "") = 0;
   // Every record in one of `statuses`, oldest first (restart recovery).
-  virtual std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) = 0;
+  virtual Result<std::vector<std::string>> WithStatus(const std::vector<std::string>& statuses) = 0;
 
-  // Every write reports failure (disk full, I/O error) with last_error() set; a failed
-  // batch is rolled back whole.
-  virtual bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) = 0;
-  // Calls `fn` with each event of `id` with seq > `after`, in seq order. Returns false
-  // if the log could not be read to its end (damage, I/O error): then what `fn` saw
-  // is incomplete.
-  virtual bool ForEachEvent(const std::string& id, uint64_t after,
-                            const std::function<void(const StoredEvent&)>& fn) = 0;
+  // Every write reports failure (disk full, I/O error); a failed batch is rolled back whole.
+  virtual Status AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) = 0;
+  // Calls `fn` with each event of `id` with seq > `after`, in seq order. An error if
+  // the log could not be read to its end (damage, I/O error): then what `fn` saw is
+  // incomplete.
+  virtual Status ForEachEvent(const std::string& id, uint64_t after,
+                              const std::function<void(const StoredEvent&)>& fn) = 0;
   // One bounded page of the log: at most `limit` events of `id` with `after` < seq <=
-  // `up_to`, in seq order, into `*page` (cleared first). Returns false on a read error.
-  virtual bool EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
-                          std::vector<StoredEvent>* page) = 0;
-  // The log of `id` with seq > `after`, in seq order (empty if it cannot be read).
-  std::vector<StoredEvent> EventsAfter(const std::string& id, uint64_t after);
-  virtual uint64_t LastSeq(const std::string& id) = 0;
+  // `up_to`, in seq order.
+  virtual Result<std::vector<StoredEvent>> EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
+                                                      int limit) = 0;
+  // The log of `id` with seq > `after`, in seq order.
+  Result<std::vector<StoredEvent>> EventsAfter(const std::string& id, uint64_t after);
+  // The highest seq in the log of `id`; 0 when it has none.
+  virtual Result<uint64_t> LastSeq(const std::string& id) = 0;
   // A small write that tells whether the store takes writes again after a failure.
-  virtual bool Probe() = 0;
+  virtual Status Probe() = 0;
 
   // Removes finished records (any of `final_statuses`) and their logs: those finished
   // before `finished_before` (an RFC 3339 time like the records'; empty: no age limit)
   // and all but the newest `keep_newest` (0: no count limit). One transaction. The ids
-  // removed go to `*removed`. False on a storage error, with nothing removed.
-  virtual bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
-                     int64_t keep_newest, std::vector<std::string>* removed) = 0;
+  // removed, or the storage error with nothing removed.
+  virtual Result<std::vector<std::string>> Prune(const std::vector<std::string>& final_statuses,
+                                                 const std::string& finished_before, int64_t keep_newest) = 0;
 
   // The history (docs/history.md): adds or replaces the row of `row.build`.
-  virtual bool PutHistory(const HistoryRow& row) = 0;
-  virtual HistoryRead History(const HistoryQuery& query) = 0;
+  virtual Status PutHistory(const HistoryRow& row) = 0;
+  // The entries read, newest first.
+  virtual Result<std::vector<std::string>> History(const HistoryQuery& query) = 0;
   // Removes the rows finished before `finished_before` (Unix seconds; 0: no age limit)
-  // and all but the newest `keep_newest` (0: no count limit). The count removed, or -1
-  // on a storage error.
-  virtual int64_t PruneHistory(int64_t finished_before, int64_t keep_newest) = 0;
-
-  // What the last failed call met, for messages.
-  virtual const std::string& last_error() const = 0;
+  // and all but the newest `keep_newest` (0: no count limit). The count removed.
+  virtual Result<int64_t> PruneHistory(int64_t finished_before, int64_t keep_newest) = 0;
 
   // The queue of builds and their owners, kept in this store (builds/stores/build_queue.h).
   virtual BuildQueue& queue() = 0;

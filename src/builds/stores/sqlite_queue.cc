@@ -29,9 +29,9 @@ bool ClaimedRows(Stmt& s, std::vector<ClaimedBuild>* builds) {
 
 template <typename Result>
 Result SqliteStore::QueueError() {
-  last_error_ = sqlite3_errmsg(db_);
+  const std::string why = sqlite3_errmsg(db_);
   if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  return QueueFailed<Result>(last_error_);
+  return QueueFailed<Result>(why);
 }
 
 QueueResult SqliteStore::AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
@@ -100,7 +100,7 @@ RenewResult SqliteStore::RenewLeases(const std::string& replica, double lease_se
 
 // One process serves the data dir: at start every running build is an orphan.
 ClaimResult SqliteStore::ClaimOrphans(const std::string& replica, double lease_seconds, bool at_start) {
-  if (!Exec("BEGIN IMMEDIATE")) return QueueFailed<ClaimResult>(last_error_);
+  if (Status begun = Exec("BEGIN IMMEDIATE"); !begun.ok()) return QueueFailed<ClaimResult>(begun.error());
   const char* lapsed = "(?4 OR owner IS NULL OR lease_until < julianday('now'))";
   {
     Stmt requeue(db_, (std::string("UPDATE builds SET owner = NULL, lease_until = NULL WHERE status = 'queued' "
@@ -126,7 +126,7 @@ ClaimResult SqliteStore::ClaimOrphans(const std::string& replica, double lease_s
     own.Int(4, at_start ? 1 : 0);
     if (own.Step() != SQLITE_DONE) return QueueError<ClaimResult>();
   }
-  if (!Exec("COMMIT")) return QueueError<ClaimResult>();
+  if (!Exec("COMMIT").ok()) return QueueError<ClaimResult>();
   return claimed;
 }
 
@@ -143,7 +143,7 @@ ConditionalResult SqliteStore::RequestCancel(const std::string& id, const std::s
 }
 
 CancelRequestsResult SqliteStore::TakeCancelRequests(const std::string& replica) {
-  if (!Exec("BEGIN IMMEDIATE")) return QueueFailed<CancelRequestsResult>(last_error_);
+  if (Status begun = Exec("BEGIN IMMEDIATE"); !begun.ok()) return QueueFailed<CancelRequestsResult>(begun.error());
   auto taken = QueueDone<CancelRequestsResult>();
   {
     Stmt select(db_, "SELECT id, cancel_request FROM builds WHERE owner = ?1 AND cancel_request IS NOT NULL");
@@ -157,7 +157,7 @@ CancelRequestsResult SqliteStore::TakeCancelRequests(const std::string& replica)
     clear.Text(1, replica);
     if (clear.Step() != SQLITE_DONE) return QueueError<CancelRequestsResult>();
   }
-  if (!Exec("COMMIT")) return QueueError<CancelRequestsResult>();
+  if (!Exec("COMMIT").ok()) return QueueError<CancelRequestsResult>();
   return taken;
 }
 

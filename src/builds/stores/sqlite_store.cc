@@ -189,8 +189,8 @@ StoreOpening SqliteStore::Open(const std::string& dir, const char* vfs) {
 StoreOpening SqliteStore::SetUp(const std::string& path) {
   using Outcome = StoreOpening::Outcome;
   const std::string not_ours = " (is it a trtwatch database? move it away or pick another --data-dir)";
-  if (!Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")) {
-    return StoreOpening::Failed(Outcome::kDamaged, "cannot set up \"" + path + "\": " + last_error_ + not_ours);
+  if (Status set = Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"); !set.ok()) {
+    return StoreOpening::Failed(Outcome::kDamaged, "cannot set up \"" + path + "\": " + set.error() + not_ours);
   }
   SqliteSchema schema(db_);
   const MigrationResult m = Migrate(schema, kSqliteSteps);
@@ -208,38 +208,42 @@ StoreOpening SqliteStore::SetUp(const std::string& path) {
 
 SqliteStore::~SqliteStore() { sqlite3_close(db_); }
 
-bool SqliteStore::Exec(const char* sql) {
+Status SqliteStore::Exec(const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    last_error_ = message ? message : "unknown SQLite error";
+    Status failed = Status::Error(message ? message : "unknown SQLite error");
     sqlite3_free(message);
-    return false;
+    return failed;
   }
-  return true;
+  return OkStatus();
 }
 
-bool SqliteStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
+Status SqliteStore::LastError() const { return Status::Error(sqlite3_errmsg(db_)); }
+
+Status SqliteStore::Put(const std::string& id, const std::string& status, const std::string& doc) {
   Stmt s(db_,
          "INSERT INTO builds(id, status, doc) VALUES(?, ?, ?) "
          "ON CONFLICT(id) DO UPDATE SET status = excluded.status, doc = excluded.doc");
-  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  if (!s.ok()) return LastError();
   s.Text(1, id);
   s.Text(2, status);
   s.Text(3, doc);
-  if (s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
-  return true;
+  if (s.Step() != SQLITE_DONE) return LastError();
+  return OkStatus();
 }
 
-std::optional<std::string> SqliteStore::Get(const std::string& id) {
+Result<std::optional<std::string>> SqliteStore::Get(const std::string& id) {
   Stmt s(db_, "SELECT doc FROM builds WHERE id = ?");
-  if (!s.ok()) return std::nullopt;
+  if (!s.ok()) return LastError();
   s.Text(1, id);
-  if (s.Step() != SQLITE_ROW) return std::nullopt;
-  return s.ColText(0);
+  const int rc = s.Step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return LastError();
+  return std::optional<std::string>(s.ColText(0));
 }
 
-RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
-                                    const std::string& model) {
+Result<RecordStore::Page> SqliteStore::List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                                            const std::string& model) {
   std::string sql = "SELECT ord, doc FROM builds WHERE ord < ?";
   if (!statuses.empty()) sql += " AND status IN (" + Placeholders(statuses.size()) + ")";
   if (!model.empty()) {
@@ -248,7 +252,7 @@ RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, in
   }
   sql += " ORDER BY ord DESC LIMIT ?";
   Stmt s(db_, sql.c_str());
-  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), Page{};
+  if (!s.ok()) return LastError();
   int i = 1;
   s.Int(i++, cursor > 0 ? cursor : INT64_MAX);
   for (const std::string& status : statuses) s.Text(i++, status);
@@ -262,94 +266,89 @@ RecordStore::Page SqliteStore::List(const std::vector<std::string>& statuses, in
   return PageOf(std::move(rows), limit);
 }
 
-std::vector<std::string> SqliteStore::WithStatus(const std::vector<std::string>& statuses) {
+Result<std::vector<std::string>> SqliteStore::WithStatus(const std::vector<std::string>& statuses) {
   std::vector<std::string> docs;
   if (statuses.empty()) return docs;
   const std::string sql = "SELECT doc FROM builds WHERE status IN (" + Placeholders(statuses.size()) + ") ORDER BY ord";
   Stmt s(db_, sql.c_str());
-  if (!s.ok()) return docs;
+  if (!s.ok()) return LastError();
   int i = 1;
   for (const std::string& status : statuses) s.Text(i++, status);
   while (s.Step() == SQLITE_ROW) docs.push_back(s.ColText(0));
   return docs;
 }
 
-bool SqliteStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
-  if (events.empty()) return true;
-  if (!Exec("BEGIN")) return false;
+Status SqliteStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
+  if (events.empty()) return OkStatus();
+  if (Status begun = Exec("BEGIN"); !begun.ok()) return begun;
   {
     Stmt s(db_, "INSERT OR IGNORE INTO events(build_id, seq, json) VALUES(?, ?, ?)");
-    if (!s.ok()) {
-      last_error_ = sqlite3_errmsg(db_);
-      Exec("ROLLBACK");
-      return false;
-    }
+    auto fail = [&] {
+      Status failed = LastError();
+      (void)Exec("ROLLBACK");
+      return failed;
+    };
+    if (!s.ok()) return fail();
     for (const StoredEvent& e : events) {
       sqlite3_reset(s.get());
       s.Text(1, id);
       s.Int(2, static_cast<int64_t>(e.seq));
       s.Text(3, e.json);
-      if (s.Step() != SQLITE_DONE) {
-        last_error_ = sqlite3_errmsg(db_);
-        Exec("ROLLBACK");
-        return false;
-      }
+      if (s.Step() != SQLITE_DONE) return fail();
     }
   }
-  if (Exec("COMMIT")) return true;
+  Status committed = Exec("COMMIT");
   // A failed COMMIT (disk full) may leave the transaction open: end it, or every
   // later BEGIN fails too.
-  const std::string why = last_error_;
-  if (!sqlite3_get_autocommit(db_)) Exec("ROLLBACK");
-  last_error_ = why;
-  return false;
+  if (!committed.ok() && !sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");
+  return committed;
 }
 
-bool SqliteStore::ForEachEvent(const std::string& id, uint64_t after,
-                               const std::function<void(const StoredEvent&)>& fn) {
+Status SqliteStore::ForEachEvent(const std::string& id, uint64_t after,
+                                 const std::function<void(const StoredEvent&)>& fn) {
   Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? ORDER BY seq");
-  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  if (!s.ok()) return LastError();
   s.Text(1, id);
   s.Int(2, static_cast<int64_t>(after));
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) fn({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
-  if (rc != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
-  return true;
+  if (rc != SQLITE_DONE) return LastError();
+  return OkStatus();
 }
 
-bool SqliteStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
-                             std::vector<StoredEvent>* page) {
-  page->clear();
+Result<std::vector<StoredEvent>> SqliteStore::EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
+                                                         int limit) {
   Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
-  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  if (!s.ok()) return LastError();
   s.Text(1, id);
   s.Int(2, static_cast<int64_t>(after));
   s.Int(3, static_cast<int64_t>(std::min<uint64_t>(up_to, INT64_MAX)));
   s.Int(4, limit);
+  std::vector<StoredEvent> page;
   int rc;
-  while ((rc = s.Step()) == SQLITE_ROW) page->push_back({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
-  if (rc != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
-  return true;
+  while ((rc = s.Step()) == SQLITE_ROW) page.push_back({static_cast<uint64_t>(s.ColInt(0)), s.ColText(1)});
+  if (rc != SQLITE_DONE) return LastError();
+  return page;
 }
 
-bool SqliteStore::Probe() {
+Status SqliteStore::Probe() {
   Stmt s(db_, "INSERT OR REPLACE INTO health(k, checked) VALUES(1, julianday('now'))");
-  if (!s.ok() || s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
-  return true;
+  if (!s.ok() || s.Step() != SQLITE_DONE) return LastError();
+  return OkStatus();
 }
 
-uint64_t SqliteStore::LastSeq(const std::string& id) {
+Result<uint64_t> SqliteStore::LastSeq(const std::string& id) {
   Stmt s(db_, "SELECT MAX(seq) FROM events WHERE build_id = ?");
-  if (!s.ok()) return 0;
+  if (!s.ok()) return LastError();
   s.Text(1, id);
-  if (s.Step() != SQLITE_ROW) return 0;
+  if (s.Step() != SQLITE_ROW) return LastError();
   return static_cast<uint64_t>(s.ColInt(0));
 }
 
-bool SqliteStore::Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before,
-                        int64_t keep_newest, std::vector<std::string>* removed) {
-  removed->clear();
-  if (!PrunePolicyGiven(final_statuses, finished_before, keep_newest)) return true;
+Result<std::vector<std::string>> SqliteStore::Prune(const std::vector<std::string>& final_statuses,
+                                                    const std::string& finished_before, int64_t keep_newest) {
+  std::vector<std::string> removed;
+  if (!PrunePolicyGiven(final_statuses, finished_before, keep_newest)) return removed;
   const std::string finished = "status IN (" + Placeholders(final_statuses.size()) + ")";
   std::string sql = "SELECT id FROM builds WHERE " + finished + " AND (0";
   // RFC 3339 times of one format: the text order is the time order.
@@ -358,12 +357,11 @@ bool SqliteStore::Prune(const std::vector<std::string>& final_statuses, const st
     sql += " OR ord NOT IN (SELECT ord FROM builds WHERE " + finished + " ORDER BY ord DESC LIMIT ?)";
   }
   sql += ")";
-  if (!Exec("BEGIN")) return false;
+  if (Status begun = Exec("BEGIN"); !begun.ok()) return begun;
   auto fail = [&] {
-    last_error_ = sqlite3_errmsg(db_);
-    Exec("ROLLBACK");
-    removed->clear();
-    return false;
+    Status failed = LastError();
+    (void)Exec("ROLLBACK");
+    return failed;
   };
   {
     Stmt select(db_, sql.c_str());
@@ -376,31 +374,31 @@ bool SqliteStore::Prune(const std::vector<std::string>& final_statuses, const st
       select.Int(i++, keep_newest);
     }
     int rc;
-    while ((rc = select.Step()) == SQLITE_ROW) removed->push_back(select.ColText(0));
+    while ((rc = select.Step()) == SQLITE_ROW) removed.push_back(select.ColText(0));
     if (rc != SQLITE_DONE) return fail();
   }
   for (const char* table_sql : {"DELETE FROM events WHERE build_id = ?", "DELETE FROM builds WHERE id = ?"}) {
-    for (const std::string& id : *removed) {
+    for (const std::string& id : removed) {
       Stmt del(db_, table_sql);
       if (!del.ok()) return fail();
       del.Text(1, id);
       if (del.Step() != SQLITE_DONE) return fail();
     }
   }
-  if (Exec("COMMIT")) return true;
-  Exec("ROLLBACK");
-  removed->clear();
-  return false;
+  Status committed = Exec("COMMIT");
+  if (committed.ok()) return removed;
+  (void)Exec("ROLLBACK");
+  return committed;
 }
 
 // ---- the history ----
 
-bool SqliteStore::PutHistory(const HistoryRow& row) {
+Status SqliteStore::PutHistory(const HistoryRow& row) {
   Stmt s(db_,
          "INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) VALUES(?, ?, ?, ?, ?, ?, ?) "
          "ON CONFLICT(build_id) DO UPDATE SET key = excluded.key, model = excluded.model, backend = excluded.backend, "
          "status = excluded.status, finished_at = excluded.finished_at, entry = excluded.entry");
-  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), false;
+  if (!s.ok()) return LastError();
   s.Text(1, row.build);
   s.Text(2, row.key);
   s.Text(3, row.model);
@@ -408,11 +406,11 @@ bool SqliteStore::PutHistory(const HistoryRow& row) {
   s.Text(5, row.status);
   s.Int(6, row.finished_at);
   s.Text(7, row.entry);
-  if (s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), false;
-  return true;
+  if (s.Step() != SQLITE_DONE) return LastError();
+  return OkStatus();
 }
 
-HistoryRead SqliteStore::History(const HistoryQuery& query) {
+Result<std::vector<std::string>> SqliteStore::History(const HistoryQuery& query) {
   std::string sql = "SELECT entry FROM history WHERE finished_at >= ?";
   if (!query.build.empty()) sql += " AND build_id = ?";
   if (!query.model.empty()) sql += " AND instr(model, ?) > 0";
@@ -420,33 +418,32 @@ HistoryRead SqliteStore::History(const HistoryQuery& query) {
   if (!query.backend.empty()) sql += " AND backend = ?";
   if (!query.status.empty()) sql += " AND status = ?";
   sql += " ORDER BY finished_at DESC, ord DESC LIMIT ?";
-  HistoryRead read;
   Stmt s(db_, sql.c_str());
-  if (!s.ok()) return read.error = last_error_ = sqlite3_errmsg(db_), read;
+  if (!s.ok()) return LastError();
   int i = 1;
   s.Int(i++, query.finished_after);
   for (const std::string* text : {&query.build, &query.model, &query.key, &query.backend, &query.status}) {
     if (!text->empty()) s.Text(i++, *text);
   }
   s.Int(i, query.limit);
+  std::vector<std::string> entries;
   int rc;
-  while ((rc = s.Step()) == SQLITE_ROW) read.entries.push_back(s.ColText(0));
-  if (rc != SQLITE_DONE) return read.error = last_error_ = sqlite3_errmsg(db_), read.entries.clear(), read;
-  read.ok = true;
-  return read;
+  while ((rc = s.Step()) == SQLITE_ROW) entries.push_back(s.ColText(0));
+  if (rc != SQLITE_DONE) return LastError();
+  return entries;
 }
 
-int64_t SqliteStore::PruneHistory(int64_t finished_before, int64_t keep_newest) {
-  if (finished_before <= 0 && keep_newest <= 0) return 0;
+Result<int64_t> SqliteStore::PruneHistory(int64_t finished_before, int64_t keep_newest) {
+  if (finished_before <= 0 && keep_newest <= 0) return int64_t{0};
   std::string sql = "DELETE FROM history WHERE 0";
   if (finished_before > 0) sql += " OR finished_at < ?1";
   if (keep_newest > 0) sql += " OR ord NOT IN (SELECT ord FROM history ORDER BY finished_at DESC, ord DESC LIMIT ?2)";
   Stmt s(db_, sql.c_str());
-  if (!s.ok()) return last_error_ = sqlite3_errmsg(db_), -1;
+  if (!s.ok()) return LastError();
   if (finished_before > 0) s.Int(1, finished_before);
   if (keep_newest > 0) s.Int(2, keep_newest);
-  if (s.Step() != SQLITE_DONE) return last_error_ = sqlite3_errmsg(db_), -1;
-  return sqlite3_changes(db_);
+  if (s.Step() != SQLITE_DONE) return LastError();
+  return int64_t{sqlite3_changes(db_)};
 }
 
 }  // namespace trtwatch::builds

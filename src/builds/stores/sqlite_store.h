@@ -41,22 +41,22 @@ class SqliteStore final : public RecordStore, public BuildQueue {
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
-  bool Put(const std::string& id, const std::string& status, const std::string& doc) override;
-  std::optional<std::string> Get(const std::string& id) override;
-  Page List(const std::vector<std::string>& statuses, int limit, int64_t cursor, const std::string& model) override;
-  std::vector<std::string> WithStatus(const std::vector<std::string>& statuses) override;
-  bool AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
-  bool ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
-  bool EventsPage(const std::string& id, uint64_t after, uint64_t up_to, int limit,
-                  std::vector<StoredEvent>* page) override;
-  uint64_t LastSeq(const std::string& id) override;
-  bool Probe() override;
-  bool PutHistory(const HistoryRow& row) override;
-  HistoryRead History(const HistoryQuery& query) override;
-  int64_t PruneHistory(int64_t finished_before, int64_t keep_newest) override;
-  bool Prune(const std::vector<std::string>& final_statuses, const std::string& finished_before, int64_t keep_newest,
-             std::vector<std::string>* removed) override;
-  const std::string& last_error() const override { return last_error_; }
+  Status Put(const std::string& id, const std::string& status, const std::string& doc) override;
+  Result<std::optional<std::string>> Get(const std::string& id) override;
+  Result<Page> List(const std::vector<std::string>& statuses, int limit, int64_t cursor,
+                    const std::string& model) override;
+  Result<std::vector<std::string>> WithStatus(const std::vector<std::string>& statuses) override;
+  Status AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
+  Status ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
+  Result<std::vector<StoredEvent>> EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
+                                              int limit) override;
+  Result<uint64_t> LastSeq(const std::string& id) override;
+  Status Probe() override;
+  Status PutHistory(const HistoryRow& row) override;
+  Result<std::vector<std::string>> History(const HistoryQuery& query) override;
+  Result<int64_t> PruneHistory(int64_t finished_before, int64_t keep_newest) override;
+  Result<std::vector<std::string>> Prune(const std::vector<std::string>& final_statuses,
+                                         const std::string& finished_before, int64_t keep_newest) override;
   BuildQueue& queue() override { return *this; }
 
   bool shared() const override { return false; }
@@ -72,7 +72,9 @@ class SqliteStore final : public RecordStore, public BuildQueue {
 
  private:
   SqliteStore(std::unique_ptr<FileLock> lock, sqlite3* db);
-  bool Exec(const char* sql);
+  Status Exec(const char* sql);
+  // The error of the last statement.
+  Status LastError() const;
   // The error of the last statement, as a failed queue result (a transaction open is rolled back).
   template <typename Result>
   Result QueueError();
@@ -80,7 +82,6 @@ class SqliteStore final : public RecordStore, public BuildQueue {
   StoreOpening SetUp(const std::string& path);
   const std::unique_ptr<FileLock> lock_;  // this process's claim on the data dir; outlives db_
   sqlite3* db_;
-  std::string last_error_;
 };
 
 }  // namespace trtwatch::builds
