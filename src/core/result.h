@@ -46,7 +46,8 @@ class [[nodiscard]] Result {
   // The value; only when ok().
   const T& value() const& { return *value_; }
   T& value() & { return *value_; }
-  T&& value() && { return std::move(*value_); }
+  // By value from a temporary, so `for (auto& x : Read().value())` keeps what it loops over.
+  T value() && { return std::move(*value_); }
   const T& operator*() const& { return *value_; }
   const T* operator->() const { return &*value_; }
 
