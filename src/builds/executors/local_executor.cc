@@ -14,9 +14,11 @@
 
 namespace trtwatch::builds {
 
-namespace {
+// Named, not anonymous: Host (of external linkage) holds pointers to it.
+namespace local_execution {
 class LocalExecution;
-}  // namespace
+}  // namespace local_execution
+using local_execution::LocalExecution;
 
 // Shared by the executor and its executions (an execution may outlive the executor
 // when the manager is taken down); no lock: only the event loop's thread uses any of it.
@@ -35,7 +37,7 @@ struct LocalExecutor::Host {
   void Dispatch();  // starts the waiting builds that find a free GPU now
 };
 
-namespace {
+namespace local_execution {
 
 using Host = LocalExecutor::Host;
 
@@ -198,7 +200,7 @@ std::optional<WorkerExit> LocalExecution::Poll() {
   return exit;
 }
 
-}  // namespace
+}  // namespace local_execution
 
 void LocalExecutor::Host::CheckForLostGpus() {
   if (!slots || slots->in_service().empty()) return;
@@ -217,7 +219,7 @@ void LocalExecutor::Host::Dispatch() {
     LocalExecution* execution = waiting[i];
     std::optional<SlotGpu> gpu = slots->Take(execution->id(), execution->fits());
     if (!gpu && !slots->AnyFits(execution->fits())) {
-      execution->EndUnstarted(WorkerExit{kLaunchFailedCode, std::nullopt, "", false},
+      execution->EndUnstarted(WorkerExit{local_execution::kLaunchFailedCode, std::nullopt, "", false},
                               "trtwatch serve: no GPU in service meets this build any more (a GPU was lost)\n");
       continue;  // EndUnstarted took it out of `waiting`
     }
@@ -228,7 +230,7 @@ void LocalExecutor::Host::Dispatch() {
     waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(i));
     std::string error;
     if (!execution->Launch(gpu, &error)) {
-      execution->EndUnstarted(WorkerExit{kLaunchFailedCode, std::nullopt, "", false}, error + "\n");
+      execution->EndUnstarted(WorkerExit{local_execution::kLaunchFailedCode, std::nullopt, "", false}, error + "\n");
     }
   }
 }
