@@ -3,6 +3,7 @@
 // machine of fake_gpus.h (two GPUs, or TRTWATCH_FAKE_GPUS's), listed in PCI order as
 // NVML numbers GPUs; a lost GPU is not listed. Built as a loadable module; tests load it by path.
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,12 @@ extern "C" struct nvmlDevice_st;
 
 namespace {
 using fake_gpus::FakeGpu;
-int g_initialised = 0;
-std::vector<FakeGpu> g_gpus;  // PCI order, without the lost ones; read at nvmlInit
+// NVML is thread-safe, and trtwatch calls it from several threads (builds computing
+// their keys at once): init and shutdown count under a lock, and the list is read anew
+// only by the first init, so a handle stays valid between its caller's init and shutdown.
+std::mutex g_mu;
+int g_initialised = 0;        // GUARDED_BY(g_mu)
+std::vector<FakeGpu> g_gpus;  // GUARDED_BY(g_mu) while rebuilt; PCI order, without the lost ones
 
 int CopyText(const std::string& text, char* out, unsigned length) {
   if (text.size() + 1 > length) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
@@ -34,6 +39,7 @@ struct FakePciInfo {  // nvmlPciInfo_t
 };
 
 __attribute__((visibility("default"))) int nvmlInit_v2() {
+  std::lock_guard<std::mutex> lock(g_mu);
   if (g_initialised++ == 0) {
     const std::vector<FakeGpu> all = fake_gpus::Load();
     g_gpus.clear();
@@ -44,11 +50,13 @@ __attribute__((visibility("default"))) int nvmlInit_v2() {
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlShutdown() {
+  std::lock_guard<std::mutex> lock(g_mu);
   --g_initialised;
   return 0;
 }
 __attribute__((visibility("default"))) const char* nvmlErrorString(int) { return "fake NVML error"; }
 __attribute__((visibility("default"))) int nvmlSystemGetDriverVersion(char* version, unsigned length) {
+  std::lock_guard<std::mutex> lock(g_mu);
   return g_initialised > 0 ? CopyText("999.12", version, length) : 1;
 }
 __attribute__((visibility("default"))) int nvmlSystemGetCudaDriverVersion_v2(int* version) {
@@ -56,10 +64,12 @@ __attribute__((visibility("default"))) int nvmlSystemGetCudaDriverVersion_v2(int
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetCount_v2(unsigned* count) {
+  std::lock_guard<std::mutex> lock(g_mu);
   *count = static_cast<unsigned>(g_gpus.size());
   return 0;
 }
 __attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_st** device) {
+  std::lock_guard<std::mutex> lock(g_mu);
   if (index >= g_gpus.size()) return 2;  // NVML_ERROR_INVALID_ARGUMENT
   *device = reinterpret_cast<nvmlDevice_st*>(&g_gpus[index]);
   return 0;

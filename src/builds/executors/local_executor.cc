@@ -196,7 +196,15 @@ void LocalExecution::ForceStop() {
 std::optional<WorkerExit> LocalExecution::Poll() {
   if (!process_) return unstarted_end_;
   std::optional<WorkerExit> exit = process_->Poll();
-  if (exit) ReleaseGpu();
+  if (exit) {
+    // Said before the GPU goes to the next build, so the records never show two
+    // builds running on one GPU (Slurm's words for how a job ended).
+    if (holds_gpu_) {
+      job_.state = exit->code == 0 ? "COMPLETED" : "FAILED";
+      Changed();
+    }
+    ReleaseGpu();
+  }
   return exit;
 }
 
