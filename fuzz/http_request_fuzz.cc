@@ -20,6 +20,7 @@
 #include "builds/build_record.h"
 #include "builds/build_request.h"
 #include "service/http_request.h"
+#include "service/route_table.h"
 #include "service/server.h"
 #include "service/sse.h"
 #include "service/ui_session.h"

@@ -26,7 +26,7 @@
 // are given by app/ (app/builds_root.cc), the composition root.
 //
 // Operations answer with typed outcomes (SubmitOutcome, ...) and the record or an
-// error text; each front end maps them to its protocol: HTTP status codes (service/http_api.cc),
+// error text; each front end maps them to its protocol: HTTP status codes (service/api_outcomes.cc),
 // MCP tool results (mcp/manager_builds.cc).
 //
 // Threading: everything runs on the one thread that runs the io_context passed in;

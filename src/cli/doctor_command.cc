@@ -91,6 +91,8 @@ std::vector<DoctorGpu> DoctorGpus(const DoctorReport& r) {
     if (const GpuInfo* entry = NvmlEntryFor(r.nvml, device)) {
       gpu.nvml_index = entry->index;
       gpu.uuid = entry->uuid;
+      // The board's memory as nvidia-smi counts it; CUDA's total leaves out what the driver reserves.
+      if (entry->memory_total_bytes > 0) gpu.memory_total_bytes = entry->memory_total_bytes;
       matched[static_cast<size_t>(entry - r.nvml.gpus.data())] = true;
     }
     gpus.push_back(std::move(gpu));

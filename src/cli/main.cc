@@ -8,6 +8,9 @@
 #include "cli/history_command.h"
 #include "cli/mcp_command.h"
 #include "cli/replay_command.h"
+#ifdef TRTWATCH_HAS_RUN_COMMAND
+#include "cli/run_command.h"
+#endif
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
@@ -81,6 +84,11 @@ int main(int argc, char** argv) {
   trtwatch::ReplayCommandOptions replay;
   CLI::App* replay_cmd = trtwatch::AddReplayCommand(app, &replay);
 
+#ifdef TRTWATCH_HAS_RUN_COMMAND
+  trtwatch::RunCommandOptions run;
+  CLI::App* run_cmd = trtwatch::AddRunCommand(app, &run);
+#endif
+
   // UTF-8 arguments on every platform (Windows: from the wide command line, so that
   // paths outside the ANSI code page arrive intact).
   std::vector<std::string> args = trtwatch::Utf8Arguments(argc, argv);
@@ -104,6 +112,9 @@ int main(int argc, char** argv) {
   if (cache_cmd->parsed()) return trtwatch::RunCacheCommand(cache);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
   if (replay_cmd->parsed()) return trtwatch::RunReplayCommand(replay);
+#ifdef TRTWATCH_HAS_RUN_COMMAND
+  if (run_cmd->parsed()) return trtwatch::RunRunCommand(run);
+#endif
   if (const std::optional<int> code = trtwatch::RunHistoryCommands(history)) return *code;
   return trtwatch::exit_code::kUsage;
 }

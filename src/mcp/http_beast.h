@@ -1,5 +1,6 @@
 // The Beast side of HttpEndpoint: what `trtwatch serve` calls for a request to /mcp
-// (after its token check). Only the service's server.cc includes this header.
+// (after its token check). Only the composition root (app/mcp_over_http.cc) includes
+// this header; the endpoint itself (mcp/http_endpoint.h) knows no Beast.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

@@ -13,7 +13,8 @@
 // A client that drops a stream does not cancel its request (the spec's rule); the
 // build goes on and notifications/cancelled or cancel_build stop it.
 //
-// Threading: the service's event-loop thread only. Beast is confined to the .cc.
+// Threading: the service's event-loop thread only. Beast is confined to mcp/http_beast.cc
+// (ServeHttp, mcp/http_beast.h).
 #pragma once
 
 #include <map>
@@ -25,13 +26,12 @@
 
 namespace trtwatch::mcp {
 
+struct HttpSession;  // one MCP session (mcp/http_session.h)
+
 class HttpEndpoint {
  public:
   HttpEndpoint(Tools& tools, ServerInfo info);
   ~HttpEndpoint();
-
-  struct Channel;      // one POST's answer, waiting to be written
-  struct HttpSession;  // one MCP session
 
   Tools& tools() { return tools_; }
   const ServerInfo& info() const { return info_; }

@@ -1,8 +1,10 @@
-// The service's HTTP side: the accept loop, each connection's requests (HTTP/1.1
-// keep-alive), and the answers of the REST API, the dashboard and its sign-in. Routing
-// and request checks are service/http_request.h's (pure); an event stream is handed to
-// the SSE hubs (service/sse_hubs.h) once its request is accepted; /mcp goes to the hosted
-// MCP endpoint (service/hosted_endpoint.h).
+// The service's HTTP side: the accept loop and each connection's requests (HTTP/1.1
+// keep-alive): the head read and checked (service/http_request.h,
+// service/request_checks.h), the token, then the route (service/route_table.h) whose
+// resource answers (service/api_*.h). An event stream is handed to the SSE hubs
+// (service/sse_hubs.h) once its request is accepted; uploads and downloads stream
+// through service/http_transfer.h; /mcp goes to the hosted endpoint
+// (service/hosted_endpoint.h).
 //
 // Threading: runs on the build manager's thread (the io_context passed in), with the
 // manager, the store and the MCP endpoint; only event streams leave it.
@@ -17,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "service/server.h"
+#include "service/server_options.h"
 
 namespace trtwatch::builds {
 class ArtifactStore;

@@ -1,6 +1,5 @@
 #include "service/http_request.h"
 
-#include <boost/asio/ip/address.hpp>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -9,7 +8,6 @@
 #include "builds/build_group.h"  // ValidGroupId
 #include "builds/build_record.h"
 #include "runner/duration.h"
-#include "service/server.h"
 
 namespace trtwatch::service {
 
@@ -75,38 +73,6 @@ bool ValidBuildId(std::string_view id) {
   return true;
 }
 
-Route RouteOf(std::string_view path) {
-  if (path == "/healthz") return {Endpoint::kHealth, {}, {}};
-  if (path == "/metrics") return {Endpoint::kMetrics, {}, {}};
-  if (path == "/openapi.json") return {Endpoint::kOpenApi, {}, {}};
-  if (path == "/mcp") return {Endpoint::kMcp, {}, {}};
-  if (path == "/builds/changes") return {Endpoint::kBuildChanges, {}, {}};
-  if (path == "/models") return {Endpoint::kModels, {}, {}};
-  if (path == "/history") return {Endpoint::kHistory, {}, {}};
-  if (path == "/history/report") return {Endpoint::kHistoryReport, {}, {}};
-  const std::vector<std::string_view> parts = Split(path, '/');
-  if ((parts.size() == 3 || parts.size() == 4) && parts[1] == "models") {
-    if (parts.size() == 3) return {Endpoint::kModel, parts[2], {}};
-    return {Endpoint::kModelFile, parts[2], parts[3]};
-  }
-  if (parts.size() >= 3 && parts.size() <= 5 && parts[1] == "groups" && !parts[2].empty()) {
-    if (parts.size() == 3) return {Endpoint::kGroup, parts[2], {}};
-    if (parts.size() == 4 && parts[3] == "cancel") return {Endpoint::kGroupCancel, parts[2], {}};
-    if (parts.size() == 4 && parts[3] == "manifest") return {Endpoint::kGroupManifest, parts[2], {}};
-    if (parts.size() == 5 && parts[3] == "engines") return {Endpoint::kGroupEngine, parts[2], parts[4]};
-    return {};
-  }
-  if (parts.size() < 2 || parts.size() > 4 || parts[1] != "builds") return {};
-  if (parts.size() == 2) return {Endpoint::kBuilds, {}, {}};
-  if (parts.size() == 3) return {Endpoint::kBuild, parts[2], {}};
-  if (parts[3] == "cancel") return {Endpoint::kBuildCancel, parts[2], {}};
-  if (parts[3] == "events") return {Endpoint::kBuildEvents, parts[2], {}};
-  if (parts[3] == "trace") return {Endpoint::kBuildTrace, parts[2], {}};
-  if (parts[3] == "engine") return {Endpoint::kBuildEngine, parts[2], {}};
-  if (parts[3] == "timing-cache") return {Endpoint::kBuildTimingCache, parts[2], {}};
-  if (parts[3] == "compare") return {Endpoint::kBuildCompare, parts[2], {}};
-  return {};
-}
 
 bool ParseQuery(std::string_view target, std::vector<std::pair<std::string, std::string>>* pairs,
                 std::string* error) {
@@ -533,58 +499,6 @@ std::optional<std::string_view> BearerToken(std::string_view value) {
   value.remove_prefix(kBearer.size());
   while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   return value;
-}
-
-// BrowserCheck and TokenMatches are declared in server.h; they are here so that they
-// can be fuzzed without the server.
-std::string BrowserCheck(std::string_view origin, std::string_view host, bool token_required,
-                         const ServerOptions& options) {
-  auto listed = [](const std::vector<std::string>& list, std::string_view value) {
-    for (const std::string& item : list) {
-      if (EqualsIgnoreCase(item, value)) return true;
-    }
-    return false;
-  };
-  if (!host.empty() && !token_required) {
-    // The name without the port; an IP literal or localhost cannot be rebound to
-    // another address by a hostile DNS server.
-    std::string_view name = host;
-    if (name.front() == '[') {
-      name = name.substr(0, name.find(']') + 1);
-    } else if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) {
-      name = name.substr(0, colon);
-    }
-    boost::system::error_code ec;
-    std::string bare(name);
-    if (bare.size() >= 2 && bare.front() == '[') bare = bare.substr(1, bare.size() - 2);
-    boost::asio::ip::make_address(bare, ec);
-    if (ec && !EqualsIgnoreCase(name, "localhost") && !listed(options.allowed_hosts, name) &&
-        !listed(options.allowed_hosts, host)) {
-      return "Host \"" + std::string(host) + "\" is not this service's; use an IP address or localhost, or start the "
-             "service with --allow-host " + std::string(name);
-    }
-  }
-  if (!origin.empty()) {
-    const bool same_origin = !host.empty() && (EqualsIgnoreCase(origin, "http://" + std::string(host)) ||
-                                               EqualsIgnoreCase(origin, "https://" + std::string(host)));
-    if (!same_origin && !listed(options.allowed_origins, origin)) {
-      return "cross-origin request from \"" + std::string(origin) + "\" refused; start the service with "
-             "--allow-origin " + std::string(origin) + " to allow that page";
-    }
-  }
-  return {};
-}
-
-
-bool TokenMatches(const std::string& presented, const std::string& expected) {
-  // Every byte is compared whatever the first difference; the length only decides
-  // the result, not how long the comparison takes over the expected token.
-  unsigned char diff = presented.size() == expected.size() ? 0 : 1;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const unsigned char p = i < presented.size() ? static_cast<unsigned char>(presented[i]) : 0;
-    diff |= static_cast<unsigned char>(p ^ static_cast<unsigned char>(expected[i]));
-  }
-  return diff == 0;
 }
 
 }  // namespace trtwatch::service

@@ -1,6 +1,6 @@
 // The parts of handling an HTTP request that need no socket and no service state: the
 // request target's path and query, build ids, the bearer token, the browser check.
-// server.cc routes with them; fuzz/http_request_fuzz.cc drives them with hostile bytes.
+// The connection (http_connection.cc) checks with them; fuzz/http_request_fuzz.cc drives them with hostile bytes.
 //
 // Threading: pure functions.
 #pragma once
@@ -32,39 +32,6 @@ bool ParseInt(std::string_view s, int64_t* out);
 // "b_" and 32 lowercase hex digits.
 bool ValidBuildId(std::string_view id);
 
-// Which endpoint a request path names (methods are checked by the handler). The id of
-// a build path is not checked here: the handlers answer a bad one with their own 404.
-enum class Endpoint {
-  kHealth,
-  kMetrics,
-  kOpenApi,
-  kMcp,
-  kBuilds,
-  kBuildChanges,
-  kBuild,
-  kBuildCancel,
-  kBuildEvents,
-  kBuildTrace,
-  kBuildEngine,       // GET /builds/{id}/engine
-  kBuildTimingCache,  // GET /builds/{id}/timing-cache
-  kBuildCompare,      // GET /builds/{id}/compare
-  kHistory,           // GET /history
-  kHistoryReport,     // GET /history/report
-  kModels,            // GET /models
-  kModel,             // PUT, GET, DELETE /models/{name}
-  kModelFile,         // PUT /models/{name}/{file}
-  kGroup,             // GET /groups/{gid}
-  kGroupCancel,       // POST /groups/{gid}/cancel
-  kGroupManifest,     // GET /groups/{gid}/manifest
-  kGroupEngine,       // GET /groups/{gid}/engines/{name}
-  kNotFound
-};
-struct Route {
-  Endpoint endpoint = Endpoint::kNotFound;
-  std::string_view id;    // a build's or group's routes: the path's id segment; kModel, kModelFile: the model's name
-  std::string_view file;  // kModelFile: the file's name; kGroupEngine: the engine's name
-};
-Route RouteOf(std::string_view path);
 
 // The query's key=value pairs (after '?'), percent-decoded, in order. On bad encoding
 // returns false with `*error` naming the pair and the fix.

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <random>
 
-#include "service/server.h"  // TokenMatches
+#include "service/request_checks.h"  // TokenMatches
 
 namespace trtwatch::service {
 

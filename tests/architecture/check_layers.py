@@ -27,6 +27,8 @@ ALLOWED = {
     "keys": {"core", "platform", "protocol", "backends"},
     # the engine cache: engines kept by build key
     "cache": {"core", "platform", "protocol", "keys"},
+    # the attach library (libnvinfer.so.N of trtwatch run): a thin adapter over core
+    "attach": {"core", "platform", "protocol"},
     "runner": BELOW_RUNNER,
     "api": BELOW_RUNNER | {"runner"},
     "builds": BELOW_RUNNER | {"runner"},

@@ -49,12 +49,12 @@ def terminal_env(**extra):
 class Pane:
     """One tmux server (own socket) with one width x height pane running trtwatch."""
 
-    def __init__(self, tmp_path, args, width=100, height=30, env=None):
+    def __init__(self, tmp_path, args, width=100, height=30, env=None, subcommand="build"):
         self.socket = f"trtwatch-e2e-{os.getpid()}-{next(_counter)}"
         self.rc_file = tmp_path / "rc"
         self.pid_file = tmp_path / "pid"
         command = (f"echo $$ > {shlex.quote(str(self.pid_file))}; "
-                   f"exec {shlex.quote(BIN)} build {' '.join(shlex.quote(a) for a in args)}")
+                   f"exec {shlex.quote(BIN)} {subcommand} {' '.join(shlex.quote(a) for a in args)}")
         # The shell records the exit status, then keeps the pane open for inspection.
         # The pane's shell ignores nothing but survives the Ctrl+C sent to the whole
         # foreground group (a trap, reset to the default in trtwatch by exec).

@@ -7,6 +7,7 @@
 
 #include "platform/sha256.h"
 #include "service/http_request.h"
+#include "service/route_table.h"
 
 namespace trtwatch::service {
 namespace {

@@ -54,7 +54,7 @@ class ManagerTest : public ::testing::Test {
     options.worker_exe = path;
     options.queue_limit = queue_limit;
     manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
-                                              std::make_unique<LocalExecutor>(NewWorkerLauncher(io_), path),
+                                              std::make_unique<LocalExecutor>(io_, NewWorkerLauncher(io_), path),
                                               SteadyClock::Instance());
   }
 

@@ -8,6 +8,7 @@
 #include "builds/build_request.h"
 #include "protocol/json_body.h"
 #include "service/http_request.h"
+#include "service/route_table.h"
 #include "builds/model_paths.h"
 #include "builds/stores/sqlite_store.h"
 #include "service/server.h"

@@ -1,0 +1,39 @@
+// What the routes answer from: the builds layer's objects, the options, the token and
+// the dashboard's sign-ins. One per service, owned by HttpApi (service/http_api.h).
+//
+// Threading: the service's event-loop thread only (the manager's), as every route.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "service/server_options.h"
+#include "service/ui_session.h"
+
+namespace trtwatch::builds {
+class ArtifactStore;
+class BuildManager;
+class Metrics;
+class RecordStore;
+}  // namespace trtwatch::builds
+
+namespace trtwatch::service {
+
+inline constexpr double kUiSessionSeconds = 12 * 3600;  // a browser sign-in lasts a working day
+inline constexpr size_t kUiSessionLimit = 256;
+
+struct ApiContext {
+  const ServerOptions& options;
+  builds::BuildManager& manager;
+  builds::RecordStore& store;
+  builds::ArtifactStore& artifacts;
+  builds::Metrics& metrics;
+  const std::string token;  // --token-file's; empty: no token asked for
+  // Beyond these, 503 (connections) and 429 (event streams) with Retry-After.
+  const int64_t max_connections;  // open connections, event streams included
+  const int64_t max_sse_clients;  // open event streams
+  bool stopping = false;    // a graceful stop began: health says so, keep-alive ends
+  UiSessions ui_sessions{kUiSessionSeconds, kUiSessionLimit};
+};
+
+}  // namespace trtwatch::service

@@ -1,0 +1,79 @@
+#include "service/api_ui.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "builds/build_record.h"  // NowUnix
+#include "service/http_request.h"
+#include "service/request_checks.h"
+#include "service/ui_routes.h"
+
+namespace trtwatch::service {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kSessionPath = "/ui/session";
+
+ApiAnswer SignIn(ApiContext& api, const ApiRequest& req) {
+  // JSON only (checked with the head): a cross-site HTML form cannot send it without
+  // a CORS preflight.
+  const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object() || !body.contains("token") || !body["token"].is_string()) {
+    return ErrorAnswer(400,
+                       "send Content-Type: application/json with {\"token\": \"...\"}, the token from the server's "
+                       "--token-file");
+  }
+  if (api.token.empty()) return ErrorAnswer(409, "this server needs no sign-in (no --token-file)");
+  if (!TokenMatches(body["token"].get<std::string>(), api.token)) {
+    return ErrorAnswer(401, "wrong token; use the one in the server's --token-file");
+  }
+  ApiAnswer answer = JsonAnswer(200, json{{"signed_in", true}}.dump());
+  answer.Set("Set-Cookie",
+             SessionSetCookie(api.ui_sessions.Create(builds::NowUnix()), api.ui_sessions.lifetime_seconds()));
+  return answer;
+}
+
+ApiAnswer Session(ApiContext& api, const ApiRequest& req) {
+  if (req.method == Method::kGet) {
+    const bool needed = !api.token.empty();
+    return JsonAnswer(200,
+                      json{{"token_required", needed}, {"signed_in", !needed || HasUiSession(api, req.cookie)}}.dump());
+  }
+  if (req.method == Method::kDelete) {
+    if (!req.cookie.empty()) api.ui_sessions.Revoke(CookieValue(req.cookie, kSessionCookieName));
+    ApiAnswer answer = JsonAnswer(200, json{{"signed_in", false}}.dump());
+    answer.Set("Set-Cookie", SessionSetCookie("", 0));
+    return answer;
+  }
+  if (req.method != Method::kPost) return MethodNotAllowed("GET, POST, DELETE");
+  return SignIn(api, req);
+}
+
+}  // namespace
+
+bool IsUiPath(std::string_view path) { return path == kSessionPath || UiAssetFor(path).has_value(); }
+
+std::optional<ApiAnswer> UiAnswer(ApiContext& api, const ApiRequest& req) {
+  if (req.path == kSessionPath) return Session(api, req);
+  const std::optional<UiAsset> asset = UiAssetFor(req.path);
+  if (!asset) return std::nullopt;
+  if (req.method != Method::kGet) return MethodNotAllowed("GET");
+  ApiAnswer answer;
+  answer.Set("Content-Type", std::string(asset->content_type));
+  answer.Set("Content-Security-Policy", std::string(kUiContentSecurityPolicy));
+  answer.Set("X-Content-Type-Options", "nosniff");
+  answer.Set("Referrer-Policy", "no-referrer");
+  answer.Set("Cache-Control", "no-cache");
+  answer.body = std::string(asset->body);
+  return answer;
+}
+
+bool HasUiSession(ApiContext& api, std::string_view cookie) {
+  if (cookie.empty()) return false;
+  const std::string_view id = CookieValue(cookie, kSessionCookieName);
+  return !id.empty() && api.ui_sessions.Valid(id, builds::NowUnix());
+}
+
+}  // namespace trtwatch::service
