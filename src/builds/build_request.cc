@@ -117,6 +117,92 @@ std::vector<std::string> RequestPaths::writable_roots() const {
   return roots;
 }
 
+namespace {
+
+// The fields of a simulated build: the profile, its seed and speed.
+bool ParseSimulateFields(const json& j, BuildRequest* r, json* normal, std::string* error) {
+  if (!j["simulate"].is_string()) return Fail(error, "\"simulate\" must be a profile name: " + ProfileNames());
+  r->simulate = j["simulate"].get<std::string>();
+  bool found = false;
+  for (const auto& p : sim::BuiltinProfiles()) found = found || p.name == r->simulate;
+  if (!found) return Fail(error, "unknown simulation profile \"" + r->simulate + "\"; use one of " + ProfileNames());
+  if (j.contains("options")) return Fail(error, "\"options\" apply to real builds only; leave them out with \"simulate\"");
+  if (j.contains("seed")) {
+    if (!j["seed"].is_number_unsigned()) return Fail(error, "\"seed\" must be a non-negative integer");
+    r->seed = j["seed"].get<uint64_t>();
+  }
+  if (j.contains("speed")) {
+    if (!j["speed"].is_number()) return Fail(error, "\"speed\" must be a number between 0.01 and 1000");
+    r->speed = j["speed"].get<double>();
+    if (!(r->speed >= 0.01 && r->speed <= 1000)) {
+      return Fail(error, "\"speed\" must be a number between 0.01 and 1000");
+    }
+  }
+  (*normal)["simulate"] = r->simulate;
+  (*normal)["seed"] = r->seed;
+  (*normal)["speed"] = r->speed;
+  return true;
+}
+
+// The fields of a real build: the model (a path in a root, or an uploaded one), its
+// options and the cache choice.
+bool ParseModelFields(const json& j, const RequestPaths& paths, BuildRequest* r, json* normal,
+                      std::string* error) {
+  if (j.contains("seed") || j.contains("speed")) {
+    return Fail(error, "\"seed\" and \"speed\" apply to simulated builds only; leave them out with \"model\"");
+  }
+  if (!j["model"].is_string()) {
+    return Fail(error, "\"model\" must be a path string to an .onnx file, or \"models:NAME\" for an uploaded model");
+  }
+  r->model = j["model"].get<std::string>();
+  const bool uploaded = r->model.starts_with(kUploadedModelPrefix);
+  if (uploaded ? !ResolveUploadedModel(std::string_view(r->model).substr(kUploadedModelPrefix.size()),
+                                       paths.models_dir, &r->resolved_model, error)
+               : !ResolveModelPath(r->model, paths.model_roots, &r->resolved_model, error)) {
+    return false;
+  }
+  (*normal)["model"] = r->model;
+  json options = json::object();
+  if (j.contains("options")) {
+    if (!j["options"].is_object()) return Fail(error, "\"options\" must be an object like {\"fp16\": true}");
+    for (const auto& [key, value] : j["options"].items()) {
+      if (!ParseOption(key, value, paths, r, error)) return false;
+      options[key] = value;
+    }
+  }
+  (*normal)["options"] = options;
+  if (j.contains("cache")) {
+    if (!j["cache"].is_boolean()) return Fail(error, "\"cache\" must be true or false (false: build, even on a hit)");
+    r->cache = j["cache"].get<bool>();
+    if (!r->cache) (*normal)["cache"] = false;
+  }
+  return true;
+}
+
+// The fields both kinds share: the timeout and the GPU the build needs.
+bool ParseSharedFields(const json& j, BuildRequest* r, json* normal, std::string* error) {
+  if (j.contains("timeout")) {
+    const json& t = j["timeout"];
+    std::string text = t.is_string() ? t.get<std::string>() : t.is_number() ? t.dump() : std::string();
+    double seconds = 0;
+    std::string why;
+    if (text.empty() || !ParseDuration(text, &seconds, &why)) {
+      return Fail(error, "\"timeout\": " + (why.empty() ? std::string("must be a duration like \"30m\"") : why));
+    }
+    r->timeout = DurationText(seconds);  // normalised: the record keeps no client text of any length
+    (*normal)["timeout"] = r->timeout;
+  }
+  if (j.contains("gpu")) {
+    const GpuNeedResult gpu = ParseGpuNeed(j["gpu"]);
+    if (!gpu.need) return Fail(error, gpu.error);
+    r->gpu = *gpu.need;
+    (*normal)["gpu"] = GpuNeedJson(r->gpu);
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
                        std::string* error) {
   const JsonBody parsed = ParseJsonBody(body);
@@ -134,82 +220,17 @@ bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRe
                              "\"; the fields are model, options, simulate, seed, speed, timeout, cache, gpu");
     }
   }
-  BuildRequest r;
-  json normal = json::object();
   const bool has_model = j.contains("model");
   const bool has_simulate = j.contains("simulate");
   if (has_model == has_simulate) {
     return Fail(error, "give exactly one of \"model\" (an .onnx path inside a model root) or \"simulate\" "
                        "(a profile: " + ProfileNames() + ")");
   }
-  if (has_simulate) {
-    if (!j["simulate"].is_string()) return Fail(error, "\"simulate\" must be a profile name: " + ProfileNames());
-    r.simulate = j["simulate"].get<std::string>();
-    bool found = false;
-    for (const auto& p : sim::BuiltinProfiles()) found = found || p.name == r.simulate;
-    if (!found) return Fail(error, "unknown simulation profile \"" + r.simulate + "\"; use one of " + ProfileNames());
-    if (j.contains("options")) return Fail(error, "\"options\" apply to real builds only; leave them out with \"simulate\"");
-    if (j.contains("seed")) {
-      if (!j["seed"].is_number_unsigned()) return Fail(error, "\"seed\" must be a non-negative integer");
-      r.seed = j["seed"].get<uint64_t>();
-    }
-    if (j.contains("speed")) {
-      if (!j["speed"].is_number()) return Fail(error, "\"speed\" must be a number between 0.01 and 1000");
-      r.speed = j["speed"].get<double>();
-      if (!(r.speed >= 0.01 && r.speed <= 1000)) {
-        return Fail(error, "\"speed\" must be a number between 0.01 and 1000");
-      }
-    }
-    normal["simulate"] = r.simulate;
-    normal["seed"] = r.seed;
-    normal["speed"] = r.speed;
-  } else {
-    if (j.contains("seed") || j.contains("speed")) {
-      return Fail(error, "\"seed\" and \"speed\" apply to simulated builds only; leave them out with \"model\"");
-    }
-    if (!j["model"].is_string()) {
-      return Fail(error, "\"model\" must be a path string to an .onnx file, or \"models:NAME\" for an uploaded model");
-    }
-    r.model = j["model"].get<std::string>();
-    const bool uploaded = r.model.starts_with(kUploadedModelPrefix);
-    if (uploaded ? !ResolveUploadedModel(std::string_view(r.model).substr(kUploadedModelPrefix.size()),
-                                         paths.models_dir, &r.resolved_model, error)
-                 : !ResolveModelPath(r.model, paths.model_roots, &r.resolved_model, error)) {
-      return false;
-    }
-    normal["model"] = r.model;
-    json options = json::object();
-    if (j.contains("options")) {
-      if (!j["options"].is_object()) return Fail(error, "\"options\" must be an object like {\"fp16\": true}");
-      for (const auto& [key, value] : j["options"].items()) {
-        if (!ParseOption(key, value, paths, &r, error)) return false;
-        options[key] = value;
-      }
-    }
-    normal["options"] = options;
-    if (j.contains("cache")) {
-      if (!j["cache"].is_boolean()) return Fail(error, "\"cache\" must be true or false (false: build, even on a hit)");
-      r.cache = j["cache"].get<bool>();
-      if (!r.cache) normal["cache"] = false;
-    }
-  }
-  if (j.contains("timeout")) {
-    const json& t = j["timeout"];
-    std::string text = t.is_string() ? t.get<std::string>() : t.is_number() ? t.dump() : std::string();
-    double seconds = 0;
-    std::string why;
-    if (text.empty() || !ParseDuration(text, &seconds, &why)) {
-      return Fail(error, "\"timeout\": " + (why.empty() ? std::string("must be a duration like \"30m\"") : why));
-    }
-    r.timeout = DurationText(seconds);  // normalised: the record keeps no client text of any length
-    normal["timeout"] = r.timeout;
-  }
-  if (j.contains("gpu")) {
-    const GpuNeedResult gpu = ParseGpuNeed(j["gpu"]);
-    if (!gpu.need) return Fail(error, gpu.error);
-    r.gpu = *gpu.need;
-    normal["gpu"] = GpuNeedJson(r.gpu);
-  }
+  BuildRequest r;
+  json normal = json::object();
+  const bool kind_ok = has_simulate ? ParseSimulateFields(j, &r, &normal, error)
+                                    : ParseModelFields(j, paths, &r, &normal, error);
+  if (!kind_ok || !ParseSharedFields(j, &r, &normal, error)) return false;
   r.json = normal.dump();
   *request = std::move(r);
   return true;

@@ -182,8 +182,10 @@ DoctorReport GatherDoctorReport() {
   return report;
 }
 
-std::string FormatDoctorText(const DoctorReport& r) {
-  std::string out;
+namespace {
+
+// The first lines: this binary, its compiler and the TensorRT it was compiled with.
+void AppendBuildLines(const DoctorReport& r, std::string& out) {
   auto line = [&](const std::string& text) { out += text + "\n"; };
   line("trtwatch " + r.version + " (" + (r.build_type.empty() ? "default" : r.build_type) + " build, " + r.compiler +
        (r.sanitizer.empty() ? "" : ", sanitizer: " + r.sanitizer) + ")");
@@ -195,7 +197,11 @@ std::string FormatDoctorText(const DoctorReport& r) {
   } else {
     line("  compiled without TensorRT");
   }
-  line("");
+}
+
+// The NVIDIA and CUDA drivers, or why each was not found.
+void AppendDriverLines(const DoctorReport& r, std::string& out) {
+  auto line = [&](const std::string& text) { out += text + "\n"; };
   if (r.nvml.loaded) {
     line("NVIDIA driver: " + (r.nvml.driver_version.empty() ? std::string("version unknown") : r.nvml.driver_version) +
          (r.nvml.cuda_driver_version > 0 ? " (CUDA " + FormatCudaVersion(r.nvml.cuda_driver_version) + ")" : "") +
@@ -210,6 +216,11 @@ std::string FormatDoctorText(const DoctorReport& r) {
     line("CUDA driver: not found (" + r.cuda.error + ")" +
          (r.nvml.gpus.empty() ? "" : ": GPUs below are numbered as NVML numbers them, which --device may not follow"));
   }
+}
+
+// The GPUs, numbered as --device takes them where CUDA is loaded.
+void AppendGpuLines(const DoctorReport& r, std::string& out) {
+  auto line = [&](const std::string& text) { out += text + "\n"; };
   const std::vector<DoctorGpu> gpus = DoctorGpus(r);
   if (gpus.empty()) {
     line("GPUs: none visible" + std::string(r.nvml.loaded || r.cuda.loaded
@@ -231,7 +242,11 @@ std::string FormatDoctorText(const DoctorReport& r) {
   }
   if (r.cuda.loaded && !r.cuda.error.empty()) line("  note: " + r.cuda.error);
   if (r.nvml.loaded && !r.nvml.error.empty()) line("  note: " + r.nvml.error);
-  line("");
+}
+
+// The TensorRT libraries found at run time, or the names tried.
+void AppendRuntimeLines(const DoctorReport& r, std::string& out) {
+  auto line = [&](const std::string& text) { out += text + "\n"; };
   if (r.runtime.found) {
     line("TensorRT at run time: " + (r.runtime.version.empty() ? std::string("version unknown") : r.runtime.version) +
          ", " + r.runtime.path);
@@ -245,10 +260,22 @@ std::string FormatDoctorText(const DoctorReport& r) {
     for (const std::string& name : r.runtime.tried) tried += (tried.empty() ? "" : ", ") + name;
     line("TensorRT at run time: not found (tried " + tried + ")");
   }
-  line("");
-  line("Backends:");
-  line("  simulated  ready (no TensorRT or GPU needed: trtwatch build --simulate small-cnn)");
-  line("  tensorrt   " + TensorRtBackendNote(r));
+}
+
+}  // namespace
+
+std::string FormatDoctorText(const DoctorReport& r) {
+  std::string out;
+  AppendBuildLines(r, out);
+  out += "\n";
+  AppendDriverLines(r, out);
+  AppendGpuLines(r, out);
+  out += "\n";
+  AppendRuntimeLines(r, out);
+  out += "\n";
+  out += "Backends:\n";
+  out += "  simulated  ready (no TensorRT or GPU needed: trtwatch build --simulate small-cnn)\n";
+  out += "  tensorrt   " + TensorRtBackendNote(r) + "\n";
   return out;
 }
 

@@ -40,6 +40,51 @@ void AddExecutorFlags(CLI::App* cmd, service::ServerOptions* options) {
                   "A JSON file of GPU types: {\"h200\": {\"gres\": \"h200\", \"compute_capability\": \"9.0\"}}");
 }
 
+// How many builds run at once, on which GPUs, and how many may wait.
+void AddCapacityFlags(CLI::App* cmd, service::ServerOptions* options) {
+  cmd->add_option("--max-concurrent", options->max_concurrent,
+                  "Builds running at once; more wait in a queue (default: one per GPU, --gpus and --builds-per-gpu; "
+                  "at least 1; 2 with --executor slurm)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--gpus", options->gpus,
+                  "The GPUs the local executor gives builds, in CUDA's numbering as `trtwatch doctor` lists them, "
+                  "e.g. 0,2,3 (default: all)");
+  cmd->add_option("--builds-per-gpu", options->builds_per_gpu, "Builds that may share one GPU at once")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
+      ->default_val(100);
+}
+
+// The bounds on connections and event streams, and the threads that write them.
+void AddConnectionFlags(CLI::App* cmd, service::ServerOptions* options) {
+  cmd->add_option("--max-connections", options->max_connections,
+                  "Open connections at most (0: what the descriptor limit allows); more get 503")
+      ->default_val(0);
+  cmd->add_option("--max-sse-clients", options->max_sse_clients,
+                  "Open event streams at most (0: as many as connections); more get 429")
+      ->default_val(0);
+  cmd->add_option("--io-threads", options->io_threads,
+                  "Threads writing event streams (0: one per core beyond the builds' thread, at most 16)")
+      ->default_val(0)
+      ->check(CLI::Range(0, 256));
+}
+
+// When finished builds are pruned.
+void AddRetentionFlags(CLI::App* cmd, service::ServerOptions* options) {
+  cmd->add_option("--retain-for", options->retain_for,
+                  "Prune finished builds (record, event log, stored engine) this long after they finished (720h, 90m)");
+  cmd->add_option("--retain-count", options->retention.max_count,
+                  "Keep only the newest N finished builds; prune older ones with their logs and engines")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "must be a whole number: 0 keeps every build, N keeps the newest N";
+          },
+          "N"));
+}
+
 }  // namespace
 
 CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::string* on_shutdown) {
@@ -55,30 +100,10 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
       ->default_val("8G");
   cmd->add_option("--token-file", options->token_file,
                   "File holding the bearer token clients must send (required for a non-loopback --listen)");
-  cmd->add_option("--max-concurrent", options->max_concurrent,
-                  "Builds running at once; more wait in a queue (default: one per GPU, --gpus and --builds-per-gpu; "
-                  "at least 1; 2 with --executor slurm)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--gpus", options->gpus,
-                  "The GPUs the local executor gives builds, in CUDA's numbering as `trtwatch doctor` lists them, "
-                  "e.g. 0,2,3 (default: all)");
-  cmd->add_option("--builds-per-gpu", options->builds_per_gpu, "Builds that may share one GPU at once")
-      ->default_val(1)
-      ->check(CLI::Range(1, 64));
-  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
-      ->default_val(100);
+  AddCapacityFlags(cmd, options);
   AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
   AddExecutorFlags(cmd, options);
-  cmd->add_option("--max-connections", options->max_connections,
-                  "Open connections at most (0: what the descriptor limit allows); more get 503")
-      ->default_val(0);
-  cmd->add_option("--max-sse-clients", options->max_sse_clients,
-                  "Open event streams at most (0: as many as connections); more get 429")
-      ->default_val(0);
-  cmd->add_option("--io-threads", options->io_threads,
-                  "Threads writing event streams (0: one per core beyond the builds' thread, at most 16)")
-      ->default_val(0)
-      ->check(CLI::Range(0, 256));
+  AddConnectionFlags(cmd, options);
   cmd->add_option("--cancel-grace", options->cancel_grace_text,
                   "How long a cancelled build's worker may take to stop before SIGKILL (e.g. 10s, 2m)")
       ->default_val("10s");
@@ -88,17 +113,7 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
                   "A host name clients may use in Host besides IP addresses and localhost (repeatable)");
   cmd->add_option("--mcp-max-build-time", options->mcp_max_build_time,
                   "Budget of every build started over MCP at /mcp (90s, 30m, 2h): cancelled with reason budget");
-  cmd->add_option("--retain-for", options->retain_for,
-                  "Prune finished builds (record, event log, stored engine) this long after they finished (720h, 90m)");
-  cmd->add_option("--retain-count", options->retention.max_count,
-                  "Keep only the newest N finished builds; prune older ones with their logs and engines")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos
-                       ? std::string()
-                       : "must be a whole number: 0 keeps every build, N keeps the newest N";
-          },
-          "N"));
+  AddRetentionFlags(cmd, options);
   cmd->add_option("--on-shutdown", *on_shutdown, "On SIGTERM/SIGINT: cancel running builds, or let them finish")
       ->default_val("cancel");
   return cmd;

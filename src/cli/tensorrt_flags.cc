@@ -56,63 +56,74 @@ constexpr RefusedOption kRefusedOptions[] = {
     {"--maxShapesCalib", true, "calibration profiles need --calib, which trtwatch does not support"},
 };
 
-}  // namespace
+// The options of the "TensorRT (trtexec names)" group, added to the build command.
+struct TensorRtGroup {
+  CLI::App* build;
+  std::string group = "TensorRT (trtexec names)";
 
-void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
-  trt::RawBuildFlags& f = options->tensorrt;
-  const std::string group = "TensorRT (trtexec names)";
-  auto add = [&](const std::string& name, std::string& value, const std::string& help) {
-    return build->add_option(name, value, help)->group(group);
-  };
-  auto flag = [&](const std::string& name, bool& value, const std::string& help) {
+  void add(const std::string& name, std::string& value, const std::string& help) {
+    build->add_option(name, value, help)->group(group);
+  }
+  void flag(const std::string& name, bool& value, const std::string& help) {
     build->add_flag(name, value, help)->group(group);
-  };
+  }
   // One value per occurrence, so that a following MODEL is not swallowed.
-  auto repeated = [&](const std::string& name, std::vector<std::string>& values, const std::string& help) {
+  void repeated(const std::string& name, std::vector<std::string>& values, const std::string& help) {
     build->add_option(name, values, help)->allow_extra_args(false)->group(group);
-  };
-  add("--onnx", options->model, "The ONNX model (same as the positional MODEL)");
-  add("--saveEngine", options->output, "Where to write the engine (same as -o)");
-  flag("--fp16", f.fp16, "Allow FP16 kernels (TensorRT 9/10; weakly typed networks)");
-  flag("--bf16", f.bf16, "Allow BF16 kernels (TensorRT 9/10; weakly typed networks)");
-  flag("--int8", f.int8, "Allow INT8 kernels (TensorRT 9/10; weakly typed networks)");
-  flag("--fp8", f.fp8, "Allow FP8 kernels (TensorRT 9/10; weakly typed networks)");
-  flag("--int4", f.int4, "Allow INT4 weight-only kernels (TensorRT 10; weakly typed networks)");
-  flag("--best", f.best, "FP16 + INT8, and BF16 from Ampere on, as trtexec (TensorRT 9/10)");
-  flag("--stronglyTyped", f.strongly_typed, "Strongly typed network: types come from the model");
-  flag("--noTF32", f.no_tf32, "Disallow TF32 kernels (clears BuilderFlag::kTF32)");
-  repeated("--memPoolSize", f.mem_pool_size,
-           "POOL:N[B|K|M|G] (MiB if no unit); POOL: workspace, dlaSRAM, dlaLocalDRAM, dlaGlobalDRAM, tacticSharedMem");
-  add("--workspace", f.workspace, "Workspace size in MiB (older spelling of --memPoolSize=workspace:N)");
-  add("--builderOptimizationLevel", f.builder_optimization_level, "0..5: higher tries more tactics, builds longer");
-  add("--maxAuxStreams", f.max_aux_streams, "Auxiliary streams the engine may use (>= 0)");
-  add("--maxThreads", f.max_threads, "Builder threads (IBuilder::setMaxThreads, >= 1; trtwatch's own option)");
-  add("--maxTactics", f.max_tactics, "Most tactics to time per layer (TensorRT 10.4+)");
-  add("--tilingOptimizationLevel", f.tiling_optimization_level, "0..3: tiling search effort (TensorRT 10.8+)");
-  add("--tacticSources", f.tactic_sources, "+/-SOURCE,...: CUBLAS, CUBLAS_LT, CUDNN, EDGE_MASK_CONVOLUTIONS, JIT_CONVOLUTIONS");
-  add("--hardwareCompatibilityLevel", f.hardware_compatibility_level, "none, ampere+ or sameComputeCapability");
-  add("--profilingVerbosity", f.profiling_verbosity, "layer_names_only, detailed or none");
-  flag("--versionCompatible,--vc", f.version_compatible, "Version-compatible engine (BuilderFlag::kVERSION_COMPATIBLE)");
-  flag("--excludeLeanRuntime", f.exclude_lean_runtime, "With --versionCompatible: leave the lean runtime out");
-  flag("--refit", f.refit, "Refittable engine (BuilderFlag::kREFIT)");
-  flag("--stripWeights,--weightless", f.strip_weights, "Weight-stripped engine, refittable (TensorRT 10)");
-  flag("--allowWeightStreaming", f.allow_weight_streaming, "Weight streaming (TensorRT 10; strongly typed)");
-  flag("--noCompilationCache", f.no_compilation_cache, "Disable the compilation cache");
-  flag("--directIO", f.direct_io, "No reformatting at the network's inputs and outputs");
-  add("--sparsity", f.sparsity, "disable or enable (structured sparsity)");
-  add("--useDLACore", f.use_dla_core, "Build for DLA core N");
-  flag("--allowGPUFallback", f.allow_gpu_fallback, "With --useDLACore: layers DLA cannot run fall back to the GPU");
-  add("--device", f.device, "The CUDA device to build on (default 0)");
-  repeated("--staticPlugins", f.static_plugins, "Plugin library loaded into the process (its creators register)");
-  repeated("--dynamicPlugins", f.dynamic_plugins, "Plugin library loaded through IPluginRegistry::loadLibrary");
-  repeated("--setPluginsToSerialize", f.plugins_to_serialize, "Plugin library serialized with the engine");
+  }
+};
 
-  // Shapes: plain, or in --profile=N blocks. Each shape option lands in the profile
-  // opened by the latest --profile, so the callbacks run in command-line order.
+// The model, the engine and the precisions kernels may use.
+void AddPrecisionFlags(TensorRtGroup& g, BuildCommandOptions* options) {
+  trt::RawBuildFlags& f = options->tensorrt;
+  g.add("--onnx", options->model, "The ONNX model (same as the positional MODEL)");
+  g.add("--saveEngine", options->output, "Where to write the engine (same as -o)");
+  g.flag("--fp16", f.fp16, "Allow FP16 kernels (TensorRT 9/10; weakly typed networks)");
+  g.flag("--bf16", f.bf16, "Allow BF16 kernels (TensorRT 9/10; weakly typed networks)");
+  g.flag("--int8", f.int8, "Allow INT8 kernels (TensorRT 9/10; weakly typed networks)");
+  g.flag("--fp8", f.fp8, "Allow FP8 kernels (TensorRT 9/10; weakly typed networks)");
+  g.flag("--int4", f.int4, "Allow INT4 weight-only kernels (TensorRT 10; weakly typed networks)");
+  g.flag("--best", f.best, "FP16 + INT8, and BF16 from Ampere on, as trtexec (TensorRT 9/10)");
+  g.flag("--stronglyTyped", f.strongly_typed, "Strongly typed network: types come from the model");
+  g.flag("--noTF32", f.no_tf32, "Disallow TF32 kernels (clears BuilderFlag::kTF32)");
+}
+
+// The builder's memory, effort, engine kind, DLA, device and plugins.
+void AddBuilderFlags(TensorRtGroup& g, trt::RawBuildFlags& f) {
+  g.repeated("--memPoolSize", f.mem_pool_size,
+             "POOL:N[B|K|M|G] (MiB if no unit); POOL: workspace, dlaSRAM, dlaLocalDRAM, dlaGlobalDRAM, tacticSharedMem");
+  g.add("--workspace", f.workspace, "Workspace size in MiB (older spelling of --memPoolSize=workspace:N)");
+  g.add("--builderOptimizationLevel", f.builder_optimization_level, "0..5: higher tries more tactics, builds longer");
+  g.add("--maxAuxStreams", f.max_aux_streams, "Auxiliary streams the engine may use (>= 0)");
+  g.add("--maxThreads", f.max_threads, "Builder threads (IBuilder::setMaxThreads, >= 1; trtwatch's own option)");
+  g.add("--maxTactics", f.max_tactics, "Most tactics to time per layer (TensorRT 10.4+)");
+  g.add("--tilingOptimizationLevel", f.tiling_optimization_level, "0..3: tiling search effort (TensorRT 10.8+)");
+  g.add("--tacticSources", f.tactic_sources, "+/-SOURCE,...: CUBLAS, CUBLAS_LT, CUDNN, EDGE_MASK_CONVOLUTIONS, JIT_CONVOLUTIONS");
+  g.add("--hardwareCompatibilityLevel", f.hardware_compatibility_level, "none, ampere+ or sameComputeCapability");
+  g.add("--profilingVerbosity", f.profiling_verbosity, "layer_names_only, detailed or none");
+  g.flag("--versionCompatible,--vc", f.version_compatible, "Version-compatible engine (BuilderFlag::kVERSION_COMPATIBLE)");
+  g.flag("--excludeLeanRuntime", f.exclude_lean_runtime, "With --versionCompatible: leave the lean runtime out");
+  g.flag("--refit", f.refit, "Refittable engine (BuilderFlag::kREFIT)");
+  g.flag("--stripWeights,--weightless", f.strip_weights, "Weight-stripped engine, refittable (TensorRT 10)");
+  g.flag("--allowWeightStreaming", f.allow_weight_streaming, "Weight streaming (TensorRT 10; strongly typed)");
+  g.flag("--noCompilationCache", f.no_compilation_cache, "Disable the compilation cache");
+  g.flag("--directIO", f.direct_io, "No reformatting at the network's inputs and outputs");
+  g.add("--sparsity", f.sparsity, "disable or enable (structured sparsity)");
+  g.add("--useDLACore", f.use_dla_core, "Build for DLA core N");
+  g.flag("--allowGPUFallback", f.allow_gpu_fallback, "With --useDLACore: layers DLA cannot run fall back to the GPU");
+  g.add("--device", f.device, "The CUDA device to build on (default 0)");
+  g.repeated("--staticPlugins", f.static_plugins, "Plugin library loaded into the process (its creators register)");
+  g.repeated("--dynamicPlugins", f.dynamic_plugins, "Plugin library loaded through IPluginRegistry::loadLibrary");
+  g.repeated("--setPluginsToSerialize", f.plugins_to_serialize, "Plugin library serialized with the engine");
+}
+
+// Shapes: plain, or in --profile=N blocks. Each shape option lands in the profile
+// opened by the latest --profile, so the callbacks run in command-line order.
+void AddShapeFlags(TensorRtGroup& g, trt::RawBuildFlags& f) {
   using trt::RawProfile;
   auto shapes = [&, raw = &f](const std::string& name, std::string RawProfile::*in_profile,
                               std::string trt::RawBuildFlags::*plain, const std::string& help) {
-    build
+    g.build
         ->add_option_function<std::string>(
             name,
             [raw, in_profile, plain](const std::string& value) {
@@ -122,14 +133,14 @@ void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
             },
             help)
         ->trigger_on_parse()
-        ->group(group);
+        ->group(g.group);
   };
   shapes("--minShapes", &RawProfile::min_shapes, &trt::RawBuildFlags::min_shapes,
          "Dynamic shapes, smallest: input:1x3x224x224,other:1x128 (scalar for a 0-d shape)");
   shapes("--optShapes", &RawProfile::opt_shapes, &trt::RawBuildFlags::opt_shapes,
          "Dynamic shapes to tune for (missing: from max, else min, as trtexec)");
   shapes("--maxShapes", &RawProfile::max_shapes, &trt::RawBuildFlags::max_shapes, "Dynamic shapes, largest");
-  build
+  g.build
       ->add_option_function<int>(
           "--profile",
           [raw = &f](int index) {
@@ -139,20 +150,25 @@ void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
           },
           "Start optimization profile N (0, 1, ...): the shape options after it belong to it")
       ->trigger_on_parse()
-      ->group(group);
+      ->group(g.group);
+}
 
-  flag("--verbose", f.verbose, "Show TensorRT's info and verbose log lines too");
-  add("--timing-cache,--timingCacheFile", f.timing_cache,
-      "Timing cache FILE: loaded if present, merged into (atomically, under a lock) after the build");
-  flag("--timing-cache-ignore-mismatch", f.timing_cache_ignore_mismatch,
-       "Use a timing cache made on another GPU/TensorRT without the warning");
-  flag("--timing-cache-strict", f.timing_cache_strict,
-       "Refuse a timing cache made on another GPU/TensorRT, or unreadable (default: warn and go on)");
-  flag("--noBuilderCache", f.no_builder_cache,
-       "Disable the builder's timing cache (kDISABLE_TIMING_CACHE); a --timing-cache file is then not used");
-  flag("--errorOnTimingCacheMiss", f.error_on_timing_cache_miss,
-       "Fail when a tactic is not in the timing cache (kERROR_ON_TIMING_CACHE_MISS)");
+// The log's verbosity and the timing cache.
+void AddTimingCacheFlags(TensorRtGroup& g, trt::RawBuildFlags& f) {
+  g.flag("--verbose", f.verbose, "Show TensorRT's info and verbose log lines too");
+  g.add("--timing-cache,--timingCacheFile", f.timing_cache,
+        "Timing cache FILE: loaded if present, merged into (atomically, under a lock) after the build");
+  g.flag("--timing-cache-ignore-mismatch", f.timing_cache_ignore_mismatch,
+         "Use a timing cache made on another GPU/TensorRT without the warning");
+  g.flag("--timing-cache-strict", f.timing_cache_strict,
+         "Refuse a timing cache made on another GPU/TensorRT, or unreadable (default: warn and go on)");
+  g.flag("--noBuilderCache", f.no_builder_cache,
+         "Disable the builder's timing cache (kDISABLE_TIMING_CACHE); a --timing-cache file is then not used");
+  g.flag("--errorOnTimingCacheMiss", f.error_on_timing_cache_miss,
+         "Fail when a tactic is not in the timing cache (kERROR_ON_TIMING_CACHE_MISS)");
+}
 
+void AddIgnoredInferenceFlags(CLI::App* build, trt::RawBuildFlags& f) {
   const std::string ignored_group = "trtexec inference options (accepted, not used: trtwatch only builds)";
   for (const IgnoredOption& option : kInferenceOptions) {
     const std::string name = option.name;
@@ -164,6 +180,9 @@ void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
           ->group(ignored_group);
     }
   }
+}
+
+void AddRefusedFlags(CLI::App* build) {
   const std::string refused_group = "trtexec options trtwatch refuses (exit 2, with the reason)";
   for (const RefusedOption& option : kRefusedOptions) {
     const std::string message = std::string(option.name) + ": " + option.why;
@@ -175,6 +194,19 @@ void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
           ->group(refused_group);
     }
   }
+}
+
+}  // namespace
+
+void AddTensorRtFlags(CLI::App* build, BuildCommandOptions* options) {
+  trt::RawBuildFlags& f = options->tensorrt;
+  TensorRtGroup group{build};
+  AddPrecisionFlags(group, options);
+  AddBuilderFlags(group, f);
+  AddShapeFlags(group, f);
+  AddTimingCacheFlags(group, f);
+  AddIgnoredInferenceFlags(build, f);
+  AddRefusedFlags(build);
 }
 
 }  // namespace trtwatch

@@ -80,31 +80,35 @@ void Monitor::Push(Event&& event, bool wake) {
   wake_ = wake_ || wake;
 }
 
+inline bool Monitor::DropsStart(char const* name, int32_t steps) {
+  if (finished_) {
+    ++anomalies_.after_build;
+    return true;
+  }
+  if (IsMissing(name)) {
+    ++anomalies_.null_name;
+    return true;
+  }
+  if (steps <= 0) ++anomalies_.bad_step_count;
+  return false;
+}
+
+inline Monitor::PhaseState* Monitor::ActiveParent(char const* parent_name) {
+  if (parent_name == nullptr) return nullptr;
+  PhaseState* parent = FindActive(parent_name);
+  if (parent == nullptr) ++anomalies_.unknown_parent;
+  return parent;
+}
+
 void Monitor::phaseStart(char const* phaseName, char const* parentPhase, int32_t nbSteps) noexcept {
   bool signal = false;  // only the event that raises wake_ wakes the dispatcher
   try {
     MutexLock lock(&mu_);
     const int64_t now = clock_.NowNs();  // under the lock: no event can slip in before it
     last_phase_callback_ns_ = now;
-    if (finished_) {
-      ++anomalies_.after_build;
-      return;
-    }
-    if (IsMissing(phaseName)) {
-      ++anomalies_.null_name;
-      return;
-    }
-    if (nbSteps <= 0) ++anomalies_.bad_step_count;
-    int64_t parent = kNoPhase;
-    PhaseState* parent_state = nullptr;
-    if (parentPhase != nullptr) {
-      if (PhaseState* p = FindActive(parentPhase)) {
-        parent = p->id;
-        parent_state = p;
-      } else {
-        ++anomalies_.unknown_parent;
-      }
-    }
+    if (DropsStart(phaseName, nbSteps)) return;
+    PhaseState* const parent_state = ActiveParent(parentPhase);
+    const int64_t parent = parent_state != nullptr ? parent_state->id : kNoPhase;
     // All or nothing: everything that can fail to allocate happens before the phase
     // becomes visible, so a failure leaves no phase without its start event. (A summary
     // created for a phase that then failed has count 0 and is left out of the result.)

@@ -129,6 +129,11 @@ class Monitor {
   double SecondsAt(int64_t ns) const { return NsToSeconds(ns - start_ns_); }
   static uint32_t BucketOf(char const* name) noexcept;
   PhaseState* FindActive(char const* name) REQUIRES(mu_);
+  // phaseStart's checks: counts the anomaly and returns true when the call is dropped
+  // (after the build, or no name); a step count of 0 or less is counted and kept.
+  bool DropsStart(char const* name, int32_t steps) REQUIRES(mu_);
+  // The active phase `parent_name` names, or null (none named, or unknown: counted).
+  PhaseState* ActiveParent(char const* parent_name) REQUIRES(mu_);
   // Closes active_[index]: its pending step, then its phase_finish. Needs room for two
   // events in pending_ and throws nothing else once `name` is copied.
   void FinishPhase(size_t index, int64_t now_ns) REQUIRES(mu_);

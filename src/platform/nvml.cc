@@ -42,6 +42,77 @@ using CapabilityFn = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
 using MemoryFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
 using PciInfoFn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
 
+// NVML's text for rc, or its number where the library has no nvmlErrorString.
+std::string DescribeNvmlError(ErrorStringFn error_string, nvmlReturn_t rc) {
+  const char* text = error_string != nullptr ? error_string(rc) : nullptr;
+  return text != nullptr ? std::string(text) : "NVML error " + std::to_string(rc);
+}
+
+// The driver's version and the CUDA version it supports, where NVML tells them.
+void ReadDriverVersions(SharedLibrary& lib, NvmlReport& report) {
+  if (auto fn = lib.Function<DriverVersionFn>("nvmlSystemGetDriverVersion")) {
+    char version[kVersionLength] = {};
+    if (fn(version, kVersionLength) == kNvmlSuccess) report.driver_version = version;
+  }
+  auto cuda_version = lib.Function<CudaDriverVersionFn>("nvmlSystemGetCudaDriverVersion_v2");
+  if (cuda_version == nullptr) cuda_version = lib.Function<CudaDriverVersionFn>("nvmlSystemGetCudaDriverVersion");
+  if (cuda_version != nullptr) {
+    int version = 0;
+    if (cuda_version(&version) == kNvmlSuccess) report.cuda_driver_version = version;
+  }
+}
+
+// The per-device queries; one the library lacks is null and leaves its field empty.
+struct DeviceQueries {
+  NameFn name;
+  NameFn uuid;
+  CapabilityFn cc;
+  MemoryFn memory;
+  PciInfoFn pci;
+};
+
+GpuInfo ReadGpu(const DeviceQueries& q, nvmlDevice_t device, unsigned index) {
+  GpuInfo gpu;
+  gpu.index = index;
+  char text[kNameLength] = {};
+  if (q.name != nullptr && q.name(device, text, kNameLength) == kNvmlSuccess) gpu.name = text;
+  char uuid[kUuidLength] = {};
+  if (q.uuid != nullptr && q.uuid(device, uuid, kUuidLength) == kNvmlSuccess) gpu.uuid = uuid;
+  if (q.cc != nullptr) q.cc(device, &gpu.cc_major, &gpu.cc_minor);
+  nvmlMemory_t memory{};
+  if (q.memory != nullptr && q.memory(device, &memory) == kNvmlSuccess) gpu.memory_total_bytes = memory.total;
+  nvmlPciInfo_t pci{};
+  if (q.pci != nullptr && q.pci(device, &pci) == kNvmlSuccess) {
+    pci.busId[sizeof pci.busId - 1] = '\0';
+    gpu.pci_bus_id = pci.busId;
+  }
+  return gpu;
+}
+
+// Every GPU NVML counts; one it cannot open is left out, its error kept.
+void ListGpus(SharedLibrary& lib, ErrorStringFn error_string, NvmlReport& report) {
+  auto count_fn = lib.Function<CountFn>("nvmlDeviceGetCount_v2");
+  auto handle_fn = lib.Function<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
+  const DeviceQueries queries{lib.Function<NameFn>("nvmlDeviceGetName"), lib.Function<NameFn>("nvmlDeviceGetUUID"),
+                              lib.Function<CapabilityFn>("nvmlDeviceGetCudaComputeCapability"),
+                              lib.Function<MemoryFn>("nvmlDeviceGetMemoryInfo"),
+                              lib.Function<PciInfoFn>("nvmlDeviceGetPciInfo_v3")};
+  unsigned count = 0;
+  if (count_fn == nullptr || handle_fn == nullptr) {
+    report.error = "NVML lacks nvmlDeviceGetCount_v2/nvmlDeviceGetHandleByIndex_v2: GPUs not listed";
+  } else if (const nvmlReturn_t rc = count_fn(&count); rc != kNvmlSuccess) {
+    report.error = "NVML could not count GPUs: " + DescribeNvmlError(error_string, rc);
+  }
+  for (unsigned i = 0; i < count; ++i) {
+    nvmlDevice_t device = nullptr;
+    if (const nvmlReturn_t rc = handle_fn(i, &device); rc != kNvmlSuccess) {
+      report.error = "NVML could not open GPU " + std::to_string(i) + ": " + DescribeNvmlError(error_string, rc);
+      continue;
+    }
+    report.gpus.push_back(ReadGpu(queries, device, i));
+  }
+}
+
 }  // namespace
 
 NvmlReport QueryNvml(const std::string& library) {
@@ -56,66 +127,18 @@ NvmlReport QueryNvml(const std::string& library) {
   auto init = lib->Function<InitFn>("nvmlInit_v2");
   auto shutdown = lib->Function<ShutdownFn>("nvmlShutdown");
   auto error_string = lib->Function<ErrorStringFn>("nvmlErrorString");
-  auto describe = [&](nvmlReturn_t rc) {
-    const char* text = error_string != nullptr ? error_string(rc) : nullptr;
-    return text != nullptr ? std::string(text) : "NVML error " + std::to_string(rc);
-  };
   if (init == nullptr || shutdown == nullptr) {
     report.error = report.library + " does not export nvmlInit_v2/nvmlShutdown: not a usable NVML";
     return report;
   }
   if (const nvmlReturn_t rc = init(); rc != kNvmlSuccess) {
-    report.error = "NVML could not initialise: " + describe(rc) + " (is the NVIDIA driver loaded?)";
+    report.error = "NVML could not initialise: " + DescribeNvmlError(error_string, rc) +
+                   " (is the NVIDIA driver loaded?)";
     return report;
   }
   report.loaded = true;
-
-  if (auto fn = lib->Function<DriverVersionFn>("nvmlSystemGetDriverVersion")) {
-    char version[kVersionLength] = {};
-    if (fn(version, kVersionLength) == kNvmlSuccess) report.driver_version = version;
-  }
-  auto cuda_version = lib->Function<CudaDriverVersionFn>("nvmlSystemGetCudaDriverVersion_v2");
-  if (cuda_version == nullptr) cuda_version = lib->Function<CudaDriverVersionFn>("nvmlSystemGetCudaDriverVersion");
-  if (cuda_version != nullptr) {
-    int version = 0;
-    if (cuda_version(&version) == kNvmlSuccess) report.cuda_driver_version = version;
-  }
-
-  auto count_fn = lib->Function<CountFn>("nvmlDeviceGetCount_v2");
-  auto handle_fn = lib->Function<HandleFn>("nvmlDeviceGetHandleByIndex_v2");
-  auto name_fn = lib->Function<NameFn>("nvmlDeviceGetName");
-  auto uuid_fn = lib->Function<NameFn>("nvmlDeviceGetUUID");
-  auto cc_fn = lib->Function<CapabilityFn>("nvmlDeviceGetCudaComputeCapability");
-  auto memory_fn = lib->Function<MemoryFn>("nvmlDeviceGetMemoryInfo");
-  auto pci_fn = lib->Function<PciInfoFn>("nvmlDeviceGetPciInfo_v3");
-  unsigned count = 0;
-  if (count_fn == nullptr || handle_fn == nullptr) {
-    report.error = "NVML lacks nvmlDeviceGetCount_v2/nvmlDeviceGetHandleByIndex_v2: GPUs not listed";
-  } else if (const nvmlReturn_t rc = count_fn(&count); rc != kNvmlSuccess) {
-    report.error = "NVML could not count GPUs: " + describe(rc);
-  }
-  for (unsigned i = 0; i < count; ++i) {
-    nvmlDevice_t device = nullptr;
-    if (const nvmlReturn_t rc = handle_fn(i, &device); rc != kNvmlSuccess) {
-      report.error = "NVML could not open GPU " + std::to_string(i) + ": " + describe(rc);
-      continue;
-    }
-    GpuInfo gpu;
-    gpu.index = i;
-    char text[kNameLength] = {};
-    if (name_fn != nullptr && name_fn(device, text, kNameLength) == kNvmlSuccess) gpu.name = text;
-    char uuid[kUuidLength] = {};
-    if (uuid_fn != nullptr && uuid_fn(device, uuid, kUuidLength) == kNvmlSuccess) gpu.uuid = uuid;
-    if (cc_fn != nullptr) cc_fn(device, &gpu.cc_major, &gpu.cc_minor);
-    nvmlMemory_t memory{};
-    if (memory_fn != nullptr && memory_fn(device, &memory) == kNvmlSuccess) gpu.memory_total_bytes = memory.total;
-    nvmlPciInfo_t pci{};
-    if (pci_fn != nullptr && pci_fn(device, &pci) == kNvmlSuccess) {
-      pci.busId[sizeof pci.busId - 1] = '\0';
-      gpu.pci_bus_id = pci.busId;
-    }
-    report.gpus.push_back(std::move(gpu));
-  }
+  ReadDriverVersions(*lib, report);
+  ListGpus(*lib, error_string, report);
   shutdown();
   return report;
 }

@@ -95,6 +95,70 @@ CacheUse CacheFromJson(const json& j) {
 
 }  // namespace
 
+namespace {
+
+void BuildStartToJson(const Event& e, json& j) {
+  j["build"] = e.build;
+  j["backend"] = e.backend;
+  j["model"] = e.model;
+  json facts = json::object();
+  for (const auto& [key, value] : e.facts) facts[key] = value;
+  j["facts"] = facts;
+  CacheToJson(e.cache, j);
+}
+
+void EstimateToJson(const Estimate& estimate, json& j) {
+  if (estimate.remaining) {
+    j["remaining"] = {{"p10", Seconds(estimate.remaining->p10)},
+                      {"p50", Seconds(estimate.remaining->p50)},
+                      {"p90", Seconds(estimate.remaining->p90)}};
+  } else {
+    j["remaining"] = nullptr;
+  }
+  j["based_on"] = {{"builds", estimate.builds}, {"match", estimate.match}};
+  j["longer_than_history"] = estimate.longer_than_history;
+}
+
+void BuildFinishToJson(const Event& e, json& j) {
+  j["status"] = BuildStatusName(e.status);
+  j["error"] = e.error.empty() ? json(nullptr) : json(e.error);
+  j["elapsed"] = Seconds(e.elapsed);
+  if (e.cancel_latency) {
+    j["cancel_latency"] = {{"to_first_false", OptionalSeconds(e.cancel_latency->to_first_false)},
+                           {"to_return", Seconds(e.cancel_latency->to_return)}};
+  } else {
+    j["cancel_latency"] = nullptr;
+  }
+  json phases = json::array();
+  for (const PhaseSummary& p : e.phases) {
+    phases.push_back({{"phase", p.phase},
+                      {"count", p.count},
+                      {"early", p.early},
+                      {"seconds", Seconds(p.seconds)},
+                      {"self", Seconds(p.self_seconds)}});
+  }
+  j["phases"] = phases;
+  j["anomalies"] = AnomaliesToJson(e.anomalies);
+  j["dropped"] = e.dropped;
+  CacheToJson(e.cache, j);
+}
+
+// The fields of the phase events: start, step and finish.
+void PhaseEventToJson(const Event& e, json& j) {
+  j["id"] = e.id;
+  if (e.type == EventType::kPhaseStart) j["parent"] = PhaseId(e.parent);
+  j["phase"] = e.phase;
+  if (e.type == EventType::kStep) j["step"] = e.step;
+  if (e.type == EventType::kPhaseFinish) j["completed"] = e.completed;
+  j["total"] = e.total;
+  if (e.type == EventType::kPhaseFinish) {
+    j["elapsed"] = Seconds(e.elapsed);
+    j["early"] = e.early;
+  }
+}
+
+}  // namespace
+
 std::string EventToJson(const Event& e) {
   json j;
   j["v"] = kProtocolVersion;
@@ -102,35 +166,13 @@ std::string EventToJson(const Event& e) {
   j["t"] = Seconds(e.t);
   j["type"] = EventTypeName(e.type);
   switch (e.type) {
-    case EventType::kBuildStart: {
-      j["build"] = e.build;
-      j["backend"] = e.backend;
-      j["model"] = e.model;
-      json facts = json::object();
-      for (const auto& [key, value] : e.facts) facts[key] = value;
-      j["facts"] = facts;
-      CacheToJson(e.cache, j);
+    case EventType::kBuildStart:
+      BuildStartToJson(e, j);
       break;
-    }
     case EventType::kPhaseStart:
-      j["id"] = e.id;
-      j["parent"] = PhaseId(e.parent);
-      j["phase"] = e.phase;
-      j["total"] = e.total;
-      break;
     case EventType::kStep:
-      j["id"] = e.id;
-      j["phase"] = e.phase;
-      j["step"] = e.step;
-      j["total"] = e.total;
-      break;
     case EventType::kPhaseFinish:
-      j["id"] = e.id;
-      j["phase"] = e.phase;
-      j["completed"] = e.completed;
-      j["total"] = e.total;
-      j["elapsed"] = Seconds(e.elapsed);
-      j["early"] = e.early;
+      PhaseEventToJson(e, j);
       break;
     case EventType::kCancelRequested:
       j["reason"] = CancelReasonName(e.reason);
@@ -144,44 +186,121 @@ std::string EventToJson(const Event& e) {
       j["message"] = e.message;
       break;
     case EventType::kEstimate:
-      if (e.estimate.remaining) {
-        j["remaining"] = {{"p10", Seconds(e.estimate.remaining->p10)},
-                          {"p50", Seconds(e.estimate.remaining->p50)},
-                          {"p90", Seconds(e.estimate.remaining->p90)}};
-      } else {
-        j["remaining"] = nullptr;
-      }
-      j["based_on"] = {{"builds", e.estimate.builds}, {"match", e.estimate.match}};
-      j["longer_than_history"] = e.estimate.longer_than_history;
+      EstimateToJson(e.estimate, j);
       break;
-    case EventType::kBuildFinish: {
-      j["status"] = BuildStatusName(e.status);
-      j["error"] = e.error.empty() ? json(nullptr) : json(e.error);
-      j["elapsed"] = Seconds(e.elapsed);
-      if (e.cancel_latency) {
-        j["cancel_latency"] = {{"to_first_false", OptionalSeconds(e.cancel_latency->to_first_false)},
-                               {"to_return", Seconds(e.cancel_latency->to_return)}};
-      } else {
-        j["cancel_latency"] = nullptr;
-      }
-      json phases = json::array();
-      for (const PhaseSummary& p : e.phases) {
-        phases.push_back({{"phase", p.phase},
-                          {"count", p.count},
-                          {"early", p.early},
-                          {"seconds", Seconds(p.seconds)},
-                          {"self", Seconds(p.self_seconds)}});
-      }
-      j["phases"] = phases;
-      j["anomalies"] = AnomaliesToJson(e.anomalies);
-      j["dropped"] = e.dropped;
-      CacheToJson(e.cache, j);
+    case EventType::kBuildFinish:
+      BuildFinishToJson(e, j);
       break;
-    }
   }
   // Invalid UTF-8 in a TensorRT message must not make the line unwritable.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+namespace {
+
+// A phase id field: absent and null both mean "no phase".
+int64_t PhaseIdFrom(const json& j, const char* key) {
+  return j.contains(key) && !j[key].is_null() ? Integer<int64_t>(j[key], key) : kNoPhase;
+}
+
+void BuildStartFromJson(const json& j, Event& e) {
+  e.build = j.at("build").get<std::string>();
+  e.backend = j.at("backend").get<std::string>();
+  e.model = j.at("model").get<std::string>();
+  if (j.contains("facts")) {
+    for (const auto& [key, value] : j["facts"].items()) {
+      e.facts.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  }
+  e.cache = CacheFromJson(j);
+}
+
+// The fields of the phase events: start, step and finish.
+void PhaseEventFromJson(const json& j, Event& e) {
+  e.id = PhaseIdFrom(j, "id");
+  if (e.type == EventType::kPhaseStart) e.parent = PhaseIdFrom(j, "parent");
+  e.phase = j.at("phase").get<std::string>();
+  if (e.type == EventType::kStep) e.step = Integer<int32_t>(j.at("step"), "step");
+  if (e.type == EventType::kPhaseFinish) e.completed = Integer<int32_t>(j.at("completed"), "completed");
+  e.total = Integer<int32_t>(j.at("total"), "total");
+  if (e.type == EventType::kPhaseFinish) {
+    e.elapsed = j.at("elapsed").get<double>();
+    e.early = j.at("early").get<bool>();
+  }
+}
+
+// The problem with the estimate's fields, empty if none.
+[[nodiscard]] std::string EstimateFromJson(const json& j, Estimate& estimate) {
+  if (!j.at("remaining").is_null()) {
+    const json& r = j["remaining"];
+    estimate.remaining =
+        Estimate::Remaining{r.at("p10").get<double>(), r.at("p50").get<double>(), r.at("p90").get<double>()};
+  }
+  const json& based_on = j.at("based_on");
+  estimate.builds = Integer<int64_t>(based_on.at("builds"), "builds");
+  estimate.match = based_on.at("match").get<std::string>();
+  if (estimate.match != "exact" && estimate.match != "similar") return "based_on.match must be \"exact\" or \"similar\"";
+  estimate.longer_than_history = j.value("longer_than_history", false);
+  return {};
+}
+
+// The problem with the build's last event, empty if none.
+[[nodiscard]] std::string BuildFinishFromJson(const json& j, Event& e) {
+  if (!ParseBuildStatus(j.at("status").get<std::string>(), &e.status)) return "unknown build status";
+  e.error = j.at("error").is_null() ? "" : j["error"].get<std::string>();
+  e.elapsed = j.at("elapsed").get<double>();
+  if (j.contains("cancel_latency") && !j["cancel_latency"].is_null()) {
+    const json& c = j["cancel_latency"];
+    CancelLatency latency;
+    if (!c.at("to_first_false").is_null()) latency.to_first_false = c["to_first_false"].get<double>();
+    latency.to_return = c.at("to_return").get<double>();
+    e.cancel_latency = latency;
+  }
+  for (const json& p : j.value("phases", json::array())) {
+    PhaseSummary summary{p.at("phase").get<std::string>(), Integer<int64_t>(p.at("count"), "count"),
+                         OptionalInteger<int64_t>(p, "early"), p.at("seconds").get<double>()};
+    // "self" came later: a document without it says nothing of the children, so
+    // all of the time counts as the phase's own.
+    summary.self_seconds = p.contains("self") ? p["self"].get<double>() : summary.seconds;
+    e.phases.push_back(std::move(summary));
+  }
+  if (j.contains("anomalies")) e.anomalies = AnomaliesFromJson(j["anomalies"]);
+  e.dropped = OptionalInteger<uint64_t>(j, "dropped");
+  e.cache = CacheFromJson(j);
+  return {};
+}
+
+// The fields of e's type; the problem with them, empty if none.
+[[nodiscard]] std::string TypedFieldsFromJson(const json& j, Event& e) {
+  switch (e.type) {
+    case EventType::kBuildStart:
+      BuildStartFromJson(j, e);
+      return {};
+    case EventType::kPhaseStart:
+    case EventType::kStep:
+    case EventType::kPhaseFinish:
+      PhaseEventFromJson(j, e);
+      return {};
+    case EventType::kCancelRequested:
+      if (!ParseCancelReason(j.at("reason").get<std::string>(), &e.reason)) return "unknown cancel reason";
+      e.message = j.value("message", "");
+      return {};
+    case EventType::kStall:
+      e.silent_for = j.at("silent_for").get<double>();
+      return {};
+    case EventType::kLog:
+      if (!ParseSeverity(j.at("severity").get<std::string>(), &e.severity)) return "unknown log severity";
+      e.message = j.at("message").get<std::string>();
+      return {};
+    case EventType::kEstimate:
+      return EstimateFromJson(j, e.estimate);
+    case EventType::kBuildFinish:
+      return BuildFinishFromJson(j, e);
+  }
+  return {};
+}
+
+}  // namespace
 
 bool EventFromJson(std::string_view line, Event* out, std::string* error) {
   try {
@@ -201,101 +320,9 @@ bool EventFromJson(std::string_view line, Event* out, std::string* error) {
     }
     e.seq = Integer<uint64_t>(j.at("seq"), "seq");
     e.t = j.at("t").get<double>();
-    auto id = [&](const char* key) {
-      return j.contains(key) && !j[key].is_null() ? Integer<int64_t>(j[key], key) : kNoPhase;
-    };
-    switch (e.type) {
-      case EventType::kBuildStart:
-        e.build = j.at("build").get<std::string>();
-        e.backend = j.at("backend").get<std::string>();
-        e.model = j.at("model").get<std::string>();
-        if (j.contains("facts")) {
-          for (const auto& [key, value] : j["facts"].items()) {
-            e.facts.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
-          }
-        }
-        e.cache = CacheFromJson(j);
-        break;
-      case EventType::kPhaseStart:
-        e.id = id("id");
-        e.parent = id("parent");
-        e.phase = j.at("phase").get<std::string>();
-        e.total = Integer<int32_t>(j.at("total"), "total");
-        break;
-      case EventType::kStep:
-        e.id = id("id");
-        e.phase = j.at("phase").get<std::string>();
-        e.step = Integer<int32_t>(j.at("step"), "step");
-        e.total = Integer<int32_t>(j.at("total"), "total");
-        break;
-      case EventType::kPhaseFinish:
-        e.id = id("id");
-        e.phase = j.at("phase").get<std::string>();
-        e.completed = Integer<int32_t>(j.at("completed"), "completed");
-        e.total = Integer<int32_t>(j.at("total"), "total");
-        e.elapsed = j.at("elapsed").get<double>();
-        e.early = j.at("early").get<bool>();
-        break;
-      case EventType::kCancelRequested:
-        if (!ParseCancelReason(j.at("reason").get<std::string>(), &e.reason)) {
-          *error = "unknown cancel reason";
-          return false;
-        }
-        e.message = j.value("message", "");
-        break;
-      case EventType::kStall:
-        e.silent_for = j.at("silent_for").get<double>();
-        break;
-      case EventType::kLog:
-        if (!ParseSeverity(j.at("severity").get<std::string>(), &e.severity)) {
-          *error = "unknown log severity";
-          return false;
-        }
-        e.message = j.at("message").get<std::string>();
-        break;
-      case EventType::kEstimate: {
-        if (!j.at("remaining").is_null()) {
-          const json& r = j["remaining"];
-          e.estimate.remaining = Estimate::Remaining{r.at("p10").get<double>(), r.at("p50").get<double>(),
-                                                     r.at("p90").get<double>()};
-        }
-        const json& based_on = j.at("based_on");
-        e.estimate.builds = Integer<int64_t>(based_on.at("builds"), "builds");
-        e.estimate.match = based_on.at("match").get<std::string>();
-        if (e.estimate.match != "exact" && e.estimate.match != "similar") {
-          *error = "based_on.match must be \"exact\" or \"similar\"";
-          return false;
-        }
-        e.estimate.longer_than_history = j.value("longer_than_history", false);
-        break;
-      }
-      case EventType::kBuildFinish: {
-        if (!ParseBuildStatus(j.at("status").get<std::string>(), &e.status)) {
-          *error = "unknown build status";
-          return false;
-        }
-        e.error = j.at("error").is_null() ? "" : j["error"].get<std::string>();
-        e.elapsed = j.at("elapsed").get<double>();
-        if (j.contains("cancel_latency") && !j["cancel_latency"].is_null()) {
-          const json& c = j["cancel_latency"];
-          CancelLatency latency;
-          if (!c.at("to_first_false").is_null()) latency.to_first_false = c["to_first_false"].get<double>();
-          latency.to_return = c.at("to_return").get<double>();
-          e.cancel_latency = latency;
-        }
-        for (const json& p : j.value("phases", json::array())) {
-          PhaseSummary summary{p.at("phase").get<std::string>(), Integer<int64_t>(p.at("count"), "count"),
-                               OptionalInteger<int64_t>(p, "early"), p.at("seconds").get<double>()};
-          // "self" came later: a document without it says nothing of the children, so
-          // all of the time counts as the phase's own.
-          summary.self_seconds = p.contains("self") ? p["self"].get<double>() : summary.seconds;
-          e.phases.push_back(std::move(summary));
-        }
-        if (j.contains("anomalies")) e.anomalies = AnomaliesFromJson(j["anomalies"]);
-        e.dropped = OptionalInteger<uint64_t>(j, "dropped");
-        e.cache = CacheFromJson(j);
-        break;
-      }
+    if (std::string problem = TypedFieldsFromJson(j, e); !problem.empty()) {
+      *error = std::move(problem);
+      return false;
     }
     *out = std::move(e);
     return true;

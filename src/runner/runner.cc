@@ -66,6 +66,46 @@ void PrintHistoryWarnings(const std::string& program, const std::vector<std::str
   }
 }
 
+// What is wrong with the options' durations, empty if nothing.
+[[nodiscard]] std::string OptionsProblem(const RunOptions& options) {
+  if (!Positive(options.timeout) || !Positive(options.stall_timeout) || !Positive(options.kill_after)) {
+    return "timeout, stall timeout and kill-after must be greater than zero";
+  }
+  if (options.cancel_on_stall && !options.stall_timeout) {
+    return "--stall-action cancel needs --stall-timeout DUR (how long a silence may last)";
+  }
+  return {};
+}
+
+// Opens the --trace and --events files as sinks into `owned`; the problem with one,
+// naming its flag, or empty.
+[[nodiscard]] std::string OpenFileSinks(const RunOptions& options, std::vector<std::unique_ptr<Sink>>& owned,
+                                        TraceSink*& trace) {
+  std::string error;
+  if (!options.trace_file.empty()) {
+    std::unique_ptr<TraceSink> sink = TraceSink::Open(options.trace_file, &error);
+    if (!sink) return "--trace: " + error;
+    trace = sink.get();
+    owned.push_back(std::move(sink));
+  }
+  if (!options.events_file.empty()) {
+    std::unique_ptr<JsonlSink> events = JsonlSink::OpenFile(options.events_file, &error);
+    if (!events) return "--events: " + error;
+    owned.push_back(std::move(events));
+  }
+  return {};
+}
+
+// The watchdog's limits, from the options.
+SessionOptions SessionOptionsFor(const RunOptions& options) {
+  SessionOptions session;
+  session.watchdog.timeout = options.timeout;
+  if (options.timeout) session.watchdog.timeout_text = "--timeout " + DurationText(*options.timeout);
+  session.watchdog.stall_after = options.stall_timeout;
+  session.watchdog.cancel_on_stall = options.cancel_on_stall;
+  return session;
+}
+
 }  // namespace
 
 struct Runner::Parts {
@@ -100,34 +140,17 @@ std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
   if (!options.env) options.env = ProcessEnvironment();
   const bool terminal = options.stderr_is_terminal.value_or(IsTerminal(2));
 
-  if (!Positive(options.timeout) || !Positive(options.stall_timeout) || !Positive(options.kill_after)) {
-    *error = "timeout, stall timeout and kill-after must be greater than zero";
-    return nullptr;
-  }
-  if (options.cancel_on_stall && !options.stall_timeout) {
-    *error = "--stall-action cancel needs --stall-timeout DUR (how long a silence may last)";
+  if (std::string problem = OptionsProblem(options); !problem.empty()) {
+    *error = std::move(problem);
     return nullptr;
   }
   const std::optional<OutputMode> mode = ResolveOutputMode(options.output, options.env, terminal, error);
   if (!mode) return nullptr;
 
   // Files first: a bad path fails before anything is created or drawn.
-  if (!options.trace_file.empty()) {
-    std::unique_ptr<TraceSink> sink = TraceSink::Open(options.trace_file, error);
-    if (!sink) {
-      *error = "--trace: " + *error;
-      return nullptr;
-    }
-    parts->trace = sink.get();
-    parts->owned.push_back(std::move(sink));
-  }
-  if (!options.events_file.empty()) {
-    std::unique_ptr<JsonlSink> events = JsonlSink::OpenFile(options.events_file, error);
-    if (!events) {
-      *error = "--events: " + *error;
-      return nullptr;
-    }
-    parts->owned.push_back(std::move(events));
+  if (std::string problem = OpenFileSinks(options, parts->owned, parts->trace); !problem.empty()) {
+    *error = std::move(problem);
+    return nullptr;
   }
   if (options.handle_signals) {
     if (g_signals_taken.exchange(true)) {
@@ -153,12 +176,7 @@ std::unique_ptr<Runner> Runner::Create(RunOptions options, std::string* error) {
   std::vector<Sink*> sinks;
   for (auto& sink : parts->owned) sinks.push_back(sink.get());
   sinks.insert(sinks.end(), options.sinks.begin(), options.sinks.end());
-  SessionOptions session;
-  session.watchdog.timeout = options.timeout;
-  if (options.timeout) session.watchdog.timeout_text = "--timeout " + DurationText(*options.timeout);
-  session.watchdog.stall_after = options.stall_timeout;
-  session.watchdog.cancel_on_stall = options.cancel_on_stall;
-  parts->session = std::make_unique<BuildSession>(*parts->clock, sinks, session);
+  parts->session = std::make_unique<BuildSession>(*parts->clock, sinks, SessionOptionsFor(options));
   parts->options = std::move(options);
   return std::unique_ptr<Runner>(new Runner(std::move(parts)));
 }

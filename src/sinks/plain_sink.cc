@@ -13,6 +13,13 @@ std::string Steps(int32_t done, int32_t total) {
   return std::to_string(done) + "/" + std::to_string(total);
 }
 
+// The first line: what is built, and that a simulated build makes no engine.
+std::string BuildStartText(const Event& e) {
+  if (e.backend != "simulated") return BuildTitle(e.backend, e.model, e.facts);
+  return "SIMULATED build of profile \"" + Fact(e.facts, "profile") + "\" (seed " + Fact(e.facts, "seed") +
+         ", speed " + Fact(e.facts, "speed") + "x): no TensorRT, no GPU, no engine is written";
+}
+
 }  // namespace
 
 void PlainSink::Line(double t, int depth, const std::string& text) {
@@ -26,13 +33,7 @@ void PlainSink::OnEvent(const Event& e) {
   const int depth = node ? node->depth : 0;
   switch (e.type) {
     case EventType::kBuildStart:
-      if (e.backend == "simulated") {
-        Line(e.t, 0, "SIMULATED build of profile \"" + Fact(e.facts, "profile") + "\" (seed " +
-                         Fact(e.facts, "seed") + ", speed " + Fact(e.facts, "speed") +
-                         "x): no TensorRT, no GPU, no engine is written");
-      } else {
-        Line(e.t, 0, BuildTitle(e.backend, e.model, e.facts));
-      }
+      Line(e.t, 0, BuildStartText(e));
       break;
     case EventType::kPhaseStart:
       break;  // printed below, once the tree knows its depth

@@ -235,103 +235,143 @@ std::string DescribeBuild(const TreeSnapshot& tree) {
   return Printable(BuildTitle(tree.backend, tree.model, tree.facts));
 }
 
-std::vector<std::string> RenderFrame(const TreeSnapshot& tree, double now, const FrameOptions& options) {
-  const Palette p(options.color);
-  const size_t usable = static_cast<size_t>(std::max(options.width - 1, 10));
-  const int max_rows = std::max(options.height - 1, 1);
-  const bool cancelling = tree.cancel_reason.has_value() && !tree.finished;
-  const std::string dot = options.unicode ? " \u00b7 " : " | ";
-  std::vector<std::string> lines;
+namespace {
 
-  // Header: what is built, how long it runs, what state it is in.
+// What every part of one frame draws with.
+struct FrameContext {
+  const TreeSnapshot& tree;
+  double now;
+  const FrameOptions& options;
+  Palette p;
+  size_t usable;     // columns a line may fill
+  bool cancelling;   // cancel requested, build not yet finished
+  std::string dot;   // the separator between header items
+};
+
+// Header: what is built, how long it runs, what state it is in.
+std::string HeaderLine(const FrameContext& c) {
+  const TreeSnapshot& tree = c.tree;
   std::string status = tree.finished ? std::string(BuildStatusName(tree.status))
-                       : cancelling  ? "cancelling"
-                                     : "building";
+                       : c.cancelling ? "cancelling"
+                                      : "building";
   const char* status_colour = tree.finished ? (tree.status == BuildStatus::kSucceeded ? kGreen : kRed)
-                              : cancelling  ? kBoldYellow
-                                            : kCyan;
+                              : c.cancelling ? kBoldYellow
+                                             : kCyan;
   const std::string describe = DescribeBuild(tree);
-  std::string right = dot + FormatDuration(now) + dot + p.Paint(status, status_colour);
-  const std::string done = dot + std::to_string(tree.phases_finished) + " phases done";
+  std::string right = c.dot + FormatDuration(c.now) + c.dot + c.p.Paint(status, status_colour);
+  const std::string done = c.dot + std::to_string(tree.phases_finished) + " phases done";
   // The count goes first when space is short; the description is elided only after it.
-  if (DisplayWidth(describe) + DisplayWidth(right) + DisplayWidth(done) <= usable) right += done;
+  if (DisplayWidth(describe) + DisplayWidth(right) + DisplayWidth(done) <= c.usable) right += done;
   const size_t right_w = DisplayWidth(right);
-  const size_t room = usable > right_w ? usable - right_w : 0;
-  lines.push_back(TruncateToWidth(p.Paint(ElideMiddle(describe, room, options.unicode), kBold) + right, usable));
+  const size_t room = c.usable > right_w ? c.usable - right_w : 0;
+  return TruncateToWidth(c.p.Paint(ElideMiddle(describe, room, c.options.unicode), kBold) + right, c.usable);
+}
 
-  // The remaining time from history, counting down between estimates.
-  if (tree.estimate && !tree.finished && !cancelling) {
-    lines.push_back(TruncateToWidth("  " + p.Paint(EstimateText(*tree.estimate, now - tree.estimate_t, options.unicode), kDim), usable));
-  }
-
-  // Cancelling: said at once, with its reason and how to stop waiting.
-  if (cancelling) {
-    lines.push_back(TruncateToWidth(
-        p.Paint(options.unicode ? "Cancelling \u2014 waiting for TensorRT to finish the current step\u2026"
-                                : "Cancelling - waiting for TensorRT to finish the current step...",
+// Cancelling: said at once, with its reason and how to stop waiting.
+void AddCancellingLines(const FrameContext& c, std::vector<std::string>& lines) {
+  lines.push_back(TruncateToWidth(
+      c.p.Paint(c.options.unicode ? "Cancelling \u2014 waiting for TensorRT to finish the current step\u2026"
+                                  : "Cancelling - waiting for TensorRT to finish the current step...",
                 kBoldYellow),
-        usable));
-    std::string reason = "  reason: " + Printable(tree.cancel_message) + " (" +
-                         std::string(CancelReasonName(*tree.cancel_reason)) + ")" + dot +
-                         WholeSeconds(now - tree.cancel_requested_at) + " ago";
-    if (!options.cancel_hint.empty()) reason += dot + options.cancel_hint;
-    lines.push_back(TruncateToWidth(reason, usable));
+      c.usable));
+  std::string reason = "  reason: " + Printable(c.tree.cancel_message) + " (" +
+                       std::string(CancelReasonName(*c.tree.cancel_reason)) + ")" + c.dot +
+                       WholeSeconds(c.now - c.tree.cancel_requested_at) + " ago";
+  if (!c.options.cancel_hint.empty()) reason += c.dot + c.options.cancel_hint;
+  lines.push_back(TruncateToWidth(reason, c.usable));
+}
+
+// Silence: the builder may work for minutes inside one step; show that time passes.
+void AddActivityLine(const FrameContext& c, std::vector<std::string>& lines) {
+  const double quiet = c.now - c.tree.last_progress_t;
+  if (c.tree.finished || !(quiet >= c.options.quiet_after || c.tree.stalled_for)) return;
+  std::string activity = "  last activity " + WholeSeconds(quiet) + " ago";
+  if (c.tree.stalled_for) {
+    activity = c.p.Paint(activity + c.dot + "stall warning (--stall-timeout)", kYellow);
+  } else {
+    activity = c.p.Paint(activity + " (TensorRT can be busy inside one step)", kDim);
   }
+  lines.push_back(TruncateToWidth(activity, c.usable));
+}
 
-  // Silence: the builder may work for minutes inside one step; show that time passes.
-  const double quiet = now - tree.last_progress_t;
-  if (!tree.finished && (quiet >= options.quiet_after || tree.stalled_for)) {
-    std::string activity = "  last activity " + WholeSeconds(quiet) + " ago";
-    if (tree.stalled_for) {
-      activity = p.Paint(activity + dot + "stall warning (--stall-timeout)", kYellow);
-    } else {
-      activity = p.Paint(activity + " (TensorRT can be busy inside one step)", kDim);
-    }
-    lines.push_back(TruncateToWidth(activity, usable));
-  }
+// The columns of the phase lines: name, bar, done/total and elapsed time.
+struct PhaseColumns {
+  size_t name = 0;
+  size_t bar = 0;
+  size_t count = 0;
+  static constexpr size_t kElapsed = 6;
+};
 
-  // Phases, depth-first.
-  const std::vector<PhaseNode>& nodes = tree.active;
-  const int header_rows = static_cast<int>(lines.size());
-  int phase_rows = max_rows - header_rows;
-  const bool collapse = static_cast<int>(nodes.size()) > phase_rows;
-  if (collapse) --phase_rows;  // room for the "more" line
-  const std::vector<bool> shown = ChooseShown(nodes, phase_rows);
-
-  size_t count_w = 0;
+PhaseColumns ColumnsFor(const std::vector<PhaseNode>& nodes, const std::vector<bool>& shown, size_t usable) {
+  PhaseColumns w;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (shown[i]) {
-      count_w = std::max(count_w, std::to_string(nodes[i].done).size() + 1 + std::to_string(nodes[i].total).size());
+      w.count = std::max(w.count, std::to_string(nodes[i].done).size() + 1 + std::to_string(nodes[i].total).size());
     }
   }
-  constexpr size_t kElapsedW = 6;
-  size_t bar_w = usable >= 70 ? std::clamp<size_t>(usable / 5, 10, 30) : usable >= 50 ? 8 : 0;
-  const auto right_part = [&](size_t bar) { return (bar > 0 ? bar + 1 : 0) + 2 + count_w + 2 + kElapsedW; };
-  if (usable < right_part(bar_w) + 12) bar_w = 0;
-  const size_t name_col = usable > right_part(bar_w) ? usable - right_part(bar_w) : 0;
+  w.bar = usable >= 70 ? std::clamp<size_t>(usable / 5, 10, 30) : usable >= 50 ? 8 : 0;
+  const auto right_part = [&](size_t bar) { return (bar > 0 ? bar + 1 : 0) + 2 + w.count + 2 + PhaseColumns::kElapsed; };
+  if (usable < right_part(w.bar) + 12) w.bar = 0;
+  w.name = usable > right_part(w.bar) ? usable - right_part(w.bar) : 0;
+  return w;
+}
 
+std::string PhaseLine(const FrameContext& c, const PhaseNode& node, const PhaseColumns& w) {
+  const size_t indent = std::min<size_t>(2 * static_cast<size_t>(node.depth), w.name > 10 ? w.name - 10 : 0);
+  const std::string name = ElideMiddle(Printable(node.name), w.name - indent, c.options.unicode);
+  std::string line = std::string(indent, ' ') + PadRight(name, w.name - indent);
+  if (w.bar > 0) line += " " + Bar(node.done, node.total, static_cast<int>(w.bar), c.cancelling, c.p, c.options.unicode);
+  line += "  " + PadLeft(std::to_string(node.done) + "/" + std::to_string(node.total), w.count);
+  line += "  " + PadLeft(FormatDuration(c.now - node.started_at), PhaseColumns::kElapsed);
+  return TruncateToWidth(line, c.usable);
+}
+
+// Phases, depth-first, in `rows` lines; those that do not fit are counted in a last line.
+void AddPhaseLines(const FrameContext& c, int rows, std::vector<std::string>& lines) {
+  const std::vector<PhaseNode>& nodes = c.tree.active;
+  const bool collapse = static_cast<int>(nodes.size()) > rows;
+  if (collapse) --rows;  // room for the "more" line
+  const std::vector<bool> shown = ChooseShown(nodes, rows);
+  const PhaseColumns columns = ColumnsFor(nodes, shown, c.usable);
   int hidden = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!shown[i]) {
       ++hidden;
       continue;
     }
-    const PhaseNode& node = nodes[i];
-    const size_t indent = std::min<size_t>(2 * static_cast<size_t>(node.depth), name_col > 10 ? name_col - 10 : 0);
-    const std::string name = ElideMiddle(Printable(node.name), name_col - indent, options.unicode);
-    std::string line = std::string(indent, ' ') + PadRight(name, name_col - indent);
-    if (bar_w > 0) line += " " + Bar(node.done, node.total, static_cast<int>(bar_w), cancelling, p, options.unicode);
-    line += "  " + PadLeft(std::to_string(node.done) + "/" + std::to_string(node.total), count_w);
-    line += "  " + PadLeft(FormatDuration(now - node.started_at), kElapsedW);
-    lines.push_back(TruncateToWidth(line, usable));
+    lines.push_back(PhaseLine(c, nodes[i], columns));
   }
   if (hidden > 0) {
     lines.push_back(TruncateToWidth(
-        p.Paint("  " + std::string(options.unicode ? "\u2026 " : "... ") + std::to_string(hidden) + " more active " +
-                    (hidden == 1 ? "phase" : "phases") + " not shown (terminal too short)",
-                kDim),
-        usable));
+        c.p.Paint("  " + std::string(c.options.unicode ? "\u2026 " : "... ") + std::to_string(hidden) + " more active " +
+                      (hidden == 1 ? "phase" : "phases") + " not shown (terminal too short)",
+                  kDim),
+        c.usable));
   }
+}
+
+}  // namespace
+
+std::vector<std::string> RenderFrame(const TreeSnapshot& tree, double now, const FrameOptions& options) {
+  const FrameContext c{tree,
+                       now,
+                       options,
+                       Palette(options.color),
+                       static_cast<size_t>(std::max(options.width - 1, 10)),
+                       tree.cancel_reason.has_value() && !tree.finished,
+                       options.unicode ? " \u00b7 " : " | "};
+  const int max_rows = std::max(options.height - 1, 1);
+  std::vector<std::string> lines;
+  lines.push_back(HeaderLine(c));
+  // The remaining time from history, counting down between estimates.
+  if (tree.estimate && !tree.finished && !c.cancelling) {
+    lines.push_back(
+        TruncateToWidth("  " + c.p.Paint(EstimateText(*tree.estimate, now - tree.estimate_t, options.unicode), kDim),
+                        c.usable));
+  }
+  if (c.cancelling) AddCancellingLines(c, lines);
+  AddActivityLine(c, lines);
+  AddPhaseLines(c, max_rows - static_cast<int>(lines.size()), lines);
   if (static_cast<int>(lines.size()) > max_rows) lines.resize(static_cast<size_t>(max_rows));
   return lines;
 }

@@ -2,7 +2,15 @@
 """Lists the functions in src/ longer than the project's limit (60 lines, from the line
 that names the function to its closing brace), with the file and line, and exits 1 if
 there is one. Tables of data (an initializer, `= {`) are not functions and are not
-counted; bindings (PYBIND11_MODULE) and the files named in EXEMPT are left out.
+counted; bindings (PYBIND11_MODULE) are left out.
+
+A function that is itself a table of data or bindings (a schema listing, one call per
+flag) may be exempted by a marker on the line just before its first line, with the reason:
+
+    // function-length: table (the tools' JSON schemas, one entry per tool)
+
+Exempted functions are listed and counted on every run, so the exemptions stay visible;
+a marker without a reason in parentheses is refused (the run fails).
 
 A reader's tool, not a compiler: comments, strings and raw strings are blanked, then
 braces are matched; a body opens a function when what precedes it at namespace or class
@@ -17,6 +25,8 @@ import sys
 
 LIMIT = 60
 EXEMPT_NAMES = ("PYBIND11_MODULE",)
+TABLE_MARKER = re.compile(r"^\s*//\s*function-length:\s*table\b(.*)$")
+TABLE_REASON = re.compile(r"^\s*\(\S.*\)\s*$")
 CONTAINER = re.compile(r"\b(namespace|class|struct|union|enum|extern\s+\"C\")\b")
 RAW_STRING = re.compile(r'R"([^(\s]{0,16})\((.*?)\)\1"', re.S)
 
@@ -89,13 +99,34 @@ def functions(path):
                 opened = None
 
 
+def table_marker(lines, first):
+    """The text after `function-length: table` on the line before line `first`, or None."""
+    if first < 2:
+        return None
+    match = TABLE_MARKER.match(lines[first - 2])
+    return match.group(1) if match else None
+
+
 def long_functions(src, limit):
+    """(problems, exempted): functions over the limit, and tables exempted by a marker."""
+    problems, exempted = [], []
     for path in sorted(src.rglob("*")):
         if path.suffix not in (".h", ".cc") or not path.is_file():
             continue
+        lines = path.read_text(errors="replace").split("\n")
         for name, first, count in functions(path):
-            if count > limit and not name.startswith(EXEMPT_NAMES):
-                yield f"{path}:{first}: {name} is {count} lines (limit {limit})"
+            if count <= limit or name.startswith(EXEMPT_NAMES):
+                continue
+            where = f"{path}:{first}: {name} is {count} lines"
+            reason = table_marker(lines, first)
+            if reason is None:
+                problems.append(f"{where} (limit {limit})")
+            elif not TABLE_REASON.match(reason):
+                problems.append(f"{where}: its function-length marker needs a reason: "
+                                "// function-length: table (why)")
+            else:
+                exempted.append(f"{where}, exempted as a table {reason.strip()}")
+    return problems, exempted
 
 
 def main(argv):
@@ -107,10 +138,11 @@ def main(argv):
         limit = int(argv[at + 1])
         del argv[at:at + 2]
     src = pathlib.Path(argv[0] if argv else pathlib.Path(__file__).parents[2] / "src")
-    found = list(long_functions(src, limit))
-    for f in found:
+    found, exempted = long_functions(src, limit)
+    for f in found + exempted:
         print(f)
-    print(f"function length: {len(found)} function(s) over {limit} lines in {src}")
+    print(f"function length: {len(found)} function(s) over {limit} lines in {src}; "
+          f"{len(exempted)} exempted as tables")
     return 0 if report or not found else 1
 
 
