@@ -199,6 +199,7 @@ void Tools::CancelQueued(const std::string& message) {
   }
 }
 
+// function-length: table (the tools' JSON schemas, one entry per tool)
 json Tools::List() const {
   const json record = RecordSchema();
   const json id_input = {{"type", "object"},
