@@ -15,18 +15,6 @@ int RunUsageError(const std::string& message) {
   return exit_code::kUsage;
 }
 
-bool ReadDuration(const std::string& flag, const std::string& text, std::optional<double>* seconds,
-                  std::string* error) {
-  if (text.empty()) return true;
-  double value = 0;
-  if (!ParseDuration(text, &value, error)) {
-    *error = flag + ": " + *error;
-    return false;
-  }
-  *seconds = value;
-  return true;
-}
-
 }  // namespace
 
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions* options) {
@@ -68,11 +56,9 @@ int RunRunCommand(const RunCommandOptions& options) {
   run.events_file = options.events_file;
   run.trace_file = options.trace_file;
   run.cancel_on_stall = options.stall_action == "cancel";
-  std::string error;
-  if (!ReadDuration("--timeout", options.timeout, &run.timeout, &error) ||
-      !ReadDuration("--stall-timeout", options.stall_timeout, &run.stall_timeout, &error)) {
-    return RunUsageError(error);
-  }
+  const Status limits = ReadDurationFlags(
+      {{"--timeout", options.timeout, &run.timeout}, {"--stall-timeout", options.stall_timeout, &run.stall_timeout}});
+  if (!limits.ok()) return RunUsageError(limits.error());
   if (options.preload != 0 && options.preload != 10 && options.preload != 11) {
     return RunUsageError("--preload must be a TensorRT major version trtwatch has an attach library for: 10 or 11");
   }

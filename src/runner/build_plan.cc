@@ -16,19 +16,6 @@ namespace trtwatch {
 
 namespace {
 
-// Parses an optional duration flag into `*seconds`; false (and `*error`) if malformed.
-bool OptionalDuration(const std::string& flag, const std::string& text, std::optional<double>* seconds,
-                      std::string* error) {
-  if (text.empty()) return true;
-  double value = 0;
-  if (!ParseDuration(text, &value, error)) {
-    *error = flag + ": " + *error;
-    return false;
-  }
-  *seconds = value;
-  return true;
-}
-
 // The backend the options ask for, and in `*key_recipe` what its engine depends on;
 // null (and `*error`) on bad input.
 std::unique_ptr<Backend> MakeBackend(const BuildPlanOptions& options, keys::RecipeOutcome* key_recipe,
@@ -61,9 +48,11 @@ std::unique_ptr<Backend> MakeBackend(const BuildPlanOptions& options, keys::Reci
 
 // The time limits and the stall rule; false (and `*error`) on a malformed flag.
 bool ResolveLimits(const BuildPlanOptions& options, RunOptions* run, std::string* error) {
-  if (!OptionalDuration("--timeout", options.timeout, &run->timeout, error) ||
-      !OptionalDuration("--stall-timeout", options.stall_timeout, &run->stall_timeout, error) ||
-      !OptionalDuration("--kill-after", options.kill_after, &run->kill_after, error)) {
+  const Status limits = ReadDurationFlags({{"--timeout", options.timeout, &run->timeout},
+                                           {"--stall-timeout", options.stall_timeout, &run->stall_timeout},
+                                           {"--kill-after", options.kill_after, &run->kill_after}});
+  if (!limits.ok()) {
+    *error = limits.error();
     return false;
   }
   if (options.stall_action != "warn" && options.stall_action != "cancel") {

@@ -75,4 +75,15 @@ std::string DurationText(double seconds) {
   return std::to_string(static_cast<long long>(ms)) + "ms";
 }
 
+Status ReadDurationFlags(std::initializer_list<DurationFlag> flags) {
+  for (const DurationFlag& f : flags) {
+    if (f.text.empty()) continue;
+    double value = 0;
+    std::string error;
+    if (!ParseDuration(f.text, &value, &error)) return Status::Error(std::string(f.flag) + ": " + error);
+    *f.seconds = value;
+  }
+  return OkStatus();
+}
+
 }  // namespace trtwatch
