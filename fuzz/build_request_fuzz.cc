@@ -15,14 +15,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // checked, simulated ones go all the way.
   static const trtwatch::builds::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
                                                         "/nonexistent-trtwatch-fuzz-data"};
-  trtwatch::builds::BuildRequest request;
-  std::string error;
-  if (!trtwatch::builds::ParseBuildRequest(body, paths, &request, &error)) {
-    FUZZ_CHECK(!error.empty());
+  const trtwatch::Result<trtwatch::builds::BuildRequest> request = trtwatch::builds::ParseBuildRequest(body, paths);
+  if (!request.ok()) {
+    FUZZ_CHECK(!request.error().empty());
     return 0;
   }
-  FUZZ_CHECK(!request.json.empty());
-  const auto args = trtwatch::builds::WorkerArguments(request, "/tmp/fuzz.engine");
+  FUZZ_CHECK(!request->json.empty());
+  const auto args = trtwatch::builds::WorkerArguments(*request, "/tmp/fuzz.engine");
   FUZZ_CHECK(!args.empty());
   return 0;
 }

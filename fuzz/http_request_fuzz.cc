@@ -116,12 +116,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case Endpoint::kBuilds:
       if (req.method() == http::verb::post) {
         static const RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"}, "/nonexistent-trtwatch-fuzz-data"};
-        BuildRequest request;
-        std::string error;
-        if (ParseBuildRequest(req.body(), paths, &request, &error)) {
-          FUZZ_CHECK(!WorkerArguments(request, "/tmp/fuzz.engine").empty());
+        const trtwatch::Result<BuildRequest> request = ParseBuildRequest(req.body(), paths);
+        if (request.ok()) {
+          FUZZ_CHECK(!WorkerArguments(*request, "/tmp/fuzz.engine").empty());
         } else {
-          CheckSendable(error);
+          CheckSendable(request.error());
         }
       } else {
         ListQuery query;

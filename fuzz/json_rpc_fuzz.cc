@@ -33,13 +33,13 @@ class FakeBuilds final : public Builds {
   BuildsResult Submit(const json& request) override {
     static const trtwatch::builds::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
                                                           "/nonexistent-trtwatch-fuzz-data"};
-    trtwatch::builds::BuildRequest parsed;
-    std::string error;
-    if (!trtwatch::builds::ParseBuildRequest(request.dump(-1, ' ', false, json::error_handler_t::replace), paths,
-                                              &parsed, &error)) {
-      FUZZ_CHECK(!error.empty());
-      return {Outcome::kBadRequest, nullptr, error};
+    const trtwatch::Result<trtwatch::builds::BuildRequest> result =
+        trtwatch::builds::ParseBuildRequest(trtwatch::JsonBody{trtwatch::JsonBody::Outcome::kOk, request, ""}, paths);
+    if (!result.ok()) {
+      FUZZ_CHECK(!result.error().empty());
+      return {Outcome::kBadRequest, nullptr, result.error()};
     }
+    const trtwatch::builds::BuildRequest& parsed = *result;
     static const char* const kEnds[] = {"succeeded", "queued", "failed", "cancelled"};
     const std::string id = "b_" + std::string(30, '0') + std::to_string(10 + records_.size() % 90);
     json record = {{"id", id},

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/cache_key.h"
+#include "core/clock.h"
 #include "cache/engine_cache.h"
 #include "core/build_session.h"
 #include "runner/output_mode.h"
@@ -15,10 +16,6 @@
 namespace trtwatch {
 
 namespace {
-
-double NowUnix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 CachedEngine Failed(const std::string& key, std::string error) {
   CachedEngine failed;
@@ -32,7 +29,7 @@ void DescribeHit(const cache::CacheEntry& entry, const std::string& path, Cached
   found->status = CacheStatus::kHit;
   found->path = path;
   found->size = entry.size;
-  found->age_seconds = std::max(0.0, NowUnix() - entry.built_unix);
+  found->age_seconds = std::max(0.0, Clock::SystemUnixSeconds() - entry.built_unix);
   found->build_seconds = entry.build_seconds;
 }
 

@@ -22,7 +22,7 @@ namespace {
 constexpr int kDefaultMaxConcurrent = 2;  // builds at once where no GPU count says otherwise
 
 // What is wrong with the builds' limits, or empty.
-std::string LimitsError(const BuildsConfig& config) {
+std::string LimitsError(const builds::BuildsConfig& config) {
   if (config.max_concurrent < 0) return "--max-concurrent must be at least 1";
   if (config.queue_limit < 0) return "--queue-limit must be 0 or more";
   if (!(config.lease_seconds >= 3 && config.lease_seconds <= 300)) {
@@ -39,7 +39,7 @@ std::string LimitsError(const BuildsConfig& config) {
 }
 
 // The GPU types of --gpu-type and --gpu-types.
-builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
+builds::GpuTableResult GpuTypes(const builds::BuildsConfig& config) {
   std::string text;
   if (!config.gpu_types_file.empty()) {
     std::ifstream in(config.gpu_types_file, std::ios::binary);
@@ -56,7 +56,7 @@ builds::GpuTableResult GpuTypes(const BuildsConfig& config) {
 // The local executor, its GPUs made slots (--gpus, --builds-per-gpu); and, when
 // --max-concurrent was not given, as many builds at once as it has slots; on a host
 // without GPUs (simulated builds need none), the former default of 2.
-std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io, const BuildsConfig& config,
+std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io, const builds::BuildsConfig& config,
                                                     builds::ManagerOptions& manager, std::string* error) {
   const builds::GpuListResult only = builds::ParseGpuList(config.gpus);
   if (!only.error.empty()) {
@@ -74,7 +74,7 @@ std::unique_ptr<builds::Executor> MakeLocalExecutor(boost::asio::io_context& io,
 }
 
 // The executor builds run on.
-std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const BuildsConfig& config,
+std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, const builds::BuildsConfig& config,
                                                builds::ManagerOptions& manager, std::string* error) {
   if (config.executor != "slurm") return MakeLocalExecutor(io, config, manager, error);
   if (!config.gpus.empty() || config.builds_per_gpu != 1) {
@@ -100,7 +100,7 @@ std::unique_ptr<builds::Executor> MakeExecutor(boost::asio::io_context& io, cons
   return executor;
 }
 
-std::string ThisReplica(const BuildsConfig& config) {
+std::string ThisReplica(const builds::BuildsConfig& config) {
   if (!config.replica.empty()) return config.replica;
   const ProcessIdentity self = ThisProcess();
   return builds::DefaultReplicaName(self.host_name, self.pid);
@@ -108,7 +108,8 @@ std::string ThisReplica(const BuildsConfig& config) {
 
 }  // namespace
 
-BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsConfig& config) {
+BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const builds::BuildsConfig& config,
+                                     const McpToolsConfig& tools_config) {
   Opening opening;
   std::string& error = opening.error;
   if (error = LimitsError(config); !error.empty()) return opening;
@@ -150,8 +151,8 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const BuildsCo
       std::make_unique<builds::BuildGroups>(*root->manager_, manager_options.data_dir, manager_options.gpu_types);
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
   mcp::ToolOptions tools;
-  tools.max_build_seconds = config.max_build_seconds;
-  tools.doctor = config.doctor;
+  tools.max_build_seconds = tools_config.max_build_seconds;
+  tools.doctor = tools_config.doctor;
   root->tools_ = std::make_unique<mcp::Tools>(io, *root->builds_, tools);
   opening.root = std::move(root);
   return opening;

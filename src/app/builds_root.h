@@ -8,9 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "app/builds_config.h"
+#include "app/mcp_tools_config.h"
 #include "builds/artifacts/artifact_store.h"
 #include "builds/build_manager.h"
+#include "builds/builds_config.h"
 #include "builds/metrics.h"
 #include "builds/stores/record_store.h"
 #include "mcp/manager_builds.h"
@@ -25,9 +26,9 @@ class BuildsRoot {
     std::string error;                 // then: the problem and the fix
   };
   // Checks `config`, opens the store it names (refused while another process holds it,
-  // or when its schema is newer than this binary's) and builds the rest on it.
-  // Recovers nothing: that is `serve`'s to do.
-  static Opening Open(boost::asio::io_context& io, const BuildsConfig& config);
+  // or when its schema is newer than this binary's) and builds the rest on it, MCP's
+  // tools told `tools`. Recovers nothing: that is `serve`'s to do.
+  static Opening Open(boost::asio::io_context& io, const builds::BuildsConfig& config, const McpToolsConfig& tools = {});
   ~BuildsRoot();
   BuildsRoot(const BuildsRoot&) = delete;
   BuildsRoot& operator=(const BuildsRoot&) = delete;

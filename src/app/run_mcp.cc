@@ -10,9 +10,9 @@
 
 namespace trtwatch::app {
 
-int RunMcp(const BuildsConfig& config, const std::string& version) {
+int RunMcp(const builds::BuildsConfig& config, const McpToolsConfig& tools, const std::string& version) {
   boost::asio::io_context io(1);
-  BuildsRoot::Opening opening = BuildsRoot::Open(io, config);
+  BuildsRoot::Opening opening = BuildsRoot::Open(io, config, tools);
   if (!opening.root) {
     std::fprintf(stderr, "trtwatch mcp: %s\n", opening.error.c_str());
     return 2;

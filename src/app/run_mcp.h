@@ -4,12 +4,13 @@
 
 #include <string>
 
-#include "app/builds_config.h"
+#include "app/mcp_tools_config.h"
+#include "builds/builds_config.h"
 
 namespace trtwatch::app {
 
 // Runs until stdin closes or a signal; returns the exit code (2 for a bad option, with
 // a message). `version` is what the server announces.
-int RunMcp(const BuildsConfig& config, const std::string& version);
+int RunMcp(const builds::BuildsConfig& config, const McpToolsConfig& tools, const std::string& version);
 
 }  // namespace trtwatch::app

@@ -18,28 +18,10 @@ int Usage(const std::string& message) {
   return 2;
 }
 
-BuildsConfig ConfigOf(const service::ServerOptions& options) {
-  BuildsConfig config;
-  config.store = options.store;
-  config.data_dir = options.data_dir;
-  config.artifact_dir = options.artifact_dir;
-  config.model_roots = options.model_roots;
-  config.max_concurrent = options.max_concurrent;
-  config.gpus = options.gpus;
-  config.builds_per_gpu = options.builds_per_gpu;
-  config.queue_limit = options.queue_limit;
-  config.cancel_grace_seconds = options.cancel_grace_seconds;
-  config.replica = options.replica;
-  config.lease_seconds = options.lease_seconds;
-  config.executor = options.executor;
-  config.slurm_partition = options.slurm_partition;
-  config.slurm_account = options.slurm_account;
-  config.slurm_args = options.slurm_args;
-  config.gpu_types = options.gpu_types;
-  config.gpu_types_file = options.gpu_types_file;
-  config.max_build_seconds = options.mcp_max_build_seconds;
-  if (options.doctor_json) config.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
-  return config;
+McpToolsConfig ToolsConfigOf(const service::ServerOptions& options) {
+  McpToolsConfig tools{options.mcp_max_build_seconds, nullptr};
+  if (options.doctor_json) tools.doctor = [f = options.doctor_json] { return nlohmann::json::parse(f()); };
+  return tools;
 }
 
 }  // namespace
@@ -48,7 +30,7 @@ int RunServe(const service::ServerOptions& options) {
   const service::CheckedServerOptions checked = service::CheckServerOptions(options);
   if (!checked.error.empty()) return Usage(checked.error);
   boost::asio::io_context io(1);  // the manager's thread: builds, store, HTTP requests
-  BuildsRoot::Opening opening = BuildsRoot::Open(io, ConfigOf(options));
+  BuildsRoot::Opening opening = BuildsRoot::Open(io, options.builds, ToolsConfigOf(options));
   if (!opening.root) return Usage(opening.error);
   BuildsRoot& root = *opening.root;
   McpOverHttp mcp(root.tools(), mcp::ServerInfo{options.version, mcp::Instructions()});

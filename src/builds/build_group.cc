@@ -52,12 +52,11 @@ const char kGroupTargetsRule[] =
 
 }  // namespace
 
-GroupRequestResult ParseGroupRequest(std::string_view body, const GpuTable& table) {
-  const JsonBody parsed = ParseJsonBody(body);
-  if (parsed.outcome != JsonBody::Outcome::kOk || !parsed.value.is_object() || !parsed.value.contains("targets")) {
+GroupRequestResult ParseGroupRequest(const JsonBody& body, const GpuTable& table) {
+  if (body.outcome != JsonBody::Outcome::kOk || !body.value.is_object() || !body.value.contains("targets")) {
     return {};  // the single build's checks say what is wrong, if anything
   }
-  const json& j = parsed.value;
+  const json& j = body.value;
   if (j.contains("gpu")) {
     return InvalidGroup("give \"targets\" or \"gpu\", not both: each target is already a GPU type (leave \"gpu\" out)");
   }
@@ -96,7 +95,7 @@ GroupRequestResult ParseGroupRequest(std::string_view body, const GpuTable& tabl
     json member = j;
     member.erase("targets");
     member["gpu"] = GpuNeedJson(*need.need);
-    r.request.members.push_back({name, route.type->compute_capability, member.dump()});
+    r.request.members.push_back({name, route.type->compute_capability, std::move(member)});
   }
   return r;
 }

@@ -19,6 +19,7 @@
 
 #include "builds/build_record.h"  // BuildState
 #include "builds/gpu_routing.h"   // GpuTable
+#include "protocol/json_body.h"
 
 namespace trtwatch::builds {
 
@@ -40,7 +41,7 @@ struct GroupRequest {
   struct Member {
     std::string target;              // lower case: "h200"
     std::string compute_capability;  // the table's ("9.0"); empty where it says none
-    std::string body;                // the request without "targets", with "gpu": {"type": target}
+    nlohmann::json body;             // the request without "targets", with "gpu": {"type": target}
   };
   std::vector<Member> members;  // in the request's order
   std::string model;            // "model" as given, or the "simulate" profile
@@ -58,7 +59,7 @@ struct GroupRequestResult {
 // "targets": 1 to kMaxGroupTargets distinct type names of `table`, not with "gpu". A
 // group of real builds names its engines by compute capability, so each of its targets
 // needs one in the table.
-GroupRequestResult ParseGroupRequest(std::string_view body, const GpuTable& table);
+GroupRequestResult ParseGroupRequest(const JsonBody& body, const GpuTable& table);
 
 // The id of a group's member `index` (0 to kMaxGroupTargets - 1): "b_" and the first 32
 // hex digits of SHA-256("<gid>/<index>"). A group stores nothing of its own: any replica

@@ -40,12 +40,11 @@ BuildGroups::BuildGroups(BuildManager& manager, std::string data_dir, GpuTable g
   manager_.AttachGroups(*this, [this](const std::string& gid) { MemberEnded(gid); });
 }
 
-bool BuildGroups::AsksForGroup(std::string_view body) {
-  const JsonBody parsed = ParseJsonBody(body);
-  return parsed.outcome == JsonBody::Outcome::kOk && parsed.value.is_object() && parsed.value.contains("targets");
+bool BuildGroups::AsksForGroup(const JsonBody& body) {
+  return body.outcome == JsonBody::Outcome::kOk && body.value.is_object() && body.value.contains("targets");
 }
 
-GroupResult BuildGroups::Submit(std::string_view body) {
+GroupResult BuildGroups::Submit(const JsonBody& body) {
   const GroupRequestResult parsed = ParseGroupRequest(body, gpu_types_);
   if (parsed.outcome == GroupRequestResult::Outcome::kInvalid) return GroupRefusal(GroupOutcome::kInvalid, parsed.error);
   if (parsed.outcome == GroupRequestResult::Outcome::kNotAGroup) {
@@ -56,9 +55,9 @@ GroupResult BuildGroups::Submit(std::string_view body) {
   // member's request is parsed once, here, and travels typed to its build.
   std::vector<BuildRequest> requests;
   for (const GroupRequest::Member& m : parsed.request.members) {
-    ParsedRequest member = manager_.Parse(m.body);
-    if (!member.ok()) return GroupRefusal(GroupOutcome::kInvalid, "target \"" + m.target + "\": " + member.error);
-    requests.push_back(std::move(member.request));
+    Result<BuildRequest> member = manager_.Parse(JsonBody{JsonBody::Outcome::kOk, m.body, ""});
+    if (!member.ok()) return GroupRefusal(GroupOutcome::kInvalid, "target \"" + m.target + "\": " + member.error());
+    requests.push_back(std::move(member).value());
   }
   const std::string gid = NewGroupId();
   std::vector<std::string> builds;

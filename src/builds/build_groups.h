@@ -40,12 +40,12 @@ class BuildGroups {
   BuildGroups(BuildManager& manager, std::string data_dir, GpuTable gpu_types);
 
   // Whether a POST /builds body asks for a group ("targets"), to be sent to Submit.
-  static bool AsksForGroup(std::string_view body);
+  static bool AsksForGroup(const JsonBody& body);
 
   // Checks the request whole (every member as a build of its own) before any member is
   // recorded; then submits them. A member refused after others were recorded (a full
   // queue) cancels those: nothing of the group runs.
-  GroupResult Submit(std::string_view body);
+  GroupResult Submit(const JsonBody& body);
   GroupResult Get(const std::string& gid);
   // The members' record documents, in the group's order (GET /builds?group=).
   std::vector<std::string> MemberRecords(const std::string& gid);

@@ -113,11 +113,12 @@ void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
 // A cluster's job runs on without the service that submitted it: followed again, from
 // the record, to its end (its stream is read anew; what the log has is skipped).
 bool BuildManager::Reattach(Active& b) {
-  std::string request_error;
-  if (!ParseBuildRequest(b.record.request_json, Paths(), &b.request, &request_error)) return false;
+  Result<BuildRequest> request = ParseBuildRequest(b.record.request_json, Paths());
+  if (!request.ok()) return false;
+  b.request = std::move(request).value();
   std::unique_ptr<Execution> again = executor_->Reattach({b.record.worker_pid, b.record.job});
   if (!again) return false;
-  const double ran = std::max(0.0, NowUnix() - b.record.started_at);
+  const double ran = std::max(0.0, clock_.UnixSeconds() - b.record.started_at);
   b.started_ns = clock_.NowNs() - static_cast<int64_t>(ran * 1e9);
   const bool cancelling = b.record.state == BuildState::kCancelling;
   Follow(b, std::move(again));
@@ -144,28 +145,30 @@ void BuildManager::StartClaimed(const std::string& doc, const BuildRequest* acce
   Active& b = *adopted;
   if (accepted) {
     b.request = *accepted;  // accepted here: parsed and checked once, by Parse
-  } else if (std::string error; !ParseBuildRequest(b.record.request_json, Paths(), &b.request, &error)) {
+  } else {
     // Accepted by another replica: parsed once here, from the record it stored.
-    EndWithoutWorker(b, BuildState::kFailed, "cannot run on replica \"" + options_.replica + "\": " + error);
-    return;
+    Result<BuildRequest> stored = ParseBuildRequest(b.record.request_json, Paths());
+    if (!stored.ok()) {
+      EndWithoutWorker(b, BuildState::kFailed, "cannot run on replica \"" + options_.replica + "\": " + stored.error());
+      return;
+    }
+    b.request = std::move(stored).value();
   }
   Start(b);
 }
 
-ParsedRequest BuildManager::Parse(std::string_view body) const {
-  ParsedRequest parsed;
-  if (!ParseBuildRequest(body, Paths(), &parsed.request, &parsed.error)) return parsed;
-  if (!parsed.request.gpu.empty()) {
-    if (const GpuCheck gpu = executor_->CheckGpu(parsed.request.gpu); !gpu.accepted()) parsed.error = gpu.error;
-  }
+Result<BuildRequest> BuildManager::Parse(const JsonBody& body) const {
+  Result<BuildRequest> parsed = ParseBuildRequest(body, Paths());
+  if (!parsed.ok() || parsed->gpu.empty()) return parsed;
+  if (const GpuCheck gpu = executor_->CheckGpu(parsed->gpu); !gpu.accepted()) return Status::Error(gpu.error);
   return parsed;
 }
 
-SubmitResult BuildManager::Submit(std::string_view body, const std::optional<GroupTag>& group,
+SubmitResult BuildManager::Submit(const JsonBody& body, const std::optional<GroupTag>& group,
                                   const std::string& member_id) {
-  ParsedRequest parsed = Parse(body);
-  if (!parsed.ok()) return Refusal(SubmitOutcome::kInvalid, parsed.error);
-  return Submit(std::move(parsed.request), group, member_id);
+  Result<BuildRequest> parsed = Parse(body);
+  if (!parsed.ok()) return Refusal(SubmitOutcome::kInvalid, parsed.error());
+  return Submit(std::move(parsed).value(), group, member_id);
 }
 
 SubmitResult BuildManager::Submit(BuildRequest request, const std::optional<GroupTag>& group,
@@ -195,7 +198,7 @@ SubmitResult BuildManager::Submit(BuildRequest request, const std::optional<Grou
   r.backend = request.simulate.empty() ? "tensorrt" : "simulated";
   r.request_json = request.json;
   r.model = request.resolved_model;
-  r.created_at = NowUnix();
+  r.created_at = clock_.UnixSeconds();
   r.group = group;
   const std::string doc = RecordToJson(r);
   Status stored = OkStatus();

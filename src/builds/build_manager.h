@@ -128,13 +128,6 @@ using SubmitResult = ManagerResult<SubmitOutcome>;
 using GetResult = ManagerResult<GetOutcome>;
 using CancelResult = ManagerResult<CancelOutcome>;
 
-// A request body as Parse found it: `request` when `error` is empty.
-struct ParsedRequest {
-  BuildRequest request;
-  std::string error;
-  bool ok() const { return error.empty(); }
-};
-
 class BuildManager {
  public:
   // `executor` runs the workers (never null); `clock` times leases, estimates and
@@ -149,16 +142,19 @@ class BuildManager {
   // lease become interrupted; queued ones run.
   void Recover();
 
-  // A request body parsed and checked once (its paths, its GPU need against the
-  // executor), recording nothing: the typed request travels with the build from here.
-  ParsedRequest Parse(std::string_view body) const;
+  // A request body, read once by the front end (ParseJsonBody), checked once (its
+  // paths, its GPU need against the executor), recording nothing: the typed request
+  // travels with the build from here.
+  Result<BuildRequest> Parse(const JsonBody& body) const;
   // `group`: the build is a member of that group, with the id `member_id` its group
   // gives it (builds/build_groups.h).
   SubmitResult Submit(BuildRequest request, const std::optional<GroupTag>& group = std::nullopt,
                       const std::string& member_id = "");
   // Parse, then Submit; kInvalid with Parse's error.
-  SubmitResult Submit(std::string_view body, const std::optional<GroupTag>& group = std::nullopt,
+  SubmitResult Submit(const JsonBody& body, const std::optional<GroupTag>& group = std::nullopt,
                       const std::string& member_id = "");
+  // A body not yet read (a test's, a tool's text): read once, then as above.
+  SubmitResult Submit(std::string_view body) { return Submit(ParseJsonBody(body)); }
   // Build groups: one request, a build per GPU type (POST /builds with "targets"),
   // made over this manager by app/; `member_ended` is told the group of each member
   // that ends here (the last one concludes its group).

@@ -3,6 +3,7 @@
 // request is left in its row for its owner).
 #include <utility>  // before Asio: its coroutine header needs std::exchange (g++ 12)
 
+#include "core/clock.h"
 #include "builds/build_manager.h"
 
 #include <boost/asio/io_context.hpp>
@@ -78,7 +79,7 @@ CancelResult BuildManager::CancelQueued(const std::string& doc, const CancelAsk&
     const CancelAsk full = WithDefaults(ask, id);
     b.record.cancel_reason = full.reason;
     b.record.cancel_message = full.message;
-    b.record.cancel_requested_at = NowUnix();
+    b.record.cancel_requested_at = clock_.UnixSeconds();
   }
   EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
   return {CancelOutcome::kCancelled, Get(id).record, "", id};
@@ -97,7 +98,7 @@ CancelResult BuildManager::CancelElsewhere(const BuildRecord& r, const CancelAsk
   if (shown.cancel_reason.empty()) {
     shown.cancel_reason = full.reason;
     shown.cancel_message = full.message;
-    shown.cancel_requested_at = NowUnix();
+    shown.cancel_requested_at = clock_.UnixSeconds();
   }
   if (full.grace) shown.cancel_grace = *full.grace;
   return {CancelOutcome::kCancelling, RecordToJson(shown), "", r.id};
@@ -108,7 +109,7 @@ CancelResult BuildManager::CancelActive(Active& b, const CancelAsk& ask) {
   if (b.record.cancel_reason.empty() && !ask.reason.empty()) {
     b.record.cancel_reason = ask.reason;
     b.record.cancel_message = ask.message;
-    b.record.cancel_requested_at = NowUnix();
+    b.record.cancel_requested_at = clock_.UnixSeconds();
   }
   if (b.record.state == BuildState::kRunning && b.worker) {
     b.record.state = BuildState::kCancelling;
@@ -118,7 +119,7 @@ CancelResult BuildManager::CancelActive(Active& b, const CancelAsk& ask) {
       b.record.cancel_reason = shutting_down_ ? "signal" : "api";
       b.record.cancel_message = shutting_down_ ? "the service is shutting down"
                                                : "cancelled by POST /builds/" + id + "/cancel";
-      b.record.cancel_requested_at = NowUnix();
+      b.record.cancel_requested_at = clock_.UnixSeconds();
     }
     b.record.cancel_grace = ask.grace.value_or(options_.cancel_grace_seconds);
     b.worker->RequestStop();

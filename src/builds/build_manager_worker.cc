@@ -55,7 +55,7 @@ void BuildManager::Start(Active& b) {
   }
   b.started_ns = clock_.NowNs();
   b.record.state = BuildState::kRunning;
-  b.record.started_at = NowUnix();
+  b.record.started_at = clock_.UnixSeconds();
   Follow(b, std::move(start.execution));
 }
 
@@ -303,7 +303,7 @@ void BuildManager::EndAsReported(Active& b) {
 void BuildManager::Conclude(Active& b) {
   BuildRecord& r = b.record;
   after_.DropPartialEngine(r.id);  // never leave a partial engine
-  r.finished_at = NowUnix();
+  r.finished_at = clock_.UnixSeconds();
   r.phase_json = SnapshotJson(b.tree);
   after_.KeepHistory(r, b.saw_finish);
   Persist(b);
@@ -321,7 +321,7 @@ void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::stri
   AppendSynthesisedFinish(b, state, error);
   b.record.state = state;
   b.record.error = error;
-  b.record.finished_at = NowUnix();
+  b.record.finished_at = clock_.UnixSeconds();
   b.record.phase_json = SnapshotJson(b.tree);
   after_.DropHistory(b.record.id);  // a worker that is gone or never ran added nothing worth keeping
   Persist(b);

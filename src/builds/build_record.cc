@@ -110,10 +110,6 @@ std::string FormatTime(double unix_seconds) {
   return buf;
 }
 
-double NowUnix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::string RecordToJson(const BuildRecord& r) {
   json j;
   j["id"] = r.id;

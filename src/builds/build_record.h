@@ -116,6 +116,5 @@ bool RecordFromJson(std::string_view json, BuildRecord* record);
 
 // RFC 3339 UTC with milliseconds, e.g. "2026-11-30T03:45:12.345Z".
 std::string FormatTime(double unix_seconds);
-double NowUnix();
 
 }  // namespace trtwatch::builds

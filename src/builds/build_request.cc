@@ -203,37 +203,39 @@ bool ParseSharedFields(const json& j, BuildRequest* r, json* normal, std::string
 
 }  // namespace
 
-bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
-                       std::string* error) {
-  const JsonBody parsed = ParseJsonBody(body);
-  if (parsed.outcome == JsonBody::Outcome::kDuplicateKey) return Fail(error, parsed.error);
-  const json& j = parsed.value;
+Result<BuildRequest> ParseBuildRequest(const JsonBody& body, const RequestPaths& paths) {
+  if (body.outcome == JsonBody::Outcome::kDuplicateKey) return Status::Error(body.error);
+  const json& j = body.value;
   if (!j.is_object()) {
-    return Fail(error, "the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
-                       "{\"model\": \"resnet50.onnx\"}");
+    return Status::Error("the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
+                         "{\"model\": \"resnet50.onnx\"}");
   }
   static const std::set<std::string> known = {"model", "options", "simulate", "seed",
                                               "speed", "timeout", "cache", "gpu"};
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) {
-      return Fail(error, "unknown field \"" + key +
-                             "\"; the fields are model, options, simulate, seed, speed, timeout, cache, gpu");
+      return Status::Error("unknown field \"" + key +
+                           "\"; the fields are model, options, simulate, seed, speed, timeout, cache, gpu");
     }
   }
   const bool has_model = j.contains("model");
   const bool has_simulate = j.contains("simulate");
   if (has_model == has_simulate) {
-    return Fail(error, "give exactly one of \"model\" (an .onnx path inside a model root) or \"simulate\" "
-                       "(a profile: " + ProfileNames() + ")");
+    return Status::Error("give exactly one of \"model\" (an .onnx path inside a model root) or \"simulate\" "
+                         "(a profile: " + ProfileNames() + ")");
   }
   BuildRequest r;
   json normal = json::object();
-  const bool kind_ok = has_simulate ? ParseSimulateFields(j, &r, &normal, error)
-                                    : ParseModelFields(j, paths, &r, &normal, error);
-  if (!kind_ok || !ParseSharedFields(j, &r, &normal, error)) return false;
+  std::string error;
+  const bool kind_ok = has_simulate ? ParseSimulateFields(j, &r, &normal, &error)
+                                    : ParseModelFields(j, paths, &r, &normal, &error);
+  if (!kind_ok || !ParseSharedFields(j, &r, &normal, &error)) return Status::Error(error);
   r.json = normal.dump();
-  *request = std::move(r);
-  return true;
+  return r;
+}
+
+Result<BuildRequest> ParseBuildRequest(std::string_view text, const RequestPaths& paths) {
+  return ParseBuildRequest(ParseJsonBody(text), paths);
 }
 
 std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::string& engine_path,

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "builds/gpu_routing.h"
+#include "core/result.h"
+#include "protocol/json_body.h"
 
 namespace trtwatch::builds {
 
@@ -43,11 +45,13 @@ struct RequestPaths {
 // "model": "models:NAME" names the model uploaded as NAME (builds/artifacts/artifact_store.h).
 inline constexpr std::string_view kUploadedModelPrefix = "models:";
 
-// Parses and checks a request body. Options come from an explicit list of build
-// options (unknown ones are refused by name); paths among them are confined. On failure returns
-// false with a message that names the problem and the fix.
-bool ParseBuildRequest(std::string_view body, const RequestPaths& paths, BuildRequest* request,
-                       std::string* error);
+// Checks a request: a client's body as ParseJsonBody read it (once, at the front end),
+// or a stored record's request. Options come from an explicit list of build options
+// (unknown ones are refused by name); paths among them are confined. A failure names
+// the problem and the fix.
+Result<BuildRequest> ParseBuildRequest(const JsonBody& body, const RequestPaths& paths);
+// A stored record's request text (accepted by a replica, perhaps another): read once, here.
+Result<BuildRequest> ParseBuildRequest(std::string_view text, const RequestPaths& paths);
 
 // The longest grace a cancel request may ask for.
 inline constexpr double kMaxCancelGraceSeconds = 3600;

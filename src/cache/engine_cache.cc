@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/clock.h"
 #include "cache/engine_digests.h"
 #include "platform/atomic_file.h"
 #include "platform/file_pieces.h"
@@ -34,10 +35,6 @@ bool IsKey(const std::string& text) {
 double UnixSeconds(fs::file_time_type time) {
   const auto system = std::chrono::file_clock::to_sys(time);
   return std::chrono::duration<double>(system.time_since_epoch()).count();
-}
-
-double NowUnix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 int64_t StampOf(const fs::path& path, std::error_code& ec) {
@@ -348,7 +345,7 @@ StoreOutcome EngineCache::Keep(const keys::BuildKey& key, const std::string& mod
   const int64_t stamp = StampOf(staging / kEngineFile, ec);
   const EngineDigests digests = hasher.Final();
   CacheEntry entry{key.digest,  model, key.parts, size, digests.sha256, digests.fast, digests.fast_algorithm,
-                   NowUnix(),   build_seconds, NowUnix()};
+                   Clock::SystemUnixSeconds(),   build_seconds, Clock::SystemUnixSeconds()};
   if (!WriteFileAtomically((staging / kEntryFile).string(), EntryToJson(entry, stamp).dump(1), &error) ||
       !WriteFileAtomically((staging / kUsedFile).string(), "", &error)) {
     return fail(error);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/clock.h"
 #include "cli/tensorrt_flags.h"
 #include "sinks/format.h"
 
@@ -17,10 +18,6 @@ using nlohmann::json;
 int Fail(const std::string& message) {
   std::fprintf(stderr, "trtwatch cache: %s\n", message.c_str());
   return exit_code::kUsage;
-}
-
-double NowUnix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string Bytes(uint64_t bytes) {
@@ -64,7 +61,7 @@ void PrintQuarantine(const cache::EngineCache& engines, double now) {
 }
 
 int List(cache::EngineCache& engines, bool as_json) {
-  const double now = NowUnix();
+  const double now = Clock::SystemUnixSeconds();
   const std::vector<cache::CacheEntry> entries = engines.List();
   if (as_json) {
     json list = json::array();

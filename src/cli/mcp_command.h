@@ -5,17 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "builds/builds_config.h"
+
 namespace trtwatch {
 
 struct McpCommandOptions {
-  std::string store;     // --store / TRTWATCH_STORE; empty: SQLite in the data dir
-  std::string data_dir;  // empty: DefaultMcpDataDir()
-  std::string artifact_dir;  // empty: DATA_DIR/artifacts
-  std::vector<std::string> model_roots;
-  int max_concurrent = 2;
-  int queue_limit = 100;
-  std::string replica;  // --replica / TRTWATCH_REPLICA; empty: HOSTNAME-PID
-  double lease_seconds = 15;
+  // The builds' part of `serve`'s options (builds/builds_config.h); here data_dir empty
+  // means DefaultMcpDataDir(), and two builds run at once unless --max-concurrent says.
+  builds::BuildsConfig builds = {.data_dir = "", .max_concurrent = 2};
   std::string max_build_time;  // a duration; empty = none
 };
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <string>
+
+#include "builds/builds_config.h"
 
 namespace trtwatch {
 
-void AddReplicaFlags(CLI::App* cmd, std::string* replica, double* lease_seconds);
+// --replica and --lease-seconds, into `config`.
+void AddReplicaFlags(CLI::App* cmd, builds::BuildsConfig* config);
 
 }  // namespace trtwatch

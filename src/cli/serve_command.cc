@@ -23,36 +23,36 @@ namespace {
 
 // Where builds run: this host's processes or Slurm jobs, and the GPU types they may ask for.
 void AddExecutorFlags(CLI::App* cmd, service::ServerOptions* options) {
-  cmd->add_option("--executor", options->executor,
+  cmd->add_option("--executor", options->builds.executor,
                   "Where builds run: local (processes of this host) or slurm (one Slurm batch job per build; "
                   "docs/slurm.md)")
       ->default_val("local");
-  cmd->add_option("--slurm-partition", options->slurm_partition, "The Slurm partition builds are submitted to");
-  cmd->add_option("--slurm-account", options->slurm_account, "The Slurm account builds are charged to");
-  cmd->add_option("--slurm-arg", options->slurm_args,
+  cmd->add_option("--slurm-partition", options->builds.slurm_partition, "The Slurm partition builds are submitted to");
+  cmd->add_option("--slurm-account", options->builds.slurm_account, "The Slurm account builds are charged to");
+  cmd->add_option("--slurm-arg", options->builds.slurm_args,
                   "One more sbatch option for every build's job, e.g. --slurm-arg=--gres=gpu:1 (repeatable)")
       ->allow_extra_args(false);
-  cmd->add_option("--gpu-type", options->gpu_types,
+  cmd->add_option("--gpu-type", options->builds.gpu_types,
                   "A GPU type builds may ask for (\"gpu\": {\"type\": NAME}): NAME=gres:TYPE or NAME=feature:FEATURE, "
                   "optionally ,cc=MAJOR.MINOR, e.g. h200=gres:h200,cc=9.0 (repeatable; docs/slurm.md)")
       ->allow_extra_args(false);
-  cmd->add_option("--gpu-types", options->gpu_types_file,
+  cmd->add_option("--gpu-types", options->builds.gpu_types_file,
                   "A JSON file of GPU types: {\"h200\": {\"gres\": \"h200\", \"compute_capability\": \"9.0\"}}");
 }
 
 // How many builds run at once, on which GPUs, and how many may wait.
 void AddCapacityFlags(CLI::App* cmd, service::ServerOptions* options) {
-  cmd->add_option("--max-concurrent", options->max_concurrent,
+  cmd->add_option("--max-concurrent", options->builds.max_concurrent,
                   "Builds running at once; more wait in a queue (default: one per GPU, --gpus and --builds-per-gpu; "
                   "at least 1; 2 with --executor slurm)")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--gpus", options->gpus,
+  cmd->add_option("--gpus", options->builds.gpus,
                   "The GPUs the local executor gives builds, in CUDA's numbering as `trtwatch doctor` lists them, "
                   "e.g. 0,2,3 (default: all)");
-  cmd->add_option("--builds-per-gpu", options->builds_per_gpu, "Builds that may share one GPU at once")
+  cmd->add_option("--builds-per-gpu", options->builds.builds_per_gpu, "Builds that may share one GPU at once")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
-  cmd->add_option("--queue-limit", options->queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
+  cmd->add_option("--queue-limit", options->builds.queue_limit, "Builds that may wait; beyond it POST /builds gets 429")
       ->default_val(100);
 }
 
@@ -91,17 +91,17 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   CLI::App* cmd = app.add_subcommand("serve", "Run the build service: REST API, live Server-Sent Events, records, metrics");
   cmd->add_option("--listen", options->listen, "HOST:PORT to listen on (port 0 picks a free one)")
       ->default_val("127.0.0.1:8470");
-  cmd->add_option("--data-dir", options->data_dir,
+  cmd->add_option("--data-dir", options->builds.data_dir,
                   "Where engines and worker files are kept, and records and event logs with the SQLite store")
       ->default_val("trtwatch-data");
-  AddStorageFlags(cmd, {&options->store, &options->model_roots, &options->artifact_dir});
+  AddStorageFlags(cmd, &options->builds);
   cmd->add_option("--max-upload-size", options->max_upload_size_text,
                   "Largest file PUT /models accepts (512M, 8G); larger bodies get 413")
       ->default_val("8G");
   cmd->add_option("--token-file", options->token_file,
                   "File holding the bearer token clients must send (required for a non-loopback --listen)");
   AddCapacityFlags(cmd, options);
-  AddReplicaFlags(cmd, &options->replica, &options->lease_seconds);
+  AddReplicaFlags(cmd, &options->builds);
   AddExecutorFlags(cmd, options);
   AddConnectionFlags(cmd, options);
   cmd->add_option("--cancel-grace", options->cancel_grace_text,
@@ -182,7 +182,7 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
                  grace.error.c_str());
     return exit_code::kUsage;
   }
-  options.cancel_grace_seconds = grace.seconds;
+  options.builds.cancel_grace_seconds = grace.seconds;
 #endif
   for (const std::string& origin : options.allowed_origins) {
     if (const std::string why = AllowedOriginError(origin); !why.empty()) return Refuse("--allow-origin", origin, why);

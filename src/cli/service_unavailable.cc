@@ -19,7 +19,7 @@ int RunServe(const service::ServerOptions& /*options*/) {
   return exit_code::kUsage;
 }
 
-int RunMcp(const BuildsConfig& /*config*/, const std::string& /*version*/) {
+int RunMcp(const builds::BuildsConfig& /*config*/, const McpToolsConfig& /*tools*/, const std::string& /*version*/) {
   std::fprintf(stderr,
                "trtwatch mcp: the MCP server runs builds through the build service, which is not part of this "
                "trtwatch (built with TRTWATCH_BUILD_SERVICE=OFF, as on Windows). Run it on Linux; see "

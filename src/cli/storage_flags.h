@@ -3,17 +3,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <string>
-#include <vector>
+
+#include "builds/builds_config.h"
 
 namespace trtwatch {
 
-struct StorageFlags {
-  std::string* store;                     // --store / TRTWATCH_STORE
-  std::vector<std::string>* model_roots;  // --model-root (repeatable)
-  std::string* artifact_dir;              // --artifact-dir
-};
-
-void AddStorageFlags(CLI::App* cmd, const StorageFlags& flags);
+// --store (or TRTWATCH_STORE), --model-root (repeatable) and --artifact-dir, into `config`.
+void AddStorageFlags(CLI::App* cmd, builds::BuildsConfig* config);
 
 }  // namespace trtwatch

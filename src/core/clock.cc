@@ -10,6 +10,10 @@ int64_t SteadyClock::NowNs() const noexcept {
       .count();
 }
 
+double Clock::SystemUnixSeconds() noexcept {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 const SteadyClock& SteadyClock::Instance() {
   static const SteadyClock clock;
   return clock;

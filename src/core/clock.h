@@ -1,5 +1,6 @@
-// The one injectable monotonic clock. Everything that stamps time in the core and the
-// builds layer reads it, so tests run on simulated time (tests/support/fake_clock.h).
+// The one injectable clock: monotonic nanoseconds for durations, and the wall clock for
+// times people read. Everything that stamps time in the core and the builds layer reads
+// it, so tests run on simulated time (tests/support/fake_clock.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,12 @@ class Clock {
   virtual ~Clock() = default;
   // Nanoseconds on a monotonic timeline with an arbitrary origin. Thread-safe.
   virtual int64_t NowNs() const noexcept = 0;
+  // Seconds since the Unix epoch, for times a record shows (created, started, finished).
+  // Not monotonic. The system's unless a test's clock says otherwise. Thread-safe.
+  virtual double UnixSeconds() const noexcept { return SystemUnixSeconds(); }
+  // The system's wall clock, for code with no clock of its own to read (the engine
+  // cache's entry times, a UI session's expiry).
+  static double SystemUnixSeconds() noexcept;
 };
 
 // std::chrono::steady_clock.

@@ -2,6 +2,8 @@
 
 #include "mcp/manager_builds.h"
 
+#include "protocol/json_body.h"
+
 #include <cstdint>
 #include <limits>
 
@@ -110,10 +112,13 @@ class ManagerWatch final : public BuildWatch, public builds::EventSubscriber {
 
 }  // namespace
 
-BuildsResult ManagerBuilds::Submit(const json& request) { return FromManager(manager_.Submit(request.dump())); }
+// The tool's arguments were read once, with the JSON-RPC message (protocol/json_body.h).
+BuildsResult ManagerBuilds::Submit(const json& request) {
+  return FromManager(manager_.Submit(JsonBody{JsonBody::Outcome::kOk, request, ""}));
+}
 
 BuildsResult ManagerBuilds::SubmitGroup(const json& request) {
-  return FromManager(manager_.groups().Submit(request.dump()));
+  return FromManager(manager_.groups().Submit(JsonBody{JsonBody::Outcome::kOk, request, ""}));
 }
 
 BuildsResult ManagerBuilds::Get(const std::string& id) { return FromManager(manager_.Get(id)); }

@@ -7,6 +7,7 @@
 #include "builds/build_groups.h"
 #include "builds/stores/record_store.h"
 #include "protocol/event_json.h"
+#include "protocol/json_body.h"
 #include "service/api_outcomes.h"
 #include "service/http_request.h"
 #include "sinks/trace_sink.h"
@@ -20,17 +21,18 @@ using nlohmann::json;
 
 namespace {
 
-// POST /builds: the body goes to the manager as sent. The manager (or the groups, for
-// a request that asks for a group) parses and validates it.
+// POST /builds: the body is read once, here; the manager (or the groups, for a request
+// that asks for a group) checks it and the typed request travels with the build.
 ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
-  if (builds::BuildGroups::AsksForGroup(req.body)) {
-    builds::GroupResult r = api.manager.groups().Submit(req.body);
+  const JsonBody body = ParseJsonBody(req.body);
+  if (builds::BuildGroups::AsksForGroup(body)) {
+    builds::GroupResult r = api.manager.groups().Submit(body);
     const std::string location = r.outcome == builds::GroupOutcome::kCreated ? "/groups/" + r.id : std::string();
     ApiAnswer answer = ManagerAnswer(std::move(r));
     if (!location.empty()) answer.Set("Location", location);
     return answer;
   }
-  builds::SubmitResult r = api.manager.Submit(req.body);
+  builds::SubmitResult r = api.manager.Submit(body);
   const std::string location = r.outcome == builds::SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
   ApiAnswer answer = ManagerAnswer(std::move(r));
   if (!location.empty()) answer.Set("Location", location);

@@ -3,7 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "builds/build_record.h"  // NowUnix
+#include "core/clock.h"
+#include "builds/build_record.h"
 #include "service/http_request.h"
 #include "service/request_checks.h"
 #include "service/ui_routes.h"
@@ -31,7 +32,7 @@ ApiAnswer SignIn(ApiContext& api, const ApiRequest& req) {
   }
   ApiAnswer answer = JsonAnswer(200, json{{"signed_in", true}}.dump());
   answer.Set("Set-Cookie",
-             SessionSetCookie(api.ui_sessions.Create(builds::NowUnix()), api.ui_sessions.lifetime_seconds()));
+             SessionSetCookie(api.ui_sessions.Create(Clock::SystemUnixSeconds()), api.ui_sessions.lifetime_seconds()));
   return answer;
 }
 
@@ -73,7 +74,7 @@ std::optional<ApiAnswer> UiAnswer(ApiContext& api, const ApiRequest& req) {
 bool HasUiSession(ApiContext& api, std::string_view cookie) {
   if (cookie.empty()) return false;
   const std::string_view id = CookieValue(cookie, kSessionCookieName);
-  return !id.empty() && api.ui_sessions.Valid(id, builds::NowUnix());
+  return !id.empty() && api.ui_sessions.Valid(id, Clock::SystemUnixSeconds());
 }
 
 }  // namespace trtwatch::service

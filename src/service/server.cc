@@ -18,6 +18,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/clock.h"
 #include "platform/process_limits.h"
 #include "builds/build_groups.h"
 #include "builds/build_manager.h"
@@ -31,7 +32,6 @@ namespace trtwatch::service {
 
 // The builds layer's names this file uses.
 using builds::BuildManager;
-using builds::NowUnix;
 using builds::PruneFinishedBuilds;
 using builds::PruneReport;
 using builds::RecordStore;
@@ -53,7 +53,7 @@ int Usage(const std::string& message) {
 // keeping a reserve for the builds' pipes, the store and the accept back-off.
 ConnectionCaps ConnectionLimitsFor(const ServerOptions& options) {
   const int64_t available = RaiseOpenFileLimit();
-  const int64_t reserve = 64 + 8 * static_cast<int64_t>(options.max_concurrent);
+  const int64_t reserve = 64 + 8 * static_cast<int64_t>(options.builds.max_concurrent);
   const int64_t fit = std::max<int64_t>(16, available - reserve);
   ConnectionCaps l;
   l.connections = options.max_connections > 0 ? std::min<int64_t>(options.max_connections, fit) : fit;
@@ -94,7 +94,7 @@ class RetentionTimer {
       : timer_(io), options_(options), store_(store), manager_(manager) {}
 
   void Prune() {
-    const PruneReport pruned = PruneFinishedBuilds(store_, options_.retention, NowUnix(),
+    const PruneReport pruned = PruneFinishedBuilds(store_, options_.retention, Clock::SystemUnixSeconds(),
                                                     {manager_.engine_dir(), manager_.groups().groups_dir()});
     if (!pruned.error.empty()) std::fprintf(stderr, "trtwatch serve: could not prune old builds: %s\n", pruned.error.c_str());
     if (pruned.removed > 0) std::fprintf(stderr, "trtwatch serve: pruned %zu finished builds (retention)\n", pruned.removed);
@@ -120,7 +120,7 @@ void AnnounceListening(const tcp::acceptor& acceptor, const ServerOptions& optio
   const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
                                                    : bound.address().to_string();
   std::fprintf(stderr, "trtwatch serve: listening on http://%s:%u (data in %s)\n", host.c_str(), bound.port(),
-               options.data_dir.c_str());
+               options.builds.data_dir.c_str());
 }
 
 // First SIGTERM/SIGINT: refuse new builds, cancel (or finish) running builds while

@@ -93,7 +93,7 @@ CheckedServerOptions CheckServerOptions(const ServerOptions& options) {
             " (not loopback) needs a bearer token: add --token-file FILE, or listen on 127.0.0.1";
   } else if (options.max_connections < 0 || options.max_sse_clients < 0) {
     error = "--max-connections and --max-sse-clients must be 0 (automatic) or more";
-  } else if (!(options.cancel_grace_seconds >= 0 && options.cancel_grace_seconds <= builds::kMaxCancelGraceSeconds)) {
+  } else if (!(options.builds.cancel_grace_seconds >= 0 && options.builds.cancel_grace_seconds <= builds::kMaxCancelGraceSeconds)) {
     error = "--cancel-grace must be from 0 to 1h";
   }
   return checked;

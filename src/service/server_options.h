@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "builds/builds_config.h"
 #include "builds/retention.h"
 
 namespace trtwatch::service {
@@ -18,30 +19,11 @@ using builds::RetentionPolicy;
 
 struct ServerOptions {
   std::string listen = "127.0.0.1:8470";  // HOST:PORT; port 0 picks a free one
-  std::string data_dir = "trtwatch-data";
-  std::string store;  // --store / TRTWATCH_STORE: empty for SQLite in data_dir, or postgresql://…
-  std::vector<std::string> model_roots;
+  builds::BuildsConfig builds;  // where builds are kept, how many run, where (builds/builds_config.h)
   std::string token_file;  // bearer token; required for a non-loopback bind
-  int max_concurrent = 0;  // 0: one per GPU slot (app/builds_config.h)
-  std::string gpus;        // --gpus
-  int builds_per_gpu = 1;
-  int queue_limit = 100;
-  // Among the replicas sharing a PostgreSQL store (builds/replica_name.h): this one's
-  // name (empty: HOSTNAME-PID) and how long its claims last unless renewed.
-  std::string replica;
-  double lease_seconds = 15;
-  // Where builds run (--executor local|slurm) and the Slurm executor's sbatch options.
-  std::string executor = "local";
-  std::string slurm_partition;
-  std::string slurm_account;
-  std::vector<std::string> slurm_args;
-  // GPU types builds may ask for (--gpu-type NAME=SLURM_SPEC, --gpu-types FILE; builds/gpu_routing.h).
-  std::vector<std::string> gpu_types;
-  std::string gpu_types_file;
   size_t body_limit = 64 * 1024;  // JSON bodies
-  // Uploaded models (PUT /models/...): where they are kept (empty: DATA_DIR/artifacts)
-  // and the largest file accepted (--max-upload-size).
-  std::string artifact_dir;
+  // Uploaded models (PUT /models/...; kept in builds.artifact_dir): the largest file
+  // accepted (--max-upload-size).
   std::string max_upload_size_text = "8G";  // as given
   uint64_t max_upload_size = uint64_t{8} << 30;
   // Open connections and SSE streams; 0: as many as the descriptor limit allows after a
@@ -49,8 +31,7 @@ struct ServerOptions {
   int max_connections = 0;
   int max_sse_clients = 0;
   int io_threads = 0;  // threads writing event streams; 0: one per core beyond the manager's
-  std::string cancel_grace_text = "10s";  // as given on the command line
-  double cancel_grace_seconds = 10;  // --cancel-grace: SIGTERM, then SIGKILL after this long
+  std::string cancel_grace_text = "10s";  // as given on the command line; parsed into builds.cancel_grace_seconds
   bool finish_on_shutdown = false;  // --on-shutdown finish (default: cancel)
   // Retention (builds/retention.h): finished builds older than this, or beyond the
   // newest count, are pruned at start and every 10 minutes. 0 = kept forever.

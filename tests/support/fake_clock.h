@@ -16,6 +16,9 @@ class FakeClock final : public Clock {
  public:
   explicit FakeClock(int64_t start_ns = 0) : now_ns_(start_ns) {}
   int64_t NowNs() const noexcept override { return now_ns_.load(std::memory_order_acquire); }
+  // The wall clock moves with the fake one, from a fixed day (2026-01-01 UTC).
+  double UnixSeconds() const noexcept override { return kStartUnix + static_cast<double>(NowNs()) / 1e9; }
+  static constexpr double kStartUnix = 1767225600;
   void AdvanceNs(int64_t ns) { now_ns_.fetch_add(ns, std::memory_order_acq_rel); }
   void AdvanceSeconds(double s) { AdvanceNs(static_cast<int64_t>(s * 1e9)); }
 

@@ -29,7 +29,7 @@ json With(json body, const json& more) {
   return body;
 }
 
-GroupRequestResult Parse(const json& body) { return ParseGroupRequest(body.dump(), Table()); }
+GroupRequestResult Parse(const json& body) { return ParseGroupRequest(ParseJsonBody(body.dump()), Table()); }
 
 TEST(BuildGroupTest, EveryTargetBecomesAMemberRoutedAsIfItAskedForThatGpu) {
   const GroupRequestResult r =
@@ -40,13 +40,13 @@ TEST(BuildGroupTest, EveryTargetBecomesAMemberRoutedAsIfItAskedForThatGpu) {
   EXPECT_EQ(r.request.members[0].target, "h200");  // lower case, as "gpu" types are
   EXPECT_EQ(r.request.members[0].compute_capability, "9.0");
   EXPECT_EQ(r.request.members[2].compute_capability, "8.9");
-  const json member = json::parse(r.request.members[1].body);
+  const json& member = r.request.members[1].body;
   EXPECT_EQ(member, (json{{"model", "models/resnet50.onnx"}, {"options", {{"fp16", true}}}, {"gpu", {{"type", "a100"}}}}));
 }
 
 TEST(BuildGroupTest, ABodyWithoutTargetsIsNotAGroup) {
   EXPECT_EQ(Parse({{"simulate", "small-cnn"}}).outcome, GroupRequestResult::Outcome::kNotAGroup);
-  EXPECT_EQ(ParseGroupRequest("not json", Table()).outcome, GroupRequestResult::Outcome::kNotAGroup);
+  EXPECT_EQ(ParseGroupRequest(ParseJsonBody("not json"), Table()).outcome, GroupRequestResult::Outcome::kNotAGroup);
 }
 
 TEST(BuildGroupTest, WrongTargetsAreRefusedWithTheRule) {

@@ -13,6 +13,7 @@
 
 #include "builds/build_record.h"
 #include "builds/build_request.h"
+#include "support/parse_build_request.h"
 #include "builds/stores/sqlite_store.h"
 #include "history/history_file.h"
 
@@ -138,7 +139,7 @@ TEST_F(BuildHistoryTest, TheStoredHistoryIsBoundedByAge) {
 TEST(BuildHistoryWorkerTest, AWorkerWithAHistoryFolderReadsAndAppendsThere) {
   BuildRequest r;
   std::string error;
-  ASSERT_TRUE(ParseBuildRequest(R"({"simulate":"small-cnn","seed":4,"speed":2.5})", {}, &r, &error)) << error;
+  ASSERT_TRUE(ParseInto(R"({"simulate":"small-cnn","seed":4,"speed":2.5})", {}, &r, &error)) << error;
   EXPECT_EQ(WorkerArguments(r, "", "", "/data/history-work/b_1"),
             (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "4", "--speed", "2.5",
                                       "--progress", "json", "--history", "/data/history-work/b_1"}));

@@ -449,7 +449,7 @@ TEST_F(BuildManagerProcessTest, RecoveryKillsALeftoverWorkerAndInterruptsItsBuil
   left.state = BuildState::kRunning;
   left.backend = "simulated";
   left.request_json = R"({"simulate":"small-cnn"})";
-  left.created_at = left.started_at = NowUnix();
+  left.created_at = left.started_at = Clock::SystemUnixSeconds();
   left.worker_pid = 4242;
   ASSERT_TRUE(store_->Put(left.id, "running", RecordToJson(left)).ok());
   Start();

@@ -108,15 +108,15 @@ TEST_F(ManagerTest, ALongUtf8ErrorCutInsideACharacterGivesAValidRecord) {
 // build runs and what its record keeps for other replicas, and a refused one records nothing.
 TEST_F(ManagerTest, AParsedRequestIsSubmittedAsItIsAndABadOneRecordsNothing) {
   Start("exit 0");
-  const ParsedRequest bad = manager_->Parse(R"({"simulate":"small-cnn","colour":"red"})");
+  const Result<BuildRequest> bad = manager_->Parse(ParseJsonBody(R"({"simulate":"small-cnn","colour":"red"})"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error.find("colour"), std::string::npos) << bad.error;
+  EXPECT_NE(bad.error().find("colour"), std::string::npos) << bad.error();
   EXPECT_TRUE(store_->WithStatus({"queued", "running", "failed"}).value().empty());
 
-  ParsedRequest good = manager_->Parse(R"({"simulate":"small-cnn","seed":7})");
-  ASSERT_TRUE(good.ok()) << good.error;
-  const std::string normalised = good.request.json;
-  const SubmitResult r = manager_->Submit(std::move(good.request));
+  Result<BuildRequest> good = manager_->Parse(ParseJsonBody(R"({"simulate":"small-cnn","seed":7})"));
+  ASSERT_TRUE(good.ok()) << good.error();
+  const std::string normalised = good->json;
+  const SubmitResult r = manager_->Submit(std::move(good).value());
   ASSERT_EQ(r.outcome, SubmitOutcome::kCreated) << r.error;
   ASSERT_TRUE(RunUntilStatus(r.id, "failed"));  // the worker stand-in exits without a stream
   EXPECT_EQ(Record(r.id)["request"], json::parse(normalised));

@@ -17,8 +17,8 @@ namespace {
 
 class BuildsRootTest : public testing::TempDirTest {
  protected:
-  BuildsConfig Config() const {
-    BuildsConfig config;
+  builds::BuildsConfig Config() const {
+    builds::BuildsConfig config;
     config.data_dir = dir_ + "/data";
     return config;
   }
@@ -30,8 +30,8 @@ class BuildsRootTest : public testing::TempDirTest {
 };
 
 TEST_F(BuildsRootTest, BadLimitsAreRefusedNamingTheFlagBeforeAnythingIsCreated) {
-  BuildsConfig config = Config();
-  config.max_concurrent = -1;  // 0: one build per GPU slot (app/builds_config.h)
+  builds::BuildsConfig config = Config();
+  config.max_concurrent = -1;  // 0: one build per GPU slot (builds/builds_config.h)
   BuildsRoot::Opening opening = BuildsRoot::Open(io_, config);
   EXPECT_EQ(opening.root, nullptr);
   EXPECT_NE(opening.error.find("--max-concurrent"), std::string::npos) << opening.error;
@@ -43,7 +43,7 @@ TEST_F(BuildsRootTest, BadLimitsAreRefusedNamingTheFlagBeforeAnythingIsCreated) 
 }
 
 TEST_F(BuildsRootTest, AModelRootThatIsNotThereIsRefusedNamingIt) {
-  BuildsConfig config = Config();
+  builds::BuildsConfig config = Config();
   config.model_roots = {dir_ + "/no-such-models"};
   const BuildsRoot::Opening opening = BuildsRoot::Open(io_, config);
   EXPECT_EQ(opening.root, nullptr);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "builds/build_request.h"
+#include "support/parse_build_request.h"
 #include "builds/executors/local_executor.h"
 #include "support/fake_worker_launcher.h"
 
@@ -57,10 +58,10 @@ TEST(GpuRoutingTest, ARequestAsksForATypeOrACapabilityAndNothingElse) {
 TEST(GpuRoutingTest, TheRequestKeepsItsNeedNormalisedAndRefusesABadOne) {
   BuildRequest r;
   std::string error;
-  ASSERT_TRUE(ParseBuildRequest(R"({"simulate":"small-cnn","gpu":{"type":"A100"}})", {}, &r, &error)) << error;
+  ASSERT_TRUE(ParseInto(R"({"simulate":"small-cnn","gpu":{"type":"A100"}})", {}, &r, &error)) << error;
   EXPECT_EQ(r.gpu.type, "a100");
   EXPECT_EQ(json::parse(r.json)["gpu"], (json{{"type", "a100"}}));
-  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"small-cnn","gpu":"a100"})", {}, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"simulate":"small-cnn","gpu":"a100"})", {}, &r, &error));
   EXPECT_NE(error.find("\"gpu\" must be an object"), std::string::npos) << error;
 }
 

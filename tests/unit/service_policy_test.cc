@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "builds/build_request.h"
+#include "support/parse_build_request.h"
 #include "protocol/json_body.h"
 #include "service/http_request.h"
 #include "service/route_table.h"
@@ -159,7 +160,7 @@ TEST(ModelPathNoRootTest, RealBuildsNeedARoot) {
 TEST(BuildRequestTest, SimulatedRequestBecomesWorkerArguments) {
   BuildRequest r;
   std::string error;
-  ASSERT_TRUE(ParseBuildRequest(R"({"simulate":"small-cnn","seed":4,"speed":2.5,"timeout":"30m"})", {}, &r, &error))
+  ASSERT_TRUE(ParseInto(R"({"simulate":"small-cnn","seed":4,"speed":2.5,"timeout":"30m"})", {}, &r, &error))
       << error;
   EXPECT_EQ(WorkerArguments(r, ""),
             (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "4", "--speed", "2.5",
@@ -170,29 +171,29 @@ TEST_F(ModelPathTest, RealBuildsUseTheEngineCacheUnlessTheRequestSaysNo) {
   RequestPaths paths{roots_, "", ""};
   BuildRequest r;
   std::string error;
-  ASSERT_TRUE(ParseBuildRequest(R"({"model":"sub/net.onnx"})", paths, &r, &error)) << error;
+  ASSERT_TRUE(ParseInto(R"({"model":"sub/net.onnx"})", paths, &r, &error)) << error;
   const std::string model = fs::canonical(base_ / "root/sub/net.onnx").string();
   EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
             (std::vector<std::string>{"build", model, "-o", "/e", "--engine-cache", "/data/engine-cache", "--progress",
                                       "json", "--no-history"}));
-  ASSERT_TRUE(ParseBuildRequest(R"({"model":"sub/net.onnx","cache":false})", paths, &r, &error)) << error;
+  ASSERT_TRUE(ParseInto(R"({"model":"sub/net.onnx","cache":false})", paths, &r, &error)) << error;
   EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
             (std::vector<std::string>{"build", model, "-o", "/e", "--no-engine-cache", "--progress", "json",
                                       "--no-history"}));
   EXPECT_NE(r.json.find("\"cache\":false"), std::string::npos) << r.json;
-  EXPECT_FALSE(ParseBuildRequest(R"({"model":"sub/net.onnx","cache":"no"})", paths, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"model":"sub/net.onnx","cache":"no"})", paths, &r, &error));
   EXPECT_NE(error.find("true or false"), std::string::npos) << error;
 }
 
 TEST(BuildRequestTest, RefusesWhatItCannotRun) {
   BuildRequest r;
   std::string error;
-  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"../../etc/passwd"})", {}, &r, &error));
-  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"small-cnn","timeout":"-5s"})", {}, &r, &error));
-  EXPECT_FALSE(ParseBuildRequest(R"({"simulate":"small-cnn","speed":1e9})", {}, &r, &error));
-  EXPECT_FALSE(ParseBuildRequest(R"({"model":"x.onnx"})", {}, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"simulate":"../../etc/passwd"})", {}, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"simulate":"small-cnn","timeout":"-5s"})", {}, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"simulate":"small-cnn","speed":1e9})", {}, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"model":"x.onnx"})", {}, &r, &error));
   EXPECT_NE(error.find("--model-root"), std::string::npos);
-  EXPECT_FALSE(ParseBuildRequest("{", {}, &r, &error));
+  EXPECT_FALSE(ParseInto("{", {}, &r, &error));
 }
 
 // Why #2: options come from an explicit list; paths among them stay inside the roots.
@@ -200,7 +201,7 @@ TEST_F(ModelPathTest, BuildOptionsAreAnAllowListWithConfinedPaths) {
   fs::create_directories(base_ / "data" / "caches");
   RequestPaths paths{roots_, fs::canonical(base_ / "data").string(), ""};
   auto parse = [&](const std::string& options, BuildRequest* r, std::string* error) {
-    return ParseBuildRequest(R"({"model":"sub/net.onnx","options":)" + options + "}", paths, r, error);
+    return ParseInto(R"({"model":"sub/net.onnx","options":)" + options + "}", paths, r, error);
   };
   BuildRequest r;
   std::string error;
@@ -405,7 +406,7 @@ TEST(JsonBodyTest, DuplicateKeysAreRefusedNamingTheKeyAtAnyDepth) {
 TEST(JsonBodyTest, TheBuildRequestAndTheCancelBodyRefuseDuplicateKeys) {
   BuildRequest r;
   std::string error;
-  EXPECT_FALSE(ParseBuildRequest(R"({"simulate": "small-cnn", "simulate": "large-transformer"})", {}, &r, &error));
+  EXPECT_FALSE(ParseInto(R"({"simulate": "small-cnn", "simulate": "large-transformer"})", {}, &r, &error));
   EXPECT_NE(error.find("duplicate key \"simulate\""), std::string::npos) << error;
   std::optional<double> grace;
   error.clear();
@@ -420,7 +421,7 @@ TEST(BuildRequestTest, TheRecordKeepsTheTimeoutInItsNormalForm) {
   BuildRequest r;
   std::string error;
   const std::string body = R"({"simulate": "small-cnn", "timeout": ")" + std::string(3 << 20, '0') + R"(1h"})";
-  ASSERT_TRUE(ParseBuildRequest(body, {}, &r, &error)) << error.substr(0, 200);
+  ASSERT_TRUE(ParseInto(body, {}, &r, &error)) << error.substr(0, 200);
   EXPECT_EQ(r.timeout, "1h");
   EXPECT_LT(r.json.size(), 200u) << r.json.substr(0, 200);
 }

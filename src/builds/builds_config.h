@@ -1,22 +1,21 @@
 // BuildsConfig: what `serve` and `mcp` say about their builds — where records live, which
-// models may be built, how many builds run and wait, and MCP's budget — as the composition
-// root (app/builds_root.h) takes it. A light header: the command line fills it in builds
-// without the service too.
+// models may be built, how many builds run and wait, where they run — as the command
+// line gives it. The composition root (app/builds_root.h) builds the layer from it; the
+// service's options (service/server_options.h) hold it whole, so nothing is copied field
+// by field. Plain data: the command line fills it in builds without the service too.
 #pragma once
 
-#include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace trtwatch::app {
+namespace trtwatch::builds {
 
 struct BuildsConfig {
   std::string store;  // --store: empty for SQLite in data_dir, or a PostgreSQL URI (builds/stores/open_record_store.h)
-  std::string data_dir;
+  std::string data_dir = "trtwatch-data";
   std::vector<std::string> model_roots;
   std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts
-  int max_concurrent = 2;  // 0: one build per GPU slot of the local executor (at least 1; 2 with Slurm)
+  int max_concurrent = 0;  // 0: one build per GPU slot of the local executor (at least 1; 2 with Slurm)
   std::string gpus;        // --gpus "0,2,3": the GPUs the local executor uses; empty: all
   int builds_per_gpu = 1;  // --builds-per-gpu
   int queue_limit = 100;
@@ -24,8 +23,7 @@ struct BuildsConfig {
   // HOSTNAME-PID. Its claims last lease_seconds unless renewed.
   std::string replica;
   double lease_seconds = 15;
-  double cancel_grace_seconds = 10;
-  double max_build_seconds = 0;            // MCP's server-wide budget; 0 = none
+  double cancel_grace_seconds = 10;  // --cancel-grace: SIGTERM, then SIGKILL after this long
   // Where builds run: "local" (processes of this host) or "slurm" (batch jobs,
   // builds/executors/slurm_executor.h, with these sbatch options).
   std::string executor = "local";
@@ -36,7 +34,6 @@ struct BuildsConfig {
   // --gpu-types JSON file (or empty).
   std::vector<std::string> gpu_types;
   std::string gpu_types_file;
-  std::function<nlohmann::json()> doctor;  // what MCP's doctor tool reports
 };
 
-}  // namespace trtwatch::app
+}  // namespace trtwatch::builds
