@@ -63,6 +63,12 @@ fi
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
   (cd tests/mcp && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/mcp failed; the MCP SDK tests will be skipped" >&2
 fi
+# The OpenAPI document's linter (ctest openapi.lint): Redocly's CLI, pinned in
+# tests/openapi/package-lock.json; skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/openapi/node_modules/@redocly/cli ]; then
+  (cd tests/openapi && npm ci --no-audit --no-fund --silent --ignore-scripts) ||
+    echo "trtwatch setup: npm ci in tests/openapi failed; the OpenAPI lint will be skipped" >&2
+fi
 [ "${1:-}" = "--deps" ] && exit 0
 
 cmake --preset release >/dev/null
