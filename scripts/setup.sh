@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-pytest python3-jsonschema tmux curl procps
   pkg-config file dpkg-dev
-  chromium libkrb5-dev
+  chromium libkrb5-dev nginx-light
   g++-mingw-w64-x86-64-posix wine64 googletest
   pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel python3-build python3-venv
   python3-nbclient python3-nbformat python3-ipykernel
@@ -24,6 +24,8 @@ packages=(
 # cluster of their own on this machine (tests/e2e/slurm_cluster.py, docs/slurm.md).
 # MinGW-w64 cross-builds trtwatch.exe, googletest's sources build its tests for
 # Windows, and Wine runs them (docs/windows.md).
+# nginx-light: browser.proxy runs docs/deploy.md's nginx block with the real nginx
+# (tests/browser/proxy.test.mjs; unprivileged, its own configuration and loopback ports).
 # libkrb5-dev: the VS Code extension's workbench tests install code-server, whose
 # kerberos module builds from source (editors/vscode/scripts/workbench-install.sh).
 # Node.js runs the service's real EventSource client test (tests/node); Debian's is
@@ -60,6 +62,12 @@ fi
 # its package-lock.json); skipped without node.
 if command -v npm >/dev/null 2>&1 && [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
   (cd tests/mcp && npm ci --no-audit --no-fund --silent) || echo "trtwatch setup: npm ci in tests/mcp failed; the MCP SDK tests will be skipped" >&2
+fi
+# The OpenAPI document's linter (ctest openapi.lint): Redocly's CLI, pinned in
+# tests/openapi/package-lock.json; skipped without node.
+if command -v npm >/dev/null 2>&1 && [ ! -d tests/openapi/node_modules/@redocly/cli ]; then
+  (cd tests/openapi && npm ci --no-audit --no-fund --silent --ignore-scripts) ||
+    echo "trtwatch setup: npm ci in tests/openapi failed; the OpenAPI lint will be skipped" >&2
 fi
 [ "${1:-}" = "--deps" ] && exit 0
 

@@ -8,6 +8,7 @@
 #include "builds/build_record.h"
 #include "builds/build_request.h"
 #include "builds/worker_stream.h"
+#include "cache/engine_cache.h"
 #include "history/history_file.h"
 #include "platform/file_access.h"
 
@@ -89,7 +90,25 @@ void AfterBuild::DropHistory(const std::string& id) {
   }
 }
 
-void AfterBuild::StoreEngine(BuildRecord& r) {
+namespace {
+
+// The digest of build `r`'s engine from its engine-cache entry, when it has one whose
+// size is the placed file's; nothing otherwise.
+std::optional<StoredFile> EngineDigestFromCache(const BuildRecord& r, const std::string& engine_cache_dir,
+                                                const std::string& placed) {
+  if (engine_cache_dir.empty() || !r.cache || !IsKeyDigest(r.cache->key)) return std::nullopt;
+  const cache::OpenOutcome opened = cache::EngineCache::Open(engine_cache_dir);
+  if (!opened.cache) return std::nullopt;
+  const std::optional<cache::CacheEntry> entry = opened.cache->Recorded(r.cache->key);
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(placed, ec);
+  if (!entry || ec || entry->size != size || entry->sha256.size() != 64) return std::nullopt;
+  return StoredFile{std::filesystem::path(placed).filename().string(), entry->size, entry->sha256};
+}
+
+}  // namespace
+
+void AfterBuild::StoreEngine(BuildRecord& r, const std::string& engine_cache_dir) {
   const std::string part = PartialEngine(r.id);
   const std::string final_path = engine_dir() + "/" + r.id + ".engine";
   if (std::rename(part.c_str(), final_path.c_str()) != 0) {
@@ -98,13 +117,19 @@ void AfterBuild::StoreEngine(BuildRecord& r) {
     return;
   }
   r.engine = final_path;
-  // Hashed once, here (its sidecar keeps the digest for every download's ETag).
+  // Its sidecar keeps the digest for every download's ETag and Repr-Digest.
   StoredFile file;
   std::string error;
-  if (FileDigest(final_path, &file, &error)) {
-    r.engine_bytes = file.size;
-    r.engine_sha256 = file.sha256;
+  if (std::optional<StoredFile> recorded = EngineDigestFromCache(r, engine_cache_dir, final_path)) {
+    file = *recorded;
+    if (!WriteDigestSidecar(final_path, file, &error)) {
+      std::fprintf(stderr, "trtwatch serve: warning: build %s: %s\n", r.id.c_str(), error.c_str());
+    }
+  } else if (!FileDigest(final_path, &file, &error)) {
+    return;
   }
+  r.engine_bytes = file.size;
+  r.engine_sha256 = file.sha256;
 }
 
 void AfterBuild::StoreTimingCache(BuildRecord& record, const BuildRequest& request) {
@@ -142,7 +167,16 @@ ArtifactResult AfterBuild::Artifact(const BuildRecord& r, ArtifactKind kind) con
   }
   ArtifactResult result;
   result.path = path;
-  if (!FileDigest(path, &result.file, &result.error)) return {ArtifactOutcome::kNone, "", {}, result.error};
+  // The record's digest where it has one for the file as it is (the engine's from the
+  // engine cache's entry, see StoreEngine), else the file's sidecar.
+  const std::string& recorded = kind == ArtifactKind::kEngine ? r.engine_sha256 : r.timing_cache_sha256;
+  const uint64_t recorded_size = kind == ArtifactKind::kEngine ? r.engine_bytes.value_or(0) : r.timing_cache_bytes;
+  std::error_code ec;
+  if (!recorded.empty() && std::filesystem::file_size(path, ec) == recorded_size && !ec) {
+    result.file = {std::filesystem::path(path).filename().string(), recorded_size, recorded};
+  } else if (!FileDigest(path, &result.file, &result.error)) {
+    return {ArtifactOutcome::kNone, "", {}, result.error};
+  }
   result.outcome = ArtifactOutcome::kFound;
   return result;
 }

@@ -57,9 +57,13 @@ class AfterBuild {
   // The folder removed without taking anything from it.
   void DropHistory(const std::string& id);
 
-  // A succeeded build's engine moved into place and hashed; the record fails when the
-  // worker left none.
-  void StoreEngine(BuildRecord& record);
+  // A succeeded build's engine moved into place, its digest and size recorded; the
+  // record fails when the worker left none. The digest is the engine cache's entry's
+  // (in `engine_cache_dir`, empty: none) where the build went through the cache: a hit
+  // placed the entry's bytes checked against it, a miss stored them hashed on the way
+  // in. It is never a hash of the placed file, except for a build with no entry (no
+  // cache, or one that kept nothing), whose placed file is hashed once.
+  void StoreEngine(BuildRecord& record, const std::string& engine_cache_dir);
   // A copy of the timing cache the request named (later builds may update the original).
   void StoreTimingCache(BuildRecord& record, const BuildRequest& request);
 

@@ -122,12 +122,14 @@ std::string GroupEngineName(std::string_view model, std::string_view target, std
 }
 
 GroupMember MemberFromRecord(const GroupIndex& index, const GroupIndex::Member& member, std::string_view record) {
-  GroupMember m{member.target, member.build, BuildState::kInterrupted, member.compute_capability, ""};
+  GroupMember m{member.target, member.build, BuildState::kInterrupted, member.compute_capability, "", "", 0};
   BuildRecord r;
   if (record.empty() || !RecordFromJson(record, &r)) return m;
   m.state = r.state;
   if (r.state == BuildState::kSucceeded && !r.engine.empty() && !m.compute_capability.empty()) {
     m.engine_name = GroupEngineName(index.model, m.target, m.compute_capability);
+    m.engine_sha256 = r.engine_sha256;
+    m.engine_bytes = r.engine_bytes.value_or(0);
   }
   return m;
 }
@@ -159,10 +161,14 @@ std::string_view GroupStateName(const std::vector<GroupMember>& members) {
 json GroupManifest(const std::vector<GroupMember>& members) {
   if (!GroupEnded(members)) return nullptr;
   json files = json::object();
+  json engines = json::object();
   for (const GroupMember& m : members) {
-    if (!m.engine_name.empty()) files[m.compute_capability] = m.engine_name;
+    if (m.engine_name.empty()) continue;
+    files[m.compute_capability] = m.engine_name;
+    engines[m.engine_name] = {{"sha256", m.engine_sha256.empty() ? json(nullptr) : json(m.engine_sha256)},
+                              {"size", m.engine_bytes}};
   }
-  return {{"cc_model_filenames", files}};
+  return {{"cc_model_filenames", files}, {"engines", engines}};
 }
 
 json GroupDocument(const GroupIndex& index, const std::vector<GroupMember>& members) {

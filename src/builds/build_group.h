@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +94,8 @@ struct GroupMember {
   BuildState state = BuildState::kQueued;
   std::string compute_capability;  // empty: unknown
   std::string engine_name;         // once it succeeded with an engine and its capability is known
+  std::string engine_sha256;       // the engine's digest (hex) as its record holds it; empty: unknown
+  uint64_t engine_bytes = 0;
 };
 // Reads a member's record (its JSON document; empty when the record is gone: then it
 // counts as interrupted).
@@ -105,7 +108,8 @@ std::string_view GroupStateName(const std::vector<GroupMember>& members);
 bool GroupEnded(const std::vector<GroupMember>& members);
 
 // Triton's cc_model_filenames, once every member has ended: compute capability ->
-// engine file of each member that succeeded with one. Null before.
+// engine file of each member that succeeded with one; and `engines`: engine file ->
+// {"sha256", "size"} (sha256 null where unknown). Null before.
 nlohmann::json GroupManifest(const std::vector<GroupMember>& members);
 
 // GET /groups/{gid}.

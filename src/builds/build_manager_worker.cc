@@ -294,7 +294,7 @@ void BuildManager::EndAsReported(Active& b) {
             .dump();
   }
   if (r.state == BuildState::kSucceeded && b.request.simulate.empty()) {  // simulations write no engine
-    after_.StoreEngine(r);
+    after_.StoreEngine(r, engine_cache_dir());
     if (r.state == BuildState::kSucceeded) after_.StoreTimingCache(r, b.request);
   }
 }

@@ -415,6 +415,13 @@ std::vector<CacheEntry> EngineCache::List() const {
   return entries;
 }
 
+std::optional<CacheEntry> EngineCache::Recorded(const std::string& key) const {
+  if (!IsKey(key)) return std::nullopt;
+  std::optional<std::pair<CacheEntry, int64_t>> stored = EntryFromFile(EntryPath(key));
+  if (!stored || stored->first.key != key) return std::nullopt;
+  return std::move(stored->first);
+}
+
 CacheStats EngineCache::Stats() const {
   CacheStats stats;
   for (const CacheEntry& entry : List()) {

@@ -163,6 +163,10 @@ class EngineCache {
   std::string EnginePath(const CacheEntry& entry) const;
 
   std::vector<CacheEntry> List() const;  // most recently used first
+  // The entry stored for the key digest `key` as its entry.json records it (its size and
+  // SHA-256 as they were when stored), unchecked against the engine's bytes; nothing
+  // when there is none. The service takes a placed engine's digest from it.
+  std::optional<CacheEntry> Recorded(const std::string& key) const;
   CacheStats Stats() const;
   // Removes the entries whose key starts with `prefix` (at least 4 hex digits); the
   // keys removed.

@@ -14,6 +14,7 @@
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
+#include "cli/unknown_command.h"
 #include "platform/utf8_edges.h"
 
 #ifndef TRTWATCH_VERSION
@@ -103,7 +104,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    const std::string unknown = trtwatch::UnknownCommandError(app, {args.begin() + 1, args.end()});
+    if (unknown.empty()) app.exit(e);
+    if (!unknown.empty()) std::fprintf(stderr, "trtwatch: %s\n", unknown.c_str());
     return trtwatch::exit_code::kUsage;
   }
   if (build_cmd->parsed()) return trtwatch::RunBuildCommand(build);

@@ -26,6 +26,7 @@ struct ApiRequest {
   std::string_view body;
   std::string_view cookie;  // the Cookie header; empty when absent
   Route route;
+  std::string_view want_repr_digest;  // the Want-Repr-Digest header (RFC 9530 §4); empty when absent
 };
 
 // A whole response: status, header fields in the order set, body.

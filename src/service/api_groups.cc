@@ -4,8 +4,23 @@
 
 #include "builds/build_group.h"
 #include "service/api_outcomes.h"
+#include "platform/sha256.h"
+#include "service/repr_digest.h"
 
 namespace trtwatch::service {
+
+namespace {
+
+// The manifest with its digest (RFC 9530 §3) and a strong ETag that is the same digest.
+ApiAnswer GroupManifestAnswer(ApiContext& api, const std::string& gid, std::string_view want_repr_digest) {
+  ApiAnswer answer = ManagerAnswer(api.manager.groups().Manifest(gid));
+  if (answer.status != 200) return answer;
+  answer.Set("ETag", "\"" + HexOf(Sha256Of(answer.body)) + "\"");
+  if (WantsSha256ReprDigest(want_repr_digest)) answer.Set("Repr-Digest", ReprDigestOfBytes(answer.body));
+  return answer;
+}
+
+}  // namespace
 
 ApiAnswer GroupAnswer(ApiContext& api, const ApiRequest& req) {
   const std::string gid(req.route.id);
@@ -17,7 +32,7 @@ ApiAnswer GroupAnswer(ApiContext& api, const ApiRequest& req) {
     return ManagerAnswer(api.manager.groups().Cancel(gid, req.body));
   }
   if (req.method != Method::kGet) return MethodNotAllowed("GET");
-  if (req.route.endpoint == Endpoint::kGroupManifest) return ManagerAnswer(api.manager.groups().Manifest(gid));
+  if (req.route.endpoint == Endpoint::kGroupManifest) return GroupManifestAnswer(api, gid, req.want_repr_digest);
   return ManagerAnswer(api.manager.groups().Get(gid));
 }
 

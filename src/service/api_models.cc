@@ -8,6 +8,7 @@
 #include "builds/build_groups.h"
 #include "builds/build_manager.h"
 #include "service/http_request.h"
+#include "service/repr_digest.h"
 
 namespace trtwatch::service {
 
@@ -73,6 +74,8 @@ DownloadPlan PlanArtifact(const builds::ArtifactResult& a, const std::string& fi
   head.Set("ETag", etag);
   head.Set("Accept-Ranges", "bytes");
   head.Set("Cache-Control", "no-cache");  // revalidated: a 304 costs no bytes
+  // The whole file's digest, also on a 206 and a 304 (RFC 9530 §3: of the representation).
+  if (WantsSha256ReprDigest(h.want_repr_digest)) head.Set("Repr-Digest", ReprDigestOfHex(a.file.sha256));
   if (!h.if_none_match.empty() && IfNoneMatchMatches(h.if_none_match, etag)) {  // RFC 9110 §13.1.2: GET and HEAD
     head.status = 304;
     plan.kind = DownloadPlan::Kind::kNotModified;
@@ -113,7 +116,7 @@ ApiAnswer ModelsAnswer(ApiContext& api, const ApiRequest& req) {
     if (req.method != Method::kGet) return MethodNotAllowed("GET");
     return ListModels(api);
   }
-  if (req.route.endpoint == Endpoint::kModelFile) return MethodNotAllowed("PUT");
+  if (req.route.endpoint == Endpoint::kModelFile) return MethodNotAllowed("GET, HEAD, PUT");
   const std::string name(req.route.id);
   if (req.method == Method::kGet) return ModelResponse(api, 200, name);
   if (req.method != Method::kDelete) return MethodNotAllowed("GET, PUT, DELETE");
@@ -141,6 +144,13 @@ ApiAnswer UploadedAnswer(ApiContext& api, const std::string& model) {
 }
 
 DownloadPlan PlanDownload(ApiContext& api, const Route& route, const DownloadHeaders& headers) {
+  if (route.endpoint == Endpoint::kModelFile) {
+    const std::string model(route.id);
+    const std::string file(route.file);
+    const builds::ArtifactStore::FileLookup found = api.artifacts.FindFile(model, file);
+    if (!found.file) return NotFound(found.error);
+    return PlanArtifact({builds::ArtifactOutcome::kFound, found.path, *found.file, ""}, file, headers);
+  }
   if (route.endpoint == Endpoint::kGroupEngine) {
     const std::string gid(route.id);
     if (!builds::ValidGroupId(gid)) return NotFound("no group \"" + gid + "\"; group ids look like g_ and 32 hex digits");

@@ -42,6 +42,7 @@ struct DownloadHeaders {
   std::string_view if_none_match;
   std::string_view range;
   std::string_view if_range;
+  std::string_view want_repr_digest;  // RFC 9530 §4 (service/repr_digest.h)
 };
 
 // How a download is answered: an error or a 416 (`answer`, sent whole), a 304 (its

@@ -304,7 +304,7 @@ class HttpApi::Impl {
   awaitable<bool> Dispatch(beast::tcp_stream& stream, const Request& req, const Route& route) {
     const bool head_only = req.method() == http::verb::head;
     const ApiRequest request{MethodOf(req.method()), TargetOf(req), PathOf(req), req.body(),
-                             HeaderValue(req, http::field::cookie), route};
+                             HeaderValue(req, http::field::cookie), route, HeaderValue(req, "Want-Repr-Digest")};
     const RouteEntry* entry = EntryOf(route.endpoint);
     if (!entry) {  // the dashboard's, or nothing
       // No conditional operator inside co_await: g++ 12 destroys its temporary twice.
@@ -329,7 +329,12 @@ class HttpApi::Impl {
         }
         co_return co_await SendDownload(api_, stream, PlanDownload(api_, route, DownloadHeadersOf(req)), KeepAlive(req),
                                         head_only);
-      case Delivery::kUpload:
+      case Delivery::kUpload:  // GET /models/{name}/{file} downloads what PUT uploaded
+        if (request.method == Method::kGet && route.endpoint == Endpoint::kModelFile) {
+          co_return co_await SendDownload(api_, stream, PlanDownload(api_, route, DownloadHeadersOf(req)),
+                                          KeepAlive(req), head_only);
+        }
+        break;
       case Delivery::kAnswer:
         break;
     }
@@ -338,7 +343,7 @@ class HttpApi::Impl {
 
   static DownloadHeaders DownloadHeadersOf(const Request& req) {
     return {HeaderValue(req, http::field::if_none_match), HeaderValue(req, http::field::range),
-            HeaderValue(req, http::field::if_range)};
+            HeaderValue(req, http::field::if_range), HeaderValue(req, "Want-Repr-Digest")};
   }
 
   // GET /builds/{id}/events and /builds/changes: checked here, then written by a hub.

@@ -78,6 +78,11 @@ std::string_view HeaderValue(const Request& req, http::field field) {
   return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
 }
 
+std::string_view HeaderValue(const Request& req, std::string_view name) {
+  auto it = req.find(beast::string_view(name.data(), name.size()));
+  return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+}
+
 ApiAnswer TooLarge(uint64_t limit, const ServerOptions& options) {
   if (limit == options.max_upload_size && limit != options.body_limit) {
     return ErrorAnswer(413, "the upload is larger than " + std::to_string(limit) +

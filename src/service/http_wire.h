@@ -52,6 +52,8 @@ boost::asio::awaitable<void> SendContinue(boost::beast::tcp_stream& stream);
 [[nodiscard]] bool ClientWentAway(const boost::system::error_code& ec);
 // A header's value; empty when absent.
 [[nodiscard]] std::string_view HeaderValue(const Request& req, boost::beast::http::field field);
+// The same for a field Beast has no name for (e.g. "Want-Repr-Digest").
+[[nodiscard]] std::string_view HeaderValue(const Request& req, std::string_view name);
 
 // The answers to a body over `limit`, and to a failed read of a head or a body.
 [[nodiscard]] ApiAnswer TooLarge(uint64_t limit, const ServerOptions& options);

@@ -42,7 +42,7 @@ enum class Delivery { kAnswer, kEventStream, kDownload, kUpload, kHosted };
   ROUTE("GET",             "/history",                     kHistory,          kToken,  kAnswer,      HistoryListAnswer) \
   ROUTE("GET",             "/history/report",              kHistoryReport,    kToken,  kAnswer,      HistoryReportAnswer) \
   ROUTE("GET, PUT, DELETE","/models/{name}",               kModel,            kToken,  kUpload,      ModelsAnswer) \
-  ROUTE("PUT",             "/models/{name}/{file}",        kModelFile,        kToken,  kUpload,      ModelsAnswer) \
+  ROUTE("GET, HEAD, PUT",  "/models/{name}/{file}",        kModelFile,        kToken,  kUpload,      ModelsAnswer) \
   ROUTE("GET",             "/groups/{gid+}",               kGroup,            kToken,  kAnswer,      GroupAnswer) \
   ROUTE("POST",            "/groups/{gid+}/cancel",        kGroupCancel,      kToken,  kAnswer,      GroupAnswer) \
   ROUTE("GET",             "/groups/{gid+}/manifest",      kGroupManifest,    kToken,  kAnswer,      GroupAnswer) \

@@ -154,3 +154,19 @@ def test_version_and_help():
         assert flag in proc.stdout
     proc = run("--no-such-flag")
     assert proc.returncode == 2
+
+
+@pytest.mark.parametrize("args, named, commands", [
+    (["frobnicate"], '"frobnicate"', "build"),
+    (["cache", "frobnicate"], '"frobnicate"', "verify"),
+])
+def test_an_unknown_command_is_named_in_the_error_with_the_commands_there_are(args, named, commands):
+    r = run(*args)
+    assert r.returncode == 2
+    assert f"unknown command {named}" in r.stderr and commands in r.stderr, r.stderr
+    assert "--help" in r.stderr
+
+
+def test_a_missing_command_keeps_cli11s_own_error():
+    r = run("cache")
+    assert r.returncode == 2 and "unknown command" not in r.stderr and r.stderr.strip(), r.stderr

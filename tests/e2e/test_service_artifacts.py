@@ -389,3 +389,58 @@ def test_50_mib_upload_and_download_byte_for_byte_with_flat_rss(engine_server, m
     if not os.environ.get("TRTWATCH_SANITIZE"):
         assert upload_peak - before < 16 * 1024, (before, upload_peak)
         assert download_peak - before < 16 * 1024, (before, download_peak)
+
+
+def repr_digest(data):
+    """sha-256=:BASE64: of `data` (RFC 9530 §3; a Structured Fields byte sequence, RFC 8941 §3.3.5)."""
+    return "sha-256=:" + base64.b64encode(hashlib.sha256(data).digest()).decode() + ":"
+
+
+def test_downloads_carry_repr_digest_of_the_whole_file_rfc9530_3(engine_server):
+    s = engine_server()
+    record = build_uploaded(s)
+    url, whole = record["engine"]["url"], open(record["engine"]["path"], "rb").read()
+    expected = repr_digest(whole)
+    etag = f'"{hashlib.sha256(whole).hexdigest()}"'
+    status, body, hdrs = http_request(s.port, "GET", url)
+    assert status == 200 and body == whole and hdrs["Repr-Digest"] == expected and hdrs["ETag"] == etag
+    # HEAD (RFC 9110 §9.3.2) and a 304 (§15.4.5) carry the same digest.
+    assert http_request(s.port, "HEAD", url)[2]["Repr-Digest"] == expected
+    status, _, hdrs = http_request(s.port, "GET", url, headers={"If-None-Match": etag})
+    assert status == 304 and hdrs["Repr-Digest"] == expected
+    # A 206 keeps the whole representation's digest, not the part's (RFC 9530 §3).
+    status, body, hdrs = http_request(s.port, "GET", url, headers={"Range": "bytes=0-99"})
+    assert status == 206 and body == whole[:100] and hdrs["Repr-Digest"] == expected
+    assert "Content-Digest" not in hdrs
+
+
+def test_want_repr_digest_is_honoured_rfc9530_4(engine_server):
+    s = engine_server()
+    record = build_uploaded(s)
+    url = record["engine"]["url"]
+    expected = repr_digest(open(record["engine"]["path"], "rb").read())
+    # Asked for sha-256, or for algorithms the service does not have: sha-256 is sent.
+    for want in ("sha-256=10", "sha-512=3, sha-256=1", "sha-512=10", "garbage"):
+        assert http_request(s.port, "GET", url, headers={"Want-Repr-Digest": want})[2]["Repr-Digest"] == expected, want
+    # sha-256 "not acceptable" (weight 0): none is sent.
+    hdrs = http_request(s.port, "GET", url, headers={"Want-Repr-Digest": "sha-256=0, sha-512=5"})[2]
+    assert "Repr-Digest" not in hdrs
+
+
+def test_timing_cache_and_uploaded_model_files_download_with_their_digest_rfc9530_3(engine_server):
+    s = engine_server()
+    record = build_uploaded(s, {"timing-cache": "shared.cache"})
+    status, body, hdrs = http_request(s.port, "GET", record["timing_cache"]["url"])
+    assert status == 200 and hdrs["Repr-Digest"] == repr_digest(body)
+    data = pattern(MiB + 3)
+    assert put(s, "/models/big/big.data", data)[0] == 201
+    status, body, hdrs = http_request(s.port, "GET", "/models/big/big.data")
+    assert status == 200 and body == data
+    assert hdrs["Repr-Digest"] == repr_digest(data) and hdrs["ETag"] == f'"{hashlib.sha256(data).hexdigest()}"'
+    assert hdrs["Content-Disposition"] == 'attachment; filename="big.data"'
+    status, body, hdrs = http_request(s.port, "GET", "/models/big/big.data", headers={"Range": "bytes=10-19"})
+    assert status == 206 and body == data[10:20] and hdrs["Repr-Digest"] == repr_digest(data)
+    assert http_request(s.port, "GET", "/models/big/other.data")[0] == 404
+    assert http_request(s.port, "GET", "/models/none/model.onnx")[0] == 404
+    # The store's own dotfiles (digest sidecars) are not files of the model.
+    assert http_request(s.port, "GET", "/models/big/.big.data.sha256")[0] == 400

@@ -208,3 +208,42 @@ def test_two_replicas_sharing_a_data_dir_build_identical_requests_once(tmp_path,
     finally:
         for r in started:
             r.stop()
+
+
+def entry_sha256(data_dir, key):
+    with open(os.path.join(data_dir, "engine-cache", "v1", key, "entry.json")) as f:
+        return json.load(f)["engine"]["sha256"]
+
+
+def test_the_record_digest_and_etag_are_the_cache_entrys_never_a_hash_of_the_placed_engine(service, model):
+    """Issue 38: a placed engine damaged in place (one byte flipped, size kept, its
+    sidecar gone so nothing cached in the folder could hide it) is served with the digest
+    the engine cache recorded, so a client that checks the body (RFC 9530 §3
+    Repr-Digest, RFC 9110 §8.8.3 ETag) sees the damage."""
+    import base64
+    import hashlib
+    s = service()
+    first = finished(s, s.submit(request(model)))
+    second = finished(s, s.submit(request(model)))
+    recorded = entry_sha256(s.data_dir, first["cache"]["key"])
+    assert first["engine"]["sha256"] == second["engine"]["sha256"] == recorded
+    path = second["engine"]["path"]
+    sidecar = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".sha256")
+    with open(sidecar) as f:
+        assert f.read().split()[0] == recorded
+    os.remove(sidecar)
+    os.chmod(path, 0o600)
+    with open(path, "r+b") as f:
+        placed = f.read()
+        f.seek(len(placed) // 2)
+        f.write(bytes([placed[len(placed) // 2] ^ 0xFF]))
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30)
+    conn.request("GET", f"/builds/{second['id']}/engine")
+    res = conn.getresponse()
+    body, headers = res.read(), dict(res.getheaders())
+    conn.close()
+    assert res.status == 200
+    assert headers["ETag"] == f'"{recorded}"'
+    assert headers["Repr-Digest"] == "sha-256=:" + base64.b64encode(bytes.fromhex(recorded)).decode() + ":"
+    assert hashlib.sha256(body).hexdigest() != recorded, "the damaged bytes differ from the recorded digest"

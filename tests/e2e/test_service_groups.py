@@ -6,6 +6,7 @@ names, a bad request is refused whole (nothing recorded), and a group cancel can
 every member. The CUDA driver stand-in gives this host "Fake GPU H" (9.0) and "Fake GPU
 A" (8.0); real builds run on the trtwatch built against the TensorRT double. On a real
 Slurm cluster: test_slurm_groups.py."""
+import base64
 import hashlib
 import json
 import os
@@ -68,11 +69,19 @@ def test_a_group_of_two_targets_ends_with_two_engines_and_their_manifest(tmp_pat
         assert final["state"] == "succeeded", final
         names = {"9.0": "resnet50.h200.sm90.engine", "8.0": "resnet50.a100.sm80.engine"}
         assert [m["engine_name"] for m in final["members"]] == [names["9.0"], names["8.0"]]
-        assert final["manifest"] == {"cc_model_filenames": names}
+        # Each engine's SHA-256 and size beside Triton's map, as its download carries them.
+        records = {m["engine_name"]: s.get(m["build"]) for m in final["members"]}
+        assert final["manifest"] == {"cc_model_filenames": names,
+                                     "engines": {name: {"sha256": r["engine"]["sha256"], "size": r["engine"]["size"]}
+                                                 for name, r in records.items()}}
         contract("GroupDocument").validate(final)
         contract("BuildRecord").validate(s.get(final["members"][0]["build"]))
-        status, manifest, _ = s.request("GET", f"/groups/{gid}/manifest")
+        status, manifest, headers = s.request("GET", f"/groups/{gid}/manifest")
         assert status == 200 and manifest == final["manifest"]
+        # The manifest itself carries its digest (RFC 9530 §3) and the same as a strong ETag.
+        raw = download(s, f"/groups/{gid}/manifest")[1]
+        assert headers["Repr-Digest"] == "sha-256=:" + base64.b64encode(hashlib.sha256(raw).digest()).decode() + ":"
+        assert headers["ETag"] == f'"{hashlib.sha256(raw).hexdigest()}"'
 
         # Each member is a build of its own, routed to the device of its type, and says its group.
         for member in final["members"]:
@@ -83,6 +92,7 @@ def test_a_group_of_two_targets_ends_with_two_engines_and_their_manifest(tmp_pat
             assert status == 200 and headers["Content-Disposition"] == \
                 f"attachment; filename=\"{member['engine_name']}\""
             assert hashlib.sha256(body).hexdigest() == record["engine"]["sha256"]
+            assert headers["Repr-Digest"] == "sha-256=:" + base64.b64encode(hashlib.sha256(body).digest()).decode() + ":"
         status, listed, _ = s.request("GET", f"/builds?group={gid}")
         assert status == 200 and [b["id"] for b in listed["builds"]] == [m["build"] for m in final["members"]]
 
@@ -175,7 +185,7 @@ def test_cancelling_a_group_cancels_every_member(tmp_path, driver):
         for member in final["members"]:
             assert s.get(member["build"])["cancel"]["reason"] == "api"
         # Ended with no engine: the manifest maps nothing.
-        assert final["manifest"] == {"cc_model_filenames": {}}
+        assert final["manifest"] == {"cc_model_filenames": {}, "engines": {}}
         status, listed, _ = s.request("GET", f"/builds?group={gid}&status=cancelled")
         assert status == 200 and len(listed["builds"]) == 2
         status, listed, _ = s.request("GET", "/builds")
@@ -244,7 +254,7 @@ def test_any_replica_answers_a_group_and_cancels_it(tmp_path, driver, pg):
         assert status == 202, after
         for s in (a, b):
             final = wait_group(s, gid, timeout=30)
-            assert final["state"] == "cancelled" and final["manifest"] == {"cc_model_filenames": {}}, final
+            assert final["state"] == "cancelled" and final["manifest"] == {"cc_model_filenames": {}, "engines": {}}, final
     finally:
         b.stop()
         a.stop()

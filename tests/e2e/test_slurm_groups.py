@@ -63,7 +63,8 @@ def test_a_group_of_three_targets_ends_with_three_engines_built_on_their_nodes_a
         assert final["state"] == "succeeded", (final, [s.get(m["build"])["error"] for m in final["members"]])
         expected = {"9.0": "resnet50.h200.sm90.engine", "8.0": "resnet50.a100.sm80.engine",
                     "8.9": "resnet50.l4.sm89.engine"}
-        assert final["manifest"] == {"cc_model_filenames": expected}
+        assert final["manifest"]["cc_model_filenames"] == expected
+        assert sorted(final["manifest"]["engines"]) == sorted(expected.values())
         status, manifest, _ = s.request("GET", f"/groups/{gid}/manifest")
         assert status == 200 and manifest == final["manifest"]
         for member in final["members"]:

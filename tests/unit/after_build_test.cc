@@ -10,6 +10,7 @@
 
 #include "builds/build_record.h"
 #include "builds/build_request.h"
+#include "cache/engine_cache.h"
 #include "builds/stores/record_store.h"
 #include "builds/stores/sqlite_store.h"
 
@@ -47,7 +48,7 @@ TEST_F(AfterBuildTest, ASucceededEngineIsMovedIntoPlaceAndHashed) {
   r.id = "b-1";
   r.state = BuildState::kSucceeded;
   Write(after_->PartialEngine(r.id), "engine bytes");
-  after_->StoreEngine(r);
+  after_->StoreEngine(r, "");
   EXPECT_EQ(r.state, BuildState::kSucceeded);
   EXPECT_EQ(r.engine, after_->engine_dir() + "/b-1.engine");
   EXPECT_EQ(r.engine_bytes, 12u);
@@ -60,12 +61,44 @@ TEST_F(AfterBuildTest, ASucceededEngineIsMovedIntoPlaceAndHashed) {
   EXPECT_EQ(a.file.size, 12u);
 }
 
+// Why: a placed engine damaged in place must be served with the digest it should have,
+// so the record's digest and ETag come from the engine cache's verified entry, never
+// from hashing the placed file (issue 38).
+TEST_F(AfterBuildTest, AnEngineFromTheCacheTakesTheEntrysDigestNotTheBytesPlaced) {
+  const std::string cache_dir = dir_ + "/engine-cache";
+  const cache::OpenOutcome opened = cache::EngineCache::Open(cache_dir);
+  ASSERT_TRUE(opened.cache) << opened.error;
+  const keys::BuildKey key{std::string(64, 'd'), {{"model", "m"}}};
+  ASSERT_TRUE(opened.cache->StoreBytes(key, "m", "engine bytes", 1.0).stored);
+  const std::optional<cache::CacheEntry> entry = opened.cache->Recorded(key.digest);
+  ASSERT_TRUE(entry);
+  BuildRecord r;
+  r.id = "b-4";
+  r.state = BuildState::kSucceeded;
+  r.cache = RecordCache{"hit", key.digest, 1.0, 1.0};
+  Write(after_->PartialEngine(r.id), "ENGINE BYTES");  // damaged on the way: same size, other bytes
+  after_->StoreEngine(r, cache_dir);
+  EXPECT_EQ(r.engine_sha256, entry->sha256);
+  EXPECT_EQ(r.engine_bytes, 12u);
+  const ArtifactResult a = after_->Artifact(r, ArtifactKind::kEngine);
+  ASSERT_EQ(a.outcome, ArtifactOutcome::kFound) << a.error;
+  EXPECT_EQ(a.file.sha256, entry->sha256);  // what the download's ETag and Repr-Digest say
+  // No entry for the key (pruned, or a build that kept none): the placed file, hashed once.
+  BuildRecord other = r;
+  other.id = "b-5";
+  other.cache = RecordCache{"miss", std::string(64, 'f'), std::nullopt, std::nullopt};
+  Write(after_->PartialEngine(other.id), "ENGINE BYTES");
+  after_->StoreEngine(other, cache_dir);
+  EXPECT_NE(other.engine_sha256, entry->sha256);
+  EXPECT_EQ(other.engine_sha256.size(), 64u);
+}
+
 // Why: "succeeded" without an engine would hand clients a 404 for a build that says it worked.
 TEST_F(AfterBuildTest, SuccessWithoutAnEngineFailsTheBuild) {
   BuildRecord r;
   r.id = "b-2";
   r.state = BuildState::kSucceeded;
-  after_->StoreEngine(r);
+  after_->StoreEngine(r, "");
   EXPECT_EQ(r.state, BuildState::kFailed);
   EXPECT_EQ(r.error, "the worker reported success but left no engine at " + after_->PartialEngine("b-2"));
 }

@@ -97,8 +97,12 @@ std::vector<GroupMember> Members(std::vector<BuildState> states) {
   std::vector<GroupMember> members;
   const GroupIndex index = Index();
   for (size_t i = 0; i < states.size(); ++i) {
-    GroupMember m{index.members[i].target, index.members[i].build, states[i], index.members[i].compute_capability, ""};
-    if (states[i] == BuildState::kSucceeded) m.engine_name = GroupEngineName(index.model, m.target, m.compute_capability);
+    GroupMember m{index.members[i].target, index.members[i].build, states[i], index.members[i].compute_capability, "", "", 0};
+    if (states[i] == BuildState::kSucceeded) {
+      m.engine_name = GroupEngineName(index.model, m.target, m.compute_capability);
+      m.engine_sha256 = std::string(64, static_cast<char>('a' + i));
+      m.engine_bytes = 1000 + i;
+    }
     members.push_back(m);
   }
   return members;
@@ -120,13 +124,20 @@ TEST(BuildGroupTest, TheGroupsStateFollowsItsMembers) {
 TEST(BuildGroupTest, TheManifestMapsEachCapabilityToItsEngineOnceEveryMemberEnded) {
   using S = BuildState;
   EXPECT_TRUE(GroupManifest(Members({S::kSucceeded, S::kRunning, S::kSucceeded})).is_null());
+  const json h200 = {{"sha256", std::string(64, 'a')}, {"size", 1000}};
+  const json a100 = {{"sha256", std::string(64, 'b')}, {"size", 1001}};
+  const json l4 = {{"sha256", std::string(64, 'c')}, {"size", 1002}};
+  // With each engine's digest and size, as its download carries them.
   EXPECT_EQ(GroupManifest(Members({S::kSucceeded, S::kSucceeded, S::kSucceeded})),
             (json{{"cc_model_filenames",
                    {{"9.0", "resnet50.h200.sm90.engine"}, {"8.0", "resnet50.a100.sm80.engine"},
-                    {"8.9", "resnet50.l4.sm89.engine"}}}}));
+                    {"8.9", "resnet50.l4.sm89.engine"}}},
+                  {"engines", {{"resnet50.h200.sm90.engine", h200}, {"resnet50.a100.sm80.engine", a100},
+                               {"resnet50.l4.sm89.engine", l4}}}}));
   // A member without an engine is left out.
   EXPECT_EQ(GroupManifest(Members({S::kSucceeded, S::kFailed, S::kSucceeded})),
-            (json{{"cc_model_filenames", {{"9.0", "resnet50.h200.sm90.engine"}, {"8.9", "resnet50.l4.sm89.engine"}}}}));
+            (json{{"cc_model_filenames", {{"9.0", "resnet50.h200.sm90.engine"}, {"8.9", "resnet50.l4.sm89.engine"}}},
+                  {"engines", {{"resnet50.h200.sm90.engine", h200}, {"resnet50.l4.sm89.engine", l4}}}}));
 }
 
 TEST(BuildGroupTest, AMemberIsReadFromItsRecordAndAMissingOneCountsAsInterrupted) {
@@ -135,6 +146,8 @@ TEST(BuildGroupTest, AMemberIsReadFromItsRecordAndAMissingOneCountsAsInterrupted
   r.id = "b_1";
   r.state = BuildState::kSucceeded;
   r.engine = "/data/engines/b_1.engine";
+  r.engine_sha256 = std::string(64, 'e');
+  r.engine_bytes = 4096;
   r.group = GroupTag{index.id, "h200"};
   BuildRecord stored;
   ASSERT_TRUE(RecordFromJson(RecordToJson(r), &stored));
@@ -142,6 +155,8 @@ TEST(BuildGroupTest, AMemberIsReadFromItsRecordAndAMissingOneCountsAsInterrupted
   const GroupMember ok = MemberFromRecord(index, index.members[0], RecordToJson(r));
   EXPECT_EQ(ok.state, BuildState::kSucceeded);
   EXPECT_EQ(ok.engine_name, "resnet50.h200.sm90.engine");
+  EXPECT_EQ(ok.engine_sha256, std::string(64, 'e'));  // the record's digest, for the manifest
+  EXPECT_EQ(ok.engine_bytes, 4096u);
   r.engine.clear();  // a simulated build: no engine, no name
   EXPECT_EQ(MemberFromRecord(index, index.members[0], RecordToJson(r)).engine_name, "");
   EXPECT_EQ(MemberFromRecord(index, index.members[1], "").state, BuildState::kInterrupted);

@@ -151,6 +151,25 @@ std::optional<ModelInfo> ArtifactStore::Describe(std::string_view name, std::str
   return ReadModel(folder, error);
 }
 
+ArtifactStore::FileLookup ArtifactStore::FindFile(std::string_view model, std::string_view file) const {
+  FileLookup found;
+  const std::string shown = "\"" + std::string(model) + "/" + std::string(file) + "\"";
+  if (!ArtifactNameError(model, "model name").empty() || !ArtifactNameError(file, "file name").empty()) {
+    found.error = "no uploaded file " + shown + "; list a model's files with GET /models/NAME";
+    return found;
+  }
+  found.path = (fs::path(models_dir()) / std::string(model) / std::string(file)).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(found.path, ec))) {
+    found.error = "no uploaded file " + shown + "; list a model's files with GET /models/NAME";
+    return found;
+  }
+  StoredFile stored;
+  if (!FileDigest(found.path, &stored, &found.error)) return found;
+  found.file = std::move(stored);
+  return found;
+}
+
 std::vector<ModelInfo> ArtifactStore::List(std::string* error) {
   std::vector<ModelInfo> models;
   std::error_code ec;

@@ -92,6 +92,14 @@ class ArtifactStore {
   std::unique_ptr<Upload> BeginUpload(std::string_view model, std::string_view file, bool* bad_name,
                                       std::string* error);
   std::optional<ModelInfo> Describe(std::string_view name, std::string* error);
+  // One uploaded file of a model for a download: its path and digest (from its
+  // sidecar, written when it was received), or why there is none.
+  struct FileLookup {
+    std::string path;
+    std::optional<StoredFile> file;  // absent: `error` says why
+    std::string error;
+  };
+  [[nodiscard]] FileLookup FindFile(std::string_view model, std::string_view file) const;
   std::vector<ModelInfo> List(std::string* error);
   enum class RemoveOutcome { kRemoved, kNotFound, kFailed };
   RemoveOutcome Remove(std::string_view name, std::string* error);
