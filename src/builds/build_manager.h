@@ -179,9 +179,11 @@ class BuildManager {
   const std::string& storage_error() const { return writer_.error(); }
   // Writes the records that could not be stored; returns storage_healthy().
   bool RetryUnsaved();
-  // Cancel on behalf of another front end (the MCP server): `reason` ("api", "budget")
-  // and `message` are what the record keeps, instead of POST /builds/{id}/cancel's.
-  CancelResult CancelFor(const std::string& id, const std::string& reason, const std::string& message);
+  // Cancel on behalf of another front end (the MCP server) or of a build group:
+  // `reason` ("api", "budget", "group") and `message` are what the record and the
+  // stream keep, instead of POST /builds/{id}/cancel's; `grace` as Cancel's body gives it.
+  CancelResult CancelFor(const std::string& id, const std::string& reason, const std::string& message,
+                         std::optional<double> grace = std::nullopt);
 
   struct Subscription {
     bool found = false;
