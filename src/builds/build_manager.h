@@ -270,6 +270,17 @@ class BuildManager {
   // The stream's build_finish held for the executor's verdict, as the verdict says (or
   // as the worker wrote it, without one).
   void ReleaseHeldFinish(Active& build, const std::optional<EndVerdict>& verdict);
+  // A stop the service did not ask for, of a worker whose executor judges such ends (a
+  // Slurm job cancelled from outside, its time limit): the worker's cancel_requested
+  // and every event after it wait for the verdict, so that the log says who stopped it
+  // (builds/executors/executor.h, JudgesUnsuccessfulEnds).
+  bool HoldsOutsideStop(Active& build, const Event& event, const std::string& json_line);
+  void ReleaseOutsideStop(Active& build, const std::optional<EndVerdict>& verdict);
+  // The executor's verdict on a worker that ended; for a stop from outside without
+  // one, the outside cancel it was.
+  std::optional<EndVerdict> JudgeEnd(Active& build);
+  // The record's cancel of a build stopped from outside (reason slurm_cancelled).
+  void NoteOutsideCancel(Active& build, const EndVerdict& verdict);
   void Flush(Active& build);
   void Reap(const std::string& id);
   // The worker is gone: the record says how the build ended, as the executor judged
