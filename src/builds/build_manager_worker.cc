@@ -222,7 +222,8 @@ void BuildManager::ReleaseOutsideStop(Active& b, const std::optional<EndVerdict>
 std::optional<EndVerdict> BuildManager::JudgeEnd(Active& b) {
   std::optional<EndVerdict> verdict = b.worker->Judge(
       {b.saw_finish, StateFromStatus(b.finish.status), b.record.state == BuildState::kCancelling});
-  if (verdict || !b.outside_stop) return verdict;
+  // The service asked a cancel too (after the outside signal): its own cancel's account stands.
+  if (verdict || !b.outside_stop || b.record.state == BuildState::kCancelling) return verdict;
   if (b.saw_finish && b.finish.status != BuildStatus::kCancelled) return std::nullopt;  // it ended as it says
   // Signalled from outside without the job being cancelled (scancel --signal=TERM):
   // stopped all the same, by someone other than the service.
