@@ -22,10 +22,13 @@ bool ParseBuildStatus(std::string_view name, BuildStatus* status);
 
 // Why a cancel was requested: a person (kUser), a process signal (kSignal: Ctrl+C,
 // SIGTERM), the build's time budget (kTimeout), a silence longer than the stall
-// timeout (kStall), a program through an API (kApi), a caller's budget (kBudget).
-enum class CancelReason : uint8_t { kUser, kSignal, kTimeout, kStall, kApi, kBudget };
+// timeout (kStall), a program through an API (kApi), a caller's budget (kBudget); the
+// build service's own: a cancel of the build's group (kGroup), a Slurm job stopped by
+// Slurm without trtwatch asking (kSlurmCancelled: scancel, an administrator). Appended
+// only: a value's number never changes.
+enum class CancelReason : uint8_t { kUser, kSignal, kTimeout, kStall, kApi, kBudget, kGroup, kSlurmCancelled };
 
-// "user", "signal", "timeout", "stall", "api", "budget".
+// "user", "signal", "timeout", "stall", "api", "budget", "group", "slurm_cancelled".
 std::string_view CancelReasonName(CancelReason reason);
 bool ParseCancelReason(std::string_view name, CancelReason* reason);
 

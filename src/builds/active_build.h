@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/steady_timer.hpp>
@@ -42,6 +43,12 @@ struct ActiveBuild {
   bool saw_finish = false;
   Event finish;
   bool finish_held = false;  // `finish` waits for the executor's verdict (Finish relays it)
+  // A stop from outside (HoldsOutsideStop): its cancel_requested and what followed it,
+  // waiting for the verdict; `outside_stop_at` is when it came (Unix seconds).
+  bool outside_stop = false;
+  bool outside_released = false;  // the held events went out (the verdict, or too many to hold)
+  std::vector<std::pair<Event, std::string>> outside_held;  // each with its JSON line
+  double outside_stop_at = 0;
   bool forced_kill = false;     // killed after the cancel grace (or a second service signal)
   std::string storage_failure;  // set when its events could not be stored: the build is stopped
   bool fenced = false;          // another replica concluded it: this one writes nothing more of it

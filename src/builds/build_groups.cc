@@ -137,7 +137,8 @@ GroupResult BuildGroups::Cancel(const std::string& gid, std::string_view body) {
   std::string unavailable;
   for (const GroupMember& m : loaded.members) {
     if (IsFinal(m.state)) continue;
-    const CancelResult r = manager_.Cancel(m.build, body);
+    // Each member says what stopped it: its group's cancel, not one of its own.
+    const CancelResult r = manager_.CancelFor(m.build, "group", "cancelled by POST /groups/" + gid + "/cancel", grace);
     if (r.outcome == CancelOutcome::kUnavailable) unavailable = r.error;
   }
   if (!unavailable.empty()) return {GroupOutcome::kUnavailable, "", unavailable, gid};

@@ -175,9 +175,11 @@ class BuildManager {
   const std::string& storage_error() const { return writer_.error(); }
   // Writes the records that could not be stored; returns storage_healthy().
   bool RetryUnsaved();
-  // Cancel on behalf of another front end (the MCP server): `reason` ("api", "budget")
-  // and `message` are what the record keeps, instead of POST /builds/{id}/cancel's.
-  CancelResult CancelFor(const std::string& id, const std::string& reason, const std::string& message);
+  // Cancel on behalf of another front end (the MCP server) or of a build group:
+  // `reason` ("api", "budget", "group") and `message` are what the record and the
+  // stream keep, instead of POST /builds/{id}/cancel's; `grace` as Cancel's body gives it.
+  CancelResult CancelFor(const std::string& id, const std::string& reason, const std::string& message,
+                         std::optional<double> grace = std::nullopt);
 
   struct Subscription {
     bool found = false;
@@ -264,6 +266,17 @@ class BuildManager {
   // The stream's build_finish held for the executor's verdict, as the verdict says (or
   // as the worker wrote it, without one).
   void ReleaseHeldFinish(Active& build, const std::optional<EndVerdict>& verdict);
+  // A stop the service did not ask for, of a worker whose executor judges such ends (a
+  // Slurm job cancelled from outside, its time limit): the worker's cancel_requested
+  // and every event after it wait for the verdict, so that the log says who stopped it
+  // (builds/executors/executor.h, JudgesUnsuccessfulEnds).
+  bool HoldsOutsideStop(Active& build, const Event& event, const std::string& json_line);
+  void ReleaseOutsideStop(Active& build, const std::optional<EndVerdict>& verdict);
+  // The executor's verdict on a worker that ended; for a stop from outside without
+  // one, the outside cancel it was.
+  std::optional<EndVerdict> JudgeEnd(Active& build);
+  // The record's cancel of a build stopped from outside (reason slurm_cancelled).
+  void NoteOutsideCancel(Active& build, const EndVerdict& verdict);
   void Flush(Active& build);
   void Reap(const std::string& id);
   // The worker is gone: the record says how the build ended, as the executor judged

@@ -150,9 +150,10 @@ void BuildManager::StartGraceTimer(Active& b, double seconds) {
 }
 
 
-CancelResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message) {
+CancelResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message,
+                                     std::optional<double> grace) {
   // The message quotes the client's reason.
-  return CancelBuild(id, CancelAsk{std::nullopt, reason, ValidBoundedText(message, kMaxClientText)});
+  return CancelBuild(id, CancelAsk{grace, reason, ValidBoundedText(message, kMaxClientText)});
 }
 
 

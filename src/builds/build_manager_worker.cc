@@ -33,6 +33,13 @@ constexpr size_t kStderrDrain = 1 << 20;  // more than a pipe holds: all an exit
 // A build's record is written for a new estimate at most this often.
 constexpr double kEstimateStoreSeconds = 2;
 
+// The record's cancel "latency", from build_finish's cancel_latency.
+std::string RecordCancelLatencyJson(const CancelLatency& latency) {
+  return json{{"to_first_false", latency.to_first_false ? json(*latency.to_first_false) : json(nullptr)},
+              {"to_return", latency.to_return}}
+      .dump();
+}
+
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
@@ -121,7 +128,8 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
   if (line.empty() || b.fenced) return;
   Event event;
   std::string error;
-  if (!EventFromJson(line, &event, &error) || event.seq <= b.record.last_seq || b.saw_finish) {
+  const uint64_t last_seq = b.outside_held.empty() ? b.record.last_seq : b.outside_held.back().first.seq;
+  if (!EventFromJson(line, &event, &error) || event.seq <= last_seq || b.saw_finish) {
     ++b.bad_lines;  // not the protocol, out of order, or after the end: not relayed
     return;
   }
@@ -143,6 +151,7 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
       return;
     }
   }
+  if (HoldsOutsideStop(b, event, json_line)) return;
   Relay(b, event, json_line);
   // Record watchers (and other replicas) see a new range, at most every few seconds:
   // the feed may send several a second at phase changes; the end stores the last one.
@@ -169,6 +178,73 @@ void BuildManager::ReleaseHeldFinish(Active& b, const std::optional<EndVerdict>&
   }
   Relay(b, finish, EventToJson(finish));
   Flush(b);
+}
+
+bool BuildManager::HoldsOutsideStop(Active& b, const Event& event, const std::string& json_line) {
+  // The worker reports a signal as a cancel; one the service did not send (no cancel of
+  // its own in the record) came from the scheduler or someone using it.
+  if (!b.outside_stop) {
+    if (event.type != EventType::kCancelRequested || event.reason != CancelReason::kSignal ||
+        !b.record.cancel_reason.empty() || !b.worker || !b.worker->JudgesUnsuccessfulEnds()) {
+      return false;
+    }
+    b.outside_stop = true;
+    b.outside_stop_at = NowUnix();
+  }
+  if (b.outside_released) return false;
+  b.outside_held.emplace_back(event, json_line);
+  // A worker that goes on talking after the signal: bounded; what it said so far goes out.
+  constexpr size_t kMaxHeldEvents = 10000;
+  if (b.outside_held.size() >= kMaxHeldEvents) ReleaseOutsideStop(b, std::nullopt);
+  return true;
+}
+
+void BuildManager::ReleaseOutsideStop(Active& b, const std::optional<EndVerdict>& verdict) {
+  if (!b.outside_stop || b.outside_released) return;
+  b.outside_released = true;
+  // Slurm's time limit is the job's time budget; anything else stopped it from outside.
+  const bool time_limit = verdict && verdict->reason == "slurm_time_limit";
+  const std::string message =
+      verdict ? verdict->error : "stopped by a signal trtwatch did not send (scancel, or an administrator)";
+  std::vector<std::pair<Event, std::string>> held = std::move(b.outside_held);
+  b.outside_held.clear();
+  for (auto& [event, json_line] : held) {
+    if (event.type == EventType::kCancelRequested) {
+      event.reason = time_limit ? CancelReason::kTimeout : CancelReason::kSlurmCancelled;
+      event.message = ValidUtf8(message);
+      json_line = EventToJson(event);
+    }
+    Relay(b, event, json_line);
+  }
+  Flush(b);
+}
+
+std::optional<EndVerdict> BuildManager::JudgeEnd(Active& b) {
+  std::optional<EndVerdict> verdict = b.worker->Judge(
+      {b.saw_finish, StateFromStatus(b.finish.status), b.record.state == BuildState::kCancelling});
+  // The service asked a cancel too (after the outside signal): its own cancel's account stands.
+  if (verdict || !b.outside_stop || b.record.state == BuildState::kCancelling) return verdict;
+  if (b.saw_finish && b.finish.status != BuildStatus::kCancelled) return std::nullopt;  // it ended as it says
+  // Signalled from outside without the job being cancelled (scancel --signal=TERM):
+  // stopped all the same, by someone other than the service.
+  const std::string& job = b.worker->place().job.id;
+  return EndVerdict{BuildState::kCancelled, "slurm_cancelled",
+                    (job.empty() ? std::string("its job") : "Slurm job " + job) +
+                        " was stopped by a signal trtwatch did not send (scancel --signal, or an administrator)"};
+}
+
+void BuildManager::NoteOutsideCancel(Active& b, const EndVerdict& verdict) {
+  BuildRecord& r = b.record;
+  if (verdict.reason != "slurm_cancelled" || !r.cancel_reason.empty()) return;
+  r.cancel_reason = "slurm_cancelled";
+  r.cancel_message = ValidBoundedText(verdict.error, kMaxClientText);
+  r.cancel_requested_at = b.outside_stop_at > 0 ? b.outside_stop_at : NowUnix();
+  r.cancel_grace = 0;  // Slurm's own (its KillWait), not the service's
+  // Cooperative when the worker itself reported its end; else Slurm killed it.
+  r.cancel_stop = b.saw_finish ? "cooperative" : "forced";
+  if (b.saw_finish && b.finish.cancel_latency) {
+    r.cancel_latency_json = RecordCancelLatencyJson(*b.finish.cancel_latency);
+  }
 }
 
 void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
@@ -228,8 +304,8 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   b.err_tail += b.worker->DiagnosticsNow(kStderrDrain);
   KeepStderrTail(&b.err_tail);
   Flush(b);
-  const std::optional<EndVerdict> verdict = b.worker->Judge(
-      {b.saw_finish, StateFromStatus(b.finish.status), b.record.state == BuildState::kCancelling});
+  const std::optional<EndVerdict> verdict = JudgeEnd(b);
+  ReleaseOutsideStop(b, verdict);  // what came after an outside stop's signal, before any ending
   b.record.job = b.worker->place().job;
   b.worker.reset();
   b.record.worker_pid = 0;
@@ -243,6 +319,7 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   if (verdict && b.storage_failure.empty()) {
     // The scheduler ended it (a node that failed, its time limit, a cancel from outside):
     // what the executor says it was, whatever the stream said or left unsaid.
+    NoteOutsideCancel(b, *verdict);
     if (b.saw_finish) {
       ReleaseHeldFinish(b, verdict);
     } else {
@@ -286,13 +363,7 @@ void BuildManager::EndAsReported(Active& b) {
   // The worker only saw the SIGTERM that carried the service's cancel; the record
   // keeps the reason the client gave.
   if (r.state == BuildState::kCancelled && !r.cancel_message.empty()) r.error = r.cancel_message;
-  if (b.finish.cancel_latency) {
-    const auto& latency = *b.finish.cancel_latency;
-    r.cancel_latency_json =
-        json{{"to_first_false", latency.to_first_false ? json(*latency.to_first_false) : json(nullptr)},
-             {"to_return", latency.to_return}}
-            .dump();
-  }
+  if (b.finish.cancel_latency) r.cancel_latency_json = RecordCancelLatencyJson(*b.finish.cancel_latency);
   if (r.state == BuildState::kSucceeded && b.request.simulate.empty()) {  // simulations write no engine
     after_.StoreEngine(r, engine_cache_dir());
     if (r.state == BuildState::kSucceeded) after_.StoreTimingCache(r, b.request);

@@ -26,7 +26,7 @@ std::optional<CancelAsk> CancelAskFromJson(const std::string& text) {
   }
   CancelAsk ask;
   ask.reason = reason->get<std::string>();
-  if (ask.reason != "api" && ask.reason != "budget") return std::nullopt;
+  if (ask.reason != "api" && ask.reason != "budget" && ask.reason != "group") return std::nullopt;
   ask.message = ValidBoundedText(message->get<std::string>(), kMaxClientText);
   if (!grace->is_null()) {
     if (!grace->is_number()) return std::nullopt;

@@ -14,7 +14,8 @@ namespace trtwatch::builds {
 
 struct CancelAsk {
   std::optional<double> grace;  // none: the service's --cancel-grace
-  std::string reason;           // "api" | "budget"; empty: the manager's own ("api", or "signal" when stopping)
+  std::string reason;           // "api" | "budget" | "group"; empty: the manager's own ("api"; "signal" when
+                                // stopping)
   std::string message;          // what the record and the stream say; empty with an empty reason
 };
 

@@ -83,7 +83,8 @@ bool AdjustWorkerEvent(const BuildRecord& record, Event* event) {
     return true;
   }
   if (event->type == EventType::kCancelRequested && service_cancel && event->reason == CancelReason::kSignal) {
-    event->reason = record.cancel_reason == "api" ? CancelReason::kApi : CancelReason::kSignal;
+    // "api", "budget", "group", "signal", "slurm_cancelled": each told as itself.
+    if (!ParseCancelReason(record.cancel_reason, &event->reason)) event->reason = CancelReason::kSignal;
     event->message = record.cancel_message;
     return true;
   }

@@ -9,8 +9,8 @@
 namespace trtwatch {
 
 namespace {
-constexpr std::array<std::string_view, 6> kReasonNames = {"user",    "signal", "timeout",
-                                                          "stall",   "api",    "budget"};
+constexpr std::array<std::string_view, 8> kReasonNames = {"user", "signal", "timeout", "stall",
+                                                          "api",  "budget", "group",   "slurm_cancelled"};
 }  // namespace
 
 std::string_view CancelReasonName(CancelReason reason) {

@@ -6,7 +6,8 @@
 // successful Commit() (an error, a full disk, a cancelled build, an exception, the
 // object going away) removes the temporary file and leaves the target untouched.
 // A process killed outright (SIGKILL, power loss) can leave a temporary file named
-// ".NAME.trtwatch-XXXXXX" behind, never a partial NAME. A large file is handed to the
+// ".NAME.trtwatch-XXXXXXXX" behind, never a partial NAME (RemoveAbandonedTempFiles
+// clears them). A large file is handed to the
 // disk while it is written (Linux: every 8 MiB), so Commit's flush waits for its last
 // few MiB instead of the whole file (an uploaded model, an engine: seconds per GiB).
 //
@@ -49,6 +50,9 @@ class AtomicFile {
 
   const std::string& target() const { return target_; }
   const std::string& temp_path() const { return temp_path_; }
+  // Whether the last failure was the disk (or the user's quota) being full: ENOSPC or
+  // EDQUOT from a write or the flush (Windows: ENOSPC).
+  bool out_of_space() const { return out_of_space_; }
 
  private:
   AtomicFile(std::string target, std::string temp_path, int fd);
@@ -60,9 +64,17 @@ class AtomicFile {
   int fd_;
   bool committed_ = false;
   bool linked_ = false;             // the temporary name is a hard link (LinkFrom)
+  bool out_of_space_ = false;       // a write or the flush found the disk full
   uint64_t written_ = 0;           // bytes written so far
   uint64_t writeback_started_ = 0;  // bytes handed to the disk by StartWriteback
 };
+
+// Removes the temporary files of AtomicFiles in `folder` that no process writes any
+// more: those left by a process killed outright (see above). A temporary file is
+// locked while its AtomicFile lives (POSIX: flock, which NFS carries across hosts;
+// Windows: an open file cannot be deleted), so one that another live process (or this
+// one) writes is kept. Returns how many were removed.
+int RemoveAbandonedTempFiles(const std::string& folder);
 
 // Writes `data` to `target` through an AtomicFile.
 bool WriteFileAtomically(const std::string& target, std::string_view data, std::string* error);

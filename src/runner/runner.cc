@@ -364,6 +364,8 @@ int ExitCodeFor(const BuildResult& result, bool terminated_by_signal) {
       return terminated_by_signal ? exit_code::kTerminated : exit_code::kInterrupted;
     case CancelReason::kUser:
     case CancelReason::kApi:
+    case CancelReason::kGroup:
+    case CancelReason::kSlurmCancelled:
       return exit_code::kInterrupted;
   }
   return exit_code::kFailed;

@@ -6,6 +6,7 @@
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,12 +35,33 @@ awaitable<bool> SendError(ApiContext& api, beast::tcp_stream& stream, int status
   co_return co_await Send(stream, ToResponse(ErrorAnswer(status, message)), keep_alive, false, api.metrics);
 }
 
+// An upload the service could not store. The client learns what happened and what to do,
+// never the server's paths; the service's log gets the details (`detail` names them).
+// A full disk is 507 Insufficient Storage (RFC 4918 §11.5), anything else 500.
+awaitable<bool> SendStoreFailure(ApiContext& api, beast::tcp_stream& stream, const UploadTarget& target,
+                                 bool out_of_space, const std::string& detail, bool keep_alive) {
+  std::fprintf(stderr, "trtwatch serve: the upload of %s for model \"%s\" failed: %s\n", target.file.c_str(),
+               target.model.c_str(), detail.c_str());
+  const std::string what = "the service could not store " + target.file + " of model \"" + target.model + "\"";
+  if (out_of_space) {
+    co_return co_await SendError(api, stream, 507,
+                                 what + ": its disk is full (nothing was stored); free space on the volume of the "
+                                        "service's --artifact-dir, or remove models no longer needed (DELETE /models/"
+                                        "NAME), then send it again",
+                                 keep_alive);
+  }
+  co_return co_await SendError(api, stream, 500,
+                               what + " (a file system error on the server: its log says which; nothing was "
+                                      "stored); send it again, or ask the service's operator",
+                               keep_alive);
+}
+
 // Reads the rest of an upload's body into `upload`; false once an answer was sent or
 // the client went away (the connection closes).
 awaitable<bool> ReadUploadBody(ApiContext& api, beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                               http::request_parser<http::buffer_body>& parser, builds::Upload& upload) {
+                               http::request_parser<http::buffer_body>& parser, const UploadTarget& target,
+                               builds::Upload& upload) {
   std::vector<char> chunk(kUploadChunk);
-  std::string error;
   boost::system::error_code ec;
   while (!parser.is_done()) {
     parser.get().body().data = chunk.data();
@@ -48,9 +70,11 @@ awaitable<bool> ReadUploadBody(ApiContext& api, beast::tcp_stream& stream, beast
     co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
     if (ec == http::error::need_buffer) ec = {};
     const size_t received = chunk.size() - parser.get().body().size;
-    if (received > 0 && !upload.Write(std::string_view(chunk.data(), received), &error)) {
-      co_await SendError(api, stream, 500, "cannot store the upload: " + error, false);
-      co_return false;  // the upload's temporary file goes with it
+    if (received > 0) {
+      if (const Status written = upload.Write(std::string_view(chunk.data(), received)); !written.ok()) {
+        co_await SendStoreFailure(api, stream, target, upload.out_of_space(), written.error(), false);
+        co_return false;  // the upload's temporary file goes with it
+      }
     }
     if (ClientWentAway(ec)) co_return false;
     if (ec) {
@@ -117,8 +141,11 @@ awaitable<bool> ReceiveUpload(ApiContext& api, beast::tcp_stream& stream, beast:
   std::string error;
   std::unique_ptr<builds::Upload> upload = api.artifacts.BeginUpload(target.model, target.file, &bad_name, &error);
   if (!upload) {
-    const std::string message = bad_name ? error : "cannot store the upload: " + error;
-    co_await SendError(api, stream, bad_name ? 400 : 500, message, false);
+    if (bad_name) {
+      co_await SendError(api, stream, 400, error, false);
+    } else {
+      co_await SendStoreFailure(api, stream, target, false, error, false);
+    }
     co_return false;
   }
   http::request_parser<http::buffer_body> parser(std::move(head_parser));
@@ -127,13 +154,14 @@ awaitable<bool> ReceiveUpload(ApiContext& api, beast::tcp_stream& stream, beast:
   // Beast reads into `buffer` what its capacity allows, beyond 512 bytes only as it
   // grows: at its bounded size from the start, each read takes up to 32 KiB.
   buffer.reserve(buffer.max_size());
-  if (!co_await ReadUploadBody(api, stream, buffer, parser, *upload)) co_return false;
+  if (!co_await ReadUploadBody(api, stream, buffer, parser, target, *upload)) co_return false;
   builds::StoredFile stored;
   switch (upload->Commit(expected.sha256, &stored, &error)) {
     case builds::Upload::Outcome::kDigestMismatch:
       co_return co_await SendError(api, stream, 400, error, keep_alive);
+    case builds::Upload::Outcome::kNoSpace:
     case builds::Upload::Outcome::kFailed:
-      co_return co_await SendError(api, stream, 500, "cannot store the upload: " + error, keep_alive);
+      co_return co_await SendStoreFailure(api, stream, target, upload->out_of_space(), error, keep_alive);
     case builds::Upload::Outcome::kStored:
       break;
   }

@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import socket
+import subprocess
 import threading
 import time
 
@@ -273,7 +274,7 @@ def test_digest_headers_are_checked_and_a_mismatch_stores_nothing_rfc9530(tmp_pa
         assert status == 400 and "nothing was stored" in doc["error"]
         status, doc, _ = put(s, "/models/bad", data, {"X-Content-SHA256": "0" * 64})
         assert status == 400 and "nothing was stored" in doc["error"]
-        assert get_json(s, "/models/bad")[1]["files"] == []  # the folder holds no file
+        assert get_json(s, "/models/bad")[0] == 404  # a failed first upload leaves no model
         status, doc, _ = put(s, "/models/bad", data, {"Content-Digest": "sha-256=nope"})
         assert status == 400 and "RFC 9530" in doc["error"]
         # An earlier upload stays whole when a replacement's digest is wrong.
@@ -296,9 +297,9 @@ def test_size_limit_413_before_the_body_and_when_a_chunked_body_goes_over(tmp_pa
         statuses, data, closed = exchange(
             s.port, b"PUT /models/big HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + body, timeout=5)
         assert statuses == [413] and closed
-        assert get_json(s, "/models/big")[1]["files"] == []
+        assert get_json(s, "/models/big")[0] == 404
         folder = tmp_path / "data" / "artifacts" / "models" / "big"
-        assert not list(folder.iterdir())  # no temporary file left either
+        assert not folder.exists()  # no temporary file left either, nor an empty model
         # JSON routes keep their 64 KiB limit.
         status, doc = s.request("POST", "/builds", raw="x" * (65 * 1024))[:2]
         assert status == 413
@@ -337,7 +338,68 @@ def test_a_client_that_goes_away_mid_upload_leaves_nothing(tmp_path):
             time.sleep(0.3)
         time.sleep(0.3)
         folder = tmp_path / "data" / "artifacts" / "models" / "cut"
-        assert not list(folder.iterdir())
+        assert not folder.exists()
+        assert get_json(s, "/models")[1] == {"models": []}  # no empty model listed
+    finally:
+        s.stop()
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 1 MiB tmpfs (a real full disk: ENOSPC from write(2)); needs root to mount."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_an_upload_that_fills_the_disk_is_507_without_server_paths_rfc4918_11_5(tmp_path, tiny_disk):
+    s = Server(tmp_path, "--artifact-dir", str(tiny_disk / "artifacts")).start()
+    try:
+        for path in ("/models/big", "/models/small/weights.bin"):
+            status, doc, _ = put(s, path, pattern(3 * MiB))
+            assert status == 507, (status, doc)  # RFC 4918 §11.5 Insufficient Storage, not 500
+            error = doc["error"]
+            # What happened and the fix, but none of the server's paths.
+            assert "disk is full" in error and "nothing was stored" in error and "--artifact-dir" in error, error
+            assert str(tmp_path) not in error and "/" + "tiny" not in error and ".trtwatch-" not in error, error
+        assert "No space left on device" in s.log()  # the details go to the service's log
+        # Nothing listed, nothing left on the disk: the space is free again for an upload that fits.
+        assert get_json(s, "/models")[1] == {"models": []}
+        assert get_json(s, "/models/big")[0] == 404
+        assert not list((tiny_disk / "artifacts" / "models").iterdir())
+        status, doc, _ = put(s, "/models/big", pattern(200_000))
+        assert status == 201 and doc["complete"], doc
+    finally:
+        s.stop()
+
+
+def test_a_temporary_upload_file_of_a_killed_service_is_removed_at_its_next_start(tmp_path):
+    s = Server(tmp_path).start()
+    models = tmp_path / "data" / "artifacts" / "models"
+    try:
+        status, _, _ = put(s, "/models/kept", b"onnx")
+        assert status == 201
+        with socket.create_connection(("127.0.0.1", s.port)) as sock:
+            sock.sendall(b"PUT /models/cut HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n" +
+                         b"a" * 300_000)
+            deadline = time.time() + 10
+            while not list((models / "cut").glob(".model.onnx.trtwatch-*")) and time.time() < deadline:
+                time.sleep(0.02)
+            left = list((models / "cut").glob(".model.onnx.trtwatch-*"))
+            assert len(left) == 1, list((models / "cut").iterdir())
+            s.proc.kill()  # kill -9 mid-upload: its temporary file stays behind
+            s.proc.wait(timeout=10)
+        assert left[0].exists()
+        s = Server(tmp_path).start()  # the same data dir
+        assert not left[0].exists() and not (models / "cut").exists()
+        assert "removed 1 unfinished upload" in s.log(), s.log()[-2000:]
+        assert [m["name"] for m in get_json(s, "/models")[1]["models"]] == ["kept"]
     finally:
         s.stop()
 

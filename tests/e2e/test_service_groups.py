@@ -18,7 +18,7 @@ import service_client
 from conftest import SOURCE_DIR
 from group_client import download, group, wait_group
 from pg_server import pg  # noqa: F401  (the fixture)
-from service_client import Server
+from service_client import Server, SseReader, read_until
 from test_engine_cache import write_model
 from test_service_trust import _mcp_initialize, _mcp_post
 
@@ -172,6 +172,8 @@ def test_cancelling_a_group_cancels_every_member(tmp_path, driver):
         status, body, _ = s.request("GET", f"/groups/{gid}/manifest")
         assert status == 409 and "once every member has ended" in body["error"], body
 
+        for member in doc["members"]:  # both run, their workers past their start
+            read_until(SseReader(s.port, f"/builds/{member['build']}/events"), lambda e: e["event"] == "step")
         status, after, _ = s.request("POST", f"/groups/{gid}/cancel", {"grace": 5})
         assert status == 202, after
         assert after["id"] == gid and after["state"] in ("cancelling", "cancelled"), after
@@ -182,8 +184,18 @@ def test_cancelling_a_group_cancels_every_member(tmp_path, driver):
         status, api, _ = s.request("GET", "/openapi.json")
         assert {"/groups/{gid}", "/groups/{gid}/cancel", "/groups/{gid}/manifest",
                 "/groups/{gid}/engines/{name}"} <= set(api["paths"])
+        # Each member names the group's cancel (docs/api.md's reasons): not a cancel of its own.
         for member in final["members"]:
-            assert s.get(member["build"])["cancel"]["reason"] == "api"
+            record = s.get(member["build"])
+            cancel = record["cancel"]
+            assert cancel["reason"] == "group" and cancel["grace_seconds"] == 5, cancel
+            assert cancel["message"] == f"cancelled by POST /groups/{gid}/cancel", cancel
+            contract("BuildRecord").validate(record)
+            asked = [e["data"] for e in SseReader(s.port, record["events_url"]).read_all()
+                     if e["event"] == "cancel_requested"]
+            # Each worker's stop is told with the same reason.
+            assert [e["reason"] for e in asked] == ["group"], asked
+            assert all(e["message"] == cancel["message"] for e in asked), asked
         # Ended with no engine: the manifest maps nothing.
         assert final["manifest"] == {"cc_model_filenames": {}, "engines": {}}
         status, listed, _ = s.request("GET", f"/builds?group={gid}&status=cancelled")
@@ -255,6 +267,10 @@ def test_any_replica_answers_a_group_and_cancels_it(tmp_path, driver, pg):
         for s in (a, b):
             final = wait_group(s, gid, timeout=30)
             assert final["state"] == "cancelled" and final["manifest"] == {"cc_model_filenames": {}, "engines": {}}, final
+            # Carried to the owner through the database, the group's reason and message too.
+            for member in final["members"]:
+                cancel = s.get(member["build"])["cancel"]
+                assert (cancel["reason"], cancel["message"]) == ("group", f"cancelled by POST /groups/{gid}/cancel")
     finally:
         b.stop()
         a.stop()

@@ -86,12 +86,35 @@ def test_scancel_from_outside_is_recorded_as_slurms_cancel(tmp_path, slurm):
     server = slurm_server(tmp_path, slurm).start()
     try:
         doc = server.submit(LONG)
+        events = SseReader(server.port, doc["events_url"])
         job = running_on_a_node(server, doc["id"])["job"]
+        read_until(events, lambda e: e["event"] == "step")
         slurm.run("scancel", job["id"])
+        live = read_until(events, lambda e: e["event"] == "build_finish")
         final = server.wait_status(doc["id"], {"cancelled", "failed", "succeeded", "interrupted"}, timeout=30)
         assert final["status"] == "cancelled" and final["reason"] == "slurm_cancelled", final
         assert final["job"]["state"] == "CANCELLED"
         assert "outside trtwatch" in final["error"]
+        # The record's cancel says who stopped it: Slurm, from outside (docs/api.md's reasons), not
+        # the service's stop ("signal") nor a client's ("api").
+        cancel = final["cancel"]
+        assert cancel is not None and cancel["reason"] == "slurm_cancelled", cancel
+        assert cancel["message"] == final["error"] and cancel["requested_at"], cancel
+        assert cancel["stop"] in ("cooperative", "forced"), cancel
+        # The live stream and the stored log say the same: the worker's cancel_requested for
+        # Slurm's SIGTERM names Slurm's cancel, and one build_finish, last, says cancelled.
+        stored = SseReader(server.port, doc["events_url"]).read_all()
+        for log in (live, stored):
+            asked = [e["data"] for e in log if e["event"] == "cancel_requested"]
+            assert len(asked) <= 1 and all(a["reason"] == "slurm_cancelled" for a in asked), asked
+            finishes = [e for e in log if e["event"] == "build_finish"]
+            assert len(finishes) == 1 and finishes[0] is log[-1], [e["event"] for e in log[-3:]]
+            assert (finishes[0]["data"]["status"], finishes[0]["data"]["error"]) == ("cancelled", final["error"])
+        # What followers saw after Slurm's cancel is what was stored (steps may be coalesced live).
+        assert [(e["id"], e["data"]) for e in stored if e["id"] > live[0]["id"] and e["event"] != "step"] == \
+            [(e["id"], e["data"]) for e in live[1:] if e["event"] != "step"]
+        if cancel["stop"] == "cooperative":  # the worker handled the SIGTERM: its cancel is in the log
+            assert len([e for e in stored if e["event"] == "cancel_requested"]) == 1
     finally:
         server.stop()
 
@@ -124,6 +147,9 @@ def test_a_node_that_dies_mid_build_ends_it_as_node_fail(tmp_path, slurm):
         final = server.wait_status(doc["id"], {"failed", "cancelled", "succeeded", "interrupted"}, timeout=40)
         assert final["status"] == "failed" and final["reason"] == "slurm_node_fail", (final["error"], final["job"])
         assert final["job"]["state"] == "NODE_FAIL" and "NODE_FAIL" in final["error"]
+        # Its worker was killed (SIGKILL), never an exit with code 0: Slurm reports 0:0 for a
+        # lost node's job, and the record keeps the kill (sacct(1), ExitCode "code:signal").
+        assert (final["exit_code"], final["exit_signal"]) == (None, 9), (final["exit_code"], final["exit_signal"])
     finally:
         server.stop()
         if node_missing := [n for n in ("n1", "n2", "n3") if n not in slurm.slurmd_pids]:
@@ -255,6 +281,10 @@ def test_slurms_time_limit_ends_the_build_as_timed_out_and_the_log_says_so(tmp_p
         # made of Slurm's SIGTERM.
         finish = live[-1]["data"]
         assert (finish["status"], finish["error"]) == ("timed_out", final["error"]), finish
+        # The worker's cancel for Slurm's SIGTERM is told as the time limit it was, never "signal"
+        # (reserved for the service being stopped).
+        asked = [e["data"]["reason"] for e in live if e["event"] == "cancel_requested"]
+        assert set(asked) <= {"timeout"}, asked
         log = SseReader(server.port, doc["events_url"]).read_all()
         finishes = [e for e in log if e["event"] == "build_finish"]
         assert len(finishes) == 1 and finishes[0] is log[-1], [e["event"] for e in log[-3:]]

@@ -79,7 +79,8 @@ class ArtifactStoreTest : public ::testing::Test {
   // The names in the model's folder, dotfiles included.
   std::vector<std::string> FolderNames(const std::string& model) {
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(fs::path(store_->models_dir()) / model)) {
+    std::error_code ec;  // no folder: no names
+    for (const auto& e : fs::directory_iterator(fs::path(store_->models_dir()) / model, ec)) {
       names.push_back(e.path().filename().string());
     }
     std::sort(names.begin(), names.end());
@@ -95,9 +96,11 @@ TEST_F(ArtifactStoreTest, AnUploadAppearsOnlyWhenCommitted) {
   std::string error;
   auto upload = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
   ASSERT_TRUE(upload) << error;
-  ASSERT_TRUE(upload->Write("ab", &error));
-  ASSERT_TRUE(upload->Write("c", &error));
-  EXPECT_EQ(store_->Describe("net", &error)->files.size(), 0u);  // only the temporary dotfile so far
+  ASSERT_TRUE(upload->Write("ab").ok());
+  ASSERT_TRUE(upload->Write("c").ok());
+  // Only the temporary dotfile so far: no model yet, none listed.
+  EXPECT_FALSE(store_->Describe("net", &error));
+  EXPECT_TRUE(store_->List(&error).empty());
   StoredFile stored;
   ASSERT_EQ(upload->Commit(Sha256Of("abc"), &stored, &error), Upload::Outcome::kStored) << error;
   EXPECT_EQ(stored.size, 3u);
@@ -113,21 +116,60 @@ TEST_F(ArtifactStoreTest, ADigestMismatchStoresNothing) {
   bool bad_name = false;
   std::string error;
   auto upload = store_->BeginUpload("net", "weights.bin", &bad_name, &error);
-  ASSERT_TRUE(upload->Write("abc", &error));
+  ASSERT_TRUE(upload->Write("abc").ok());
   StoredFile stored;
   EXPECT_EQ(upload->Commit(Sha256Of("abd"), &stored, &error), Upload::Outcome::kDigestMismatch);
   EXPECT_NE(error.find("nothing was stored"), std::string::npos);
   upload.reset();
   EXPECT_TRUE(FolderNames("net").empty());
+  EXPECT_FALSE(fs::exists(fs::path(store_->models_dir()) / "net"));  // a failed first upload leaves no model
 }
 
 TEST_F(ArtifactStoreTest, AnAbandonedUploadLeavesNothing) {
   bool bad_name = false;
   std::string error;
   auto upload = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
-  ASSERT_TRUE(upload->Write("partial", &error));
+  ASSERT_TRUE(upload->Write("partial").ok());
   upload.reset();  // the client went away
-  EXPECT_TRUE(FolderNames("net").empty());
+  EXPECT_FALSE(fs::exists(fs::path(store_->models_dir()) / "net"));
+  EXPECT_TRUE(store_->List(&error).empty());
+}
+
+TEST_F(ArtifactStoreTest, AFailedUploadBesideStoredFilesKeepsTheModel) {
+  bool bad_name = false;
+  std::string error;
+  StoredFile stored;
+  auto first = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
+  ASSERT_TRUE(first->Write("onnx").ok());
+  ASSERT_EQ(first->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored);
+  auto second = store_->BeginUpload("net", "weights.bin", &bad_name, &error);
+  ASSERT_TRUE(second->Write("w").ok());
+  second.reset();
+  EXPECT_EQ(FolderNames("net"), (std::vector<std::string>{".model.onnx.sha256", "model.onnx"}));
+}
+
+TEST_F(ArtifactStoreTest, OpenRemovesWhatAKilledProcessLeftAndKeepsLiveUploads) {
+  bool bad_name = false;
+  std::string error;
+  StoredFile stored;
+  auto model = store_->BeginUpload("kept", kModelFileName, &bad_name, &error);
+  ASSERT_TRUE(model->Write("onnx").ok());
+  ASSERT_EQ(model->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored);
+  auto live = store_->BeginUpload("live", kModelFileName, &bad_name, &error);  // under way, its file locked
+  ASSERT_TRUE(live->Write("on").ok());
+  // What a process killed mid-upload leaves: its temporary files, nobody holding them.
+  const fs::path models = store_->models_dir();
+  fs::create_directories(models / "crashed");
+  std::ofstream(models / "crashed" / ".model.onnx.trtwatch-ab12cd34") << "partial";
+  std::ofstream(models / "kept" / ".w.bin.trtwatch-zz99yy88") << "partial";
+  std::ofstream(models / "kept" / ".notes.trtwatch-x") << "not one of ours";  // not the temporary name
+  auto reopened = ArtifactStore::Open(dir_.string(), &error);
+  ASSERT_TRUE(reopened) << error;
+  EXPECT_FALSE(fs::exists(models / "crashed"));
+  EXPECT_EQ(FolderNames("kept"), (std::vector<std::string>{".model.onnx.sha256", ".notes.trtwatch-x", "model.onnx"}));
+  ASSERT_EQ(FolderNames("live").size(), 1u);  // the live upload's temporary file
+  ASSERT_EQ(live->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored) << error;
+  EXPECT_TRUE(reopened->Describe("live", &error)->complete);
 }
 
 TEST_F(ArtifactStoreTest, BadNamesAreRefusedBeforeAnythingIsMade) {

@@ -193,6 +193,9 @@ TEST_F(SlurmExecutorTest, FollowsTheJobsStateTailsItsStreamAndEndsWithSlurmsAcco
   fake_->Next(Prints("JobId=7 JobState=NODE_FAIL Reason=NodeDown NodeList=n2 ExitCode=0:0\n"));
   EXPECT_TRUE(RunUntil([&] { return closed; }));
   ASSERT_TRUE(start.execution->Poll());
+  // Slurm's 0:0 for a job lost with its node: killed (SIGKILL), never an exit with code 0.
+  EXPECT_FALSE(start.execution->Poll()->code);
+  EXPECT_EQ(start.execution->Poll()->signal, 9);
   const std::optional<EndVerdict> verdict = start.execution->Judge({false, BuildState::kFailed, false});
   ASSERT_TRUE(verdict);
   EXPECT_EQ(verdict->reason, "slurm_node_fail");

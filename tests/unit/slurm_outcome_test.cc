@@ -68,5 +68,35 @@ TEST(SlurmOutcomeTest, ABuildThatReportedSuccessStaysASuccess) {
   }
 }
 
+TEST(SlurmOutcomeTest, TheExitFieldsSayWhatSlurmSawAndNeverAnExitCodeZeroForAKill) {
+  // sacct(1), JOB EXIT CODES: ExitCode is "code:signal"; the signal that ended the process follows the colon.
+  const WorkerExit lost = SlurmJobExit("NODE_FAIL", 0, 0);  // Slurm's 0:0 for a job whose node it lost
+  EXPECT_FALSE(lost.code);
+  ASSERT_TRUE(lost.signal);
+  EXPECT_EQ(*lost.signal, 9);
+  EXPECT_EQ(lost.signal_text, "9 (SIGKILL)");
+  const WorkerExit killed = SlurmJobExit("FAILED", 0, 9);
+  EXPECT_FALSE(killed.code);
+  EXPECT_EQ(killed.signal, 9);
+  const WorkerExit terminated = SlurmJobExit("CANCELLED", 0, 15);
+  EXPECT_FALSE(terminated.code);
+  EXPECT_EQ(terminated.signal, 15);
+  EXPECT_EQ(terminated.signal_text, "15");
+  // An end of Slurm's own with 0:0: no exit Slurm saw, so neither field.
+  for (const char* state : {"CANCELLED", "TIMEOUT", "PREEMPTED", "OUT_OF_MEMORY"}) {
+    const WorkerExit unknown = SlurmJobExit(state, 0, 0);
+    EXPECT_FALSE(unknown.code) << state;
+    EXPECT_FALSE(unknown.signal) << state;
+  }
+  // Exits the worker made itself keep their code.
+  EXPECT_EQ(SlurmJobExit("COMPLETED", 0, 0).code, 0);
+  EXPECT_EQ(SlurmJobExit("FAILED", 3, 0).code, 3);
+  EXPECT_EQ(SlurmJobExit("CANCELLED", 130, 0).code, 130);
+  EXPECT_FALSE(SlurmJobExit("COMPLETED", 0, 0).signal);
+  const WorkerExit none = SlurmJobExit("RUNNING", std::nullopt, std::nullopt);  // no ExitCode parsed
+  EXPECT_FALSE(none.code);
+  EXPECT_FALSE(none.signal);
+}
+
 }  // namespace
 }  // namespace trtwatch::builds

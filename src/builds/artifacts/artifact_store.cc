@@ -92,13 +92,23 @@ void RemoveWithSidecar(const std::string& path) {
 
 Upload::Upload(std::unique_ptr<AtomicFile> file, std::string name) : file_(std::move(file)), name_(std::move(name)) {}
 
-Upload::~Upload() = default;
+Upload::~Upload() {
+  if (committed_) return;
+  const std::string folder = fs::path(file_->target()).parent_path().string();
+  file_.reset();  // its temporary file goes
+  std::error_code ec;
+  fs::remove(folder, ec);  // rmdir: only where nothing else is in it (another upload, a model's files)
+}
 
-bool Upload::Write(std::string_view bytes, std::string* error) {
-  if (!file_->Write(bytes.data(), bytes.size(), error)) return false;
+Status Upload::Write(std::string_view bytes) {
+  std::string error;
+  if (!file_->Write(bytes.data(), bytes.size(), &error)) {
+    out_of_space_ = file_->out_of_space();
+    return Status::Error(std::move(error));
+  }
   sha_.Update(bytes);
   size_ += bytes.size();
-  return true;
+  return OkStatus();
 }
 
 Upload::Outcome Upload::Commit(const std::optional<Sha256Digest>& expected, StoredFile* stored, std::string* error) {
@@ -110,10 +120,20 @@ Upload::Outcome Upload::Commit(const std::optional<Sha256Digest>& expected, Stor
   }
   *stored = StoredFile{name_, size_, HexOf(digest)};
   // The sidecar first: a file never appears without its digest.
-  if (!WriteDigestSidecar(file_->target(), *stored, error)) return Outcome::kFailed;
-  if (file_->Commit(error)) return Outcome::kStored;
+  std::unique_ptr<AtomicFile> sidecar = AtomicFile::Create(SidecarPath(file_->target()), error);
+  if (!sidecar) return Outcome::kFailed;
+  const std::string line = stored->sha256 + " " + std::to_string(stored->size) + "\n";
+  if (!sidecar->Write(line.data(), line.size(), error) || !sidecar->Commit(error)) {
+    out_of_space_ = sidecar->out_of_space();
+    return out_of_space_ ? Outcome::kNoSpace : Outcome::kFailed;
+  }
+  if (file_->Commit(error)) {
+    committed_ = true;
+    return Outcome::kStored;
+  }
+  out_of_space_ = file_->out_of_space();
   std::remove(SidecarPath(file_->target()).c_str());  // it would describe the new bytes, not the old file
-  return Outcome::kFailed;
+  return out_of_space_ ? Outcome::kNoSpace : Outcome::kFailed;
 }
 
 std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::string* error) {
@@ -127,6 +147,7 @@ std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::
     *error = "--artifact-dir \"" + dir + "\": cannot make models/: " + *error;
     return nullptr;
   }
+  store->RemoveAbandonedUploads();
   return store;
 }
 
@@ -143,12 +164,28 @@ std::unique_ptr<Upload> ArtifactStore::BeginUpload(std::string_view model, std::
   return std::unique_ptr<Upload>(new Upload(std::move(temp), std::string(file)));
 }
 
+void ArtifactStore::RemoveAbandonedUploads() {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(models_dir(), ec)) {
+    if (!entry.is_directory(ec) || entry.is_symlink(ec)) continue;
+    const std::string folder = entry.path().string();
+    if (const int removed = RemoveAbandonedTempFiles(folder); removed > 0) {
+      std::fprintf(stderr, "trtwatch: removed %d unfinished upload(s) of model \"%s\" left by a process that stopped\n",
+                   removed, entry.path().filename().string().c_str());
+    }
+    std::error_code ignored;
+    fs::remove(entry.path(), ignored);  // rmdir: only a folder left empty (no model in it)
+  }
+}
+
 std::optional<ModelInfo> ArtifactStore::Describe(std::string_view name, std::string* error) {
   if (!ArtifactNameError(name, "model name").empty()) return std::nullopt;
   const fs::path folder = fs::path(models_dir()) / std::string(name);
   std::error_code ec;
   if (!fs::is_directory(fs::symlink_status(folder, ec))) return std::nullopt;
-  return ReadModel(folder, error);
+  ModelInfo info = ReadModel(folder, error);
+  if (info.files.empty()) return std::nullopt;  // an upload under way, or nothing: no model
+  return info;
 }
 
 ArtifactStore::FileLookup ArtifactStore::FindFile(std::string_view model, std::string_view file) const {
@@ -176,7 +213,8 @@ std::vector<ModelInfo> ArtifactStore::List(std::string* error) {
   for (const fs::directory_entry& entry : fs::directory_iterator(models_dir(), ec)) {
     const std::string name = entry.path().filename().string();
     if (!ArtifactNameError(name, "model name").empty() || !entry.is_directory(ec) || entry.is_symlink(ec)) continue;
-    models.push_back(ReadModel(entry.path(), error));
+    ModelInfo info = ReadModel(entry.path(), error);
+    if (!info.files.empty()) models.push_back(std::move(info));
   }
   if (ec) *error = "cannot list " + models_dir() + ": " + ec.message();
   std::sort(models.begin(), models.end(), [](const ModelInfo& a, const ModelInfo& b) { return a.name < b.name; });

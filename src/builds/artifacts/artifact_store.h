@@ -26,6 +26,7 @@
 
 #include "builds/artifacts/background_sha256.h"
 #include "builds/artifacts/model_names.h"
+#include "core/result.h"
 #include "platform/sha256.h"
 
 namespace trtwatch {
@@ -58,14 +59,20 @@ struct ModelInfo {
 // One file being received: bytes in, digest checked, then renamed into place.
 class Upload {
  public:
-  enum class Outcome { kStored, kDigestMismatch, kFailed };
-  ~Upload();  // an upload not committed leaves nothing behind
+  enum class Outcome { kStored, kDigestMismatch, kNoSpace, kFailed };
+  // An upload not committed leaves nothing behind: not its temporary file, nor the
+  // model's folder where it was the folder's first file (an empty folder is no model).
+  ~Upload();
   Upload(const Upload&) = delete;
   Upload& operator=(const Upload&) = delete;
 
-  bool Write(std::string_view bytes, std::string* error);
+  // The error names the server's paths: for its log, not for the client.
+  Status Write(std::string_view bytes);
+  // Whether the last failure (of Write or Commit) was a full disk or quota.
+  bool out_of_space() const { return out_of_space_; }
   uint64_t size() const { return size_; }
-  // Checks the bytes against `expected` (when given) and renames the file into place.
+  // Checks the bytes against `expected` (when given) and renames the file into place;
+  // kNoSpace where the disk was full.
   Outcome Commit(const std::optional<Sha256Digest>& expected, StoredFile* stored, std::string* error);
 
  private:
@@ -75,12 +82,16 @@ class Upload {
   std::string name_;
   BackgroundSha256 sha_;  // hashed beside the receiving thread
   uint64_t size_ = 0;
+  bool committed_ = false;
+  bool out_of_space_ = false;
 };
 
 class ArtifactStore {
  public:
   // `dir`: the artifact dir (made if missing). Open fails with the reason when it
-  // cannot be made or is not a folder.
+  // cannot be made or is not a folder. It removes what uploads of a process killed
+  // mid-upload left (their temporary files, a model folder left empty by them);
+  // another live process's upload in a shared dir is left alone.
   static std::unique_ptr<ArtifactStore> Open(const std::string& dir, std::string* error);
 
   const std::string& dir() const { return dir_; }  // canonical
@@ -91,6 +102,8 @@ class ArtifactStore {
   // folder cannot be made.
   std::unique_ptr<Upload> BeginUpload(std::string_view model, std::string_view file, bool* bad_name,
                                       std::string* error);
+  // A model is a folder with at least one stored file: a folder whose only upload is
+  // still under way (or failed) is none, neither described nor listed.
   std::optional<ModelInfo> Describe(std::string_view name, std::string* error);
   // One uploaded file of a model for a download: its path and digest (from its
   // sidecar, written when it was received), or why there is none.
@@ -106,6 +119,7 @@ class ArtifactStore {
 
  private:
   explicit ArtifactStore(std::string dir) : dir_(std::move(dir)) {}
+  void RemoveAbandonedUploads();
   const std::string dir_;
 };
 

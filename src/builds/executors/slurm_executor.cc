@@ -158,9 +158,7 @@ class SlurmExecution final : public Execution {
   void End(std::optional<int> code, std::optional<int> signal) {
     if (!ended_) --*followed_;
     ended_ = true;
-    exit_.code = code;
-    exit_.signal = signal && *signal != 0 ? signal : std::nullopt;
-    if (exit_.signal) exit_.signal_text = std::to_string(*exit_.signal);
+    exit_ = SlurmJobExit(place_.state, code, signal);
     // Cancelled as the service asked (a pending job taken off the queue, scancel after the
     // grace, or the stop's SIGTERM arriving before trtwatch handles it: Slurm says FAILED,
     // signal 15): the manager reads it as a worker that obeyed its stop.

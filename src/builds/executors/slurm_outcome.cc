@@ -1,5 +1,7 @@
 #include "builds/executors/slurm_outcome.h"
 
+#include <csignal>
+
 namespace trtwatch::builds {
 
 namespace {
@@ -44,6 +46,19 @@ JobVerdict JudgeJobEnd(const JobEnd& end, const std::string& job_id) {
   if (end.stream_finished) return {};
   return Verdict(BuildState::kFailed, "slurm_failed",
                  job + " ended " + s + " before the build finished; see the job's diagnostics");
+}
+
+WorkerExit SlurmJobExit(const std::string& state, std::optional<int> code, std::optional<int> signal) {
+  WorkerExit exit;
+  if (signal && *signal != 0) {
+    exit.signal = signal;
+  } else if (state == "NODE_FAIL" && code.value_or(0) == 0) {
+    exit.signal = SIGKILL;
+  } else if (code && (*code != 0 || state == "COMPLETED" || state == "FAILED")) {
+    exit.code = code;
+  }
+  if (exit.signal) exit.signal_text = std::to_string(*exit.signal) + (*exit.signal == SIGKILL ? " (SIGKILL)" : "");
+  return exit;
 }
 
 }  // namespace trtwatch::builds

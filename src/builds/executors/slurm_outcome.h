@@ -8,9 +8,11 @@
 // Threading: a pure function.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "builds/build_record.h"
+#include "platform/worker_process.h"  // WorkerExit
 
 namespace trtwatch::builds {
 
@@ -30,5 +32,14 @@ struct JobVerdict {
 };
 
 JobVerdict JudgeJobEnd(const JobEnd& end, const std::string& job_id);
+
+// The worker's exit as a record keeps it, from Slurm's final `state` and its ExitCode
+// "code:signal" (sacct(1), JOB EXIT CODES: the signal that ended the process follows
+// the colon). A process ended by a signal has no exit code: code none, the signal
+// kept. NODE_FAIL reports 0:0, though the job's processes were lost with the node and
+// are killed (SIGKILL) where it comes back: signal 9, never exit code 0. Any other end
+// of Slurm's own (not COMPLETED nor FAILED) with 0:0 had no exit Slurm saw: neither.
+// Without a code and signal from Slurm (none parsed) the result has neither.
+WorkerExit SlurmJobExit(const std::string& state, std::optional<int> code, std::optional<int> signal);
 
 }  // namespace trtwatch::builds

@@ -1,6 +1,8 @@
 #include "platform/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -11,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <string_view>
 #include <vector>
 
 namespace trtwatch {
@@ -30,6 +33,18 @@ std::string BaseOf(const std::string& path) {
 }
 
 std::string Errno(int err) { return std::strerror(err); }
+
+// ".NAME.trtwatch-" and 8 of [a-z0-9]: the name Create gives a temporary file.
+bool IsAtomicTempName(std::string_view name) {
+  constexpr std::string_view kMark = ".trtwatch-";
+  constexpr size_t kSuffix = 8;
+  if (name.size() < 1 + 1 + kMark.size() + kSuffix || name[0] != '.') return false;
+  if (name.substr(name.size() - kSuffix - kMark.size(), kMark.size()) != kMark) return false;
+  for (const char c : name.substr(name.size() - kSuffix)) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -58,7 +73,11 @@ std::unique_ptr<AtomicFile> AtomicFile::Create(const std::string& target, std::s
     std::string temp = prefix;
     for (int i = 0; i < 8; ++i) temp += kAlphabet[random() % (sizeof kAlphabet - 1)];
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) return std::unique_ptr<AtomicFile>(new AtomicFile(target, std::move(temp), fd));
+    if (fd >= 0) {
+      // Held while this object lives: RemoveAbandonedTempFiles leaves a locked file alone.
+      ::flock(fd, LOCK_EX | LOCK_NB);
+      return std::unique_ptr<AtomicFile>(new AtomicFile(target, std::move(temp), fd));
+    }
     if (errno == EEXIST) continue;
     const int err = errno;
     *error = "cannot create a file in folder \"" + folder + "\": " + Errno(err);
@@ -94,7 +113,8 @@ bool AtomicFile::Write(const void* data, size_t size, std::string* error) {
       if (errno == EINTR) continue;
       const int err = errno;
       *error = "cannot write \"" + target_ + "\": " + Errno(err);
-      if (err == ENOSPC || err == EDQUOT) *error += " (free some space in its folder or write elsewhere)";
+      out_of_space_ = err == ENOSPC || err == EDQUOT;
+      if (out_of_space_) *error += " (free some space in its folder or write elsewhere)";
       Discard();
       return false;
     }
@@ -203,6 +223,7 @@ bool AtomicFile::Commit(std::string* error) {
   if (::fsync(fd_) != 0) {
     const int err = errno;
     *error = "cannot flush \"" + target_ + "\" to disk: " + Errno(err);
+    out_of_space_ = err == ENOSPC || err == EDQUOT;
     Discard();
     return false;
   }
@@ -211,6 +232,7 @@ bool AtomicFile::Commit(std::string* error) {
   if (::close(fd) != 0) {
     const int err = errno;
     *error = "cannot close \"" + target_ + "\": " + Errno(err);
+    out_of_space_ = err == ENOSPC || err == EDQUOT;
     Discard();
     return false;
   }
@@ -231,6 +253,27 @@ bool AtomicFile::Commit(std::string* error) {
     ::close(dir);
   }
   return true;
+}
+
+int RemoveAbandonedTempFiles(const std::string& folder) {
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (!IsAtomicTempName(entry->d_name)) continue;
+    const std::string path = folder + "/" + entry->d_name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) continue;
+    struct stat st {};
+    // A regular file nobody holds locked: its writer is gone.
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        ::unlink(path.c_str()) == 0) {
+      ++removed;
+    }
+    ::close(fd);
+  }
+  ::closedir(dir);
+  return removed;
 }
 
 bool ReadWholeFile(const std::string& path, std::string* data, std::string* error, int* error_number) {

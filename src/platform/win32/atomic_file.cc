@@ -106,7 +106,8 @@ bool AtomicFile::Write(const void* data, size_t size, std::string* error) {
     if (n < 0) {
       const int err = errno;
       *error = "cannot write \"" + target_ + "\": " + Errno(err);
-      if (err == ENOSPC) *error += " (free some space in its folder or write elsewhere)";
+      out_of_space_ = err == ENOSPC;
+      if (out_of_space_) *error += " (free some space in its folder or write elsewhere)";
       Discard();
       return false;
     }
@@ -148,6 +149,23 @@ bool AtomicFile::Commit(std::string* error) {
   }
   committed_ = true;
   return true;
+}
+
+// An AtomicFile's temporary file is open (without FILE_SHARE_DELETE) while it lives:
+// DeleteFileW fails on it, and succeeds on one whose writer is gone.
+int RemoveAbandonedTempFiles(const std::string& folder) {
+  WIN32_FIND_DATAW found;
+  const std::string pattern = folder + "\\.*.trtwatch-*";
+  HANDLE search = FindFirstFileW(win32::Widen(pattern).c_str(), &found);
+  if (search == INVALID_HANDLE_VALUE) return 0;
+  int removed = 0;
+  do {
+    if ((found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) continue;
+    const std::string path = folder + "\\" + win32::Narrow(found.cFileName);
+    if (DeleteFileW(win32::Widen(path).c_str())) ++removed;
+  } while (FindNextFileW(search, &found));
+  FindClose(search);
+  return removed;
 }
 
 // Windows has no reflink through this API, and a hard link would make the target
