@@ -189,7 +189,7 @@ bool BuildManager::HoldsOutsideStop(Active& b, const Event& event, const std::st
       return false;
     }
     b.outside_stop = true;
-    b.outside_stop_at = NowUnix();
+    b.outside_stop_at = clock_.UnixSeconds();
   }
   if (b.outside_released) return false;
   b.outside_held.emplace_back(event, json_line);
@@ -238,7 +238,7 @@ void BuildManager::NoteOutsideCancel(Active& b, const EndVerdict& verdict) {
   if (verdict.reason != "slurm_cancelled" || !r.cancel_reason.empty()) return;
   r.cancel_reason = "slurm_cancelled";
   r.cancel_message = ValidBoundedText(verdict.error, kMaxClientText);
-  r.cancel_requested_at = b.outside_stop_at > 0 ? b.outside_stop_at : NowUnix();
+  r.cancel_requested_at = b.outside_stop_at > 0 ? b.outside_stop_at : clock_.UnixSeconds();
   r.cancel_grace = 0;  // Slurm's own (its KillWait), not the service's
   // Cooperative when the worker itself reported its end; else Slurm killed it.
   r.cancel_stop = b.saw_finish ? "cooperative" : "forced";
