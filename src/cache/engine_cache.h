@@ -142,8 +142,9 @@ class EngineCache {
   // Checks every byte of a hit the caller reads in place (the library's Find): empty
   // when good, else the warning, and the entry is quarantined (hold the key's lock).
   [[nodiscard]] std::string Verify(const CacheEntry& entry);
-  // Checks every entry's every byte (several entries at once, a core each), by key; `repair` quarantines the damaged ones (not one
-  // whose build holds its key's lock: `error` says so).
+  // Checks every entry's every byte (several entries at once, a core each), by key;
+  // `repair` quarantines the damaged ones (not one whose build holds its key's lock:
+  // `error` says so).
   std::vector<EntryCheck> CheckAll(bool repair);
   // The damaged entries moved aside, newest first.
   std::vector<Quarantined> Quarantine() const;

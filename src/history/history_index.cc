@@ -181,8 +181,9 @@ IndexRecord RecordOf(std::string_view line, uint64_t offset, uint64_t line_numbe
   record.status = entry.status;
   record.key = OneField(entry.key);
   record.similar = SimilarityHash(entry.key_parts);
-  record.text = IndexDouble(entry.elapsed) + "\t" + IndexEscaped(entry.build) + "\t" + IndexEscaped(entry.model) + "\t" +
-                IndexEscaped(entry.backend) + "\t" + IndexEscaped(entry.error) + "\t" + IndexFamilies(entry.families);
+  record.text = IndexDouble(entry.elapsed) + "\t" + IndexEscaped(entry.build) + "\t" + IndexEscaped(entry.model) +
+                "\t" + IndexEscaped(entry.backend) + "\t" + IndexEscaped(entry.error) + "\t" +
+                IndexFamilies(entry.families);
   return record;
 }
 

@@ -64,8 +64,8 @@ bool FileFollower::ReadTo(uint64_t end, const std::function<void(std::string_vie
     offset_ += got;
     if (got < want) {
       error_ = std::ferror(file_.get()) ? "reading \"" + path_ + "\" failed"
-                                        : "\"" + path_ + "\" ended at " + std::to_string(offset_) + " bytes, before the " +
-                                              std::to_string(end) + " written";
+                                        : "\"" + path_ + "\" ended at " + std::to_string(offset_) +
+                                              " bytes, before the " + std::to_string(end) + " written";
       return false;
     }
   }
