@@ -7,7 +7,8 @@ in the same run. Whole processes are timed:
                line on stdout (--progress json): the history is read before it;
   end:         from its build_finish line to the process's exit: the entry is written;
   peak:        the process's peak resident memory (wait4's ru_maxrss);
-  history, report: the command's wall time, its output to /dev/null.
+  history, report: the command's wall time, its output to /dev/null, and its CPU time
+               (user + system: what a busy machine does not inflate).
 
 The entries are made from a real simulated build's entry, padded with log events to
 --entry-kib each: one in twenty of the build's key, the rest spread over 19 other keys (a
@@ -55,10 +56,14 @@ def timed_build(trtwatch, history, env):
 
 
 def timed_command(trtwatch, command, history, env):
+    """(wall s, CPU s: user + system) of one command: the CPU time holds on a busy machine."""
     start = time.monotonic()
-    subprocess.run([trtwatch, command, "--history", history], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=env, check=True)
-    return time.monotonic() - start
+    proc = subprocess.Popen([trtwatch, command, "--history", history], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise SystemExit(f"trtwatch {command} failed (status {status})")
+    return time.monotonic() - start, usage.ru_utime + usage.ru_stime
 
 
 def real_entry(trtwatch, scratch, env):
@@ -101,8 +106,9 @@ def measure(trtwatch, history, runs, env, fresh):
     for run in range(runs):
         folder = f"{history}-{run}" if fresh else history
         builds.append(timed_build(trtwatch, folder, env))
-    commands = [(timed_command(trtwatch, "history", history if not fresh else history + "-0", env),
-                 timed_command(trtwatch, "report", history if not fresh else history + "-0", env)) for _ in range(runs)]
+    folder = history if not fresh else history + "-0"
+    commands = [timed_command(trtwatch, "history", folder, env) + timed_command(trtwatch, "report", folder, env)
+                for _ in range(runs)]
     return medians(builds) + medians(commands)
 
 
@@ -130,14 +136,14 @@ def main():
             with open(os.path.join(folder, "history.jsonl")) as f:
                 if sum(1 for _ in f) <= count:
                     raise SystemExit(f"the history of {count} entries was compacted: is the bound raised?")
-        print(f"{'entries':>20} {'first phase':>12} {'end':>9} {'peak':>9} {'history':>9} {'report':>9}"
+        print(f"{'entries':>20} {'first phase':>12} {'end':>9} {'peak':>9} {'history (CPU)':>19} {'report (CPU)':>19}"
               f"   first build after an earlier trtwatch (first phase, end, peak)")
-        for name, first_build, (first, end, peak, hist, report) in rows:
+        for name, first_build, (first, end, peak, hist, hist_cpu, report, report_cpu) in rows:
             extra = "" if first_build is None else (f"   {first_build[0] * 1e3:.0f} ms, {first_build[1] * 1e3:.0f} ms,"
                                                     f" {first_build[2]:.0f} MiB")
             print(f"{name:>20} {first * 1e3:>9.1f} ms {end * 1e3:>6.1f} ms {peak:>5.1f} MiB {hist * 1e3:>6.1f} ms"
-                  f" {report * 1e3:>6.1f} ms{extra}")
-        for name, _, (first, end, peak, hist, report) in rows[1:]:
+                  f" ({hist_cpu * 1e3:>5.1f} ms) {report * 1e3:>6.1f} ms ({report_cpu * 1e3:>5.1f} ms){extra}")
+        for name, _, (first, end, peak, hist, _, report, _) in rows[1:]:
             scale = 2 if name.startswith("10000") else 1
             ok = (first - base[0] <= 0.020 * scale and end - base[1] <= 0.020 * scale and peak - base[2] <= 30 * scale
                   and hist <= 0.200 * scale and report <= 0.200 * scale)

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <random>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -129,6 +131,16 @@ void Touch(const fs::path& path) {
 
 EngineDigests DigestsOf(const CacheEntry& entry) { return {entry.sha256, entry.fast_hash, entry.fast_algorithm}; }
 
+// Why the engine at `engine` is not `entry`'s; empty when every byte is.
+std::string CheckEntryBytes(const CacheEntry& entry, const std::string& engine) {
+  EngineHasher hasher(DigestsOf(entry));
+  const FilePieces read = ReadFilePieces(engine, [&](std::string_view piece) {
+    hasher.Update(piece);
+    return true;
+  });
+  return read.ok ? hasher.Mismatch(read.size, entry.size) : read.error;
+}
+
 std::string RandomSuffix() {
   std::random_device random;
   static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -205,25 +217,99 @@ std::string EngineCache::MoveAside(const std::string& key, const std::string& da
          (moved.path.empty() ? moved.error : "quarantined in " + moved.path) + "; treated as a miss";
 }
 
+namespace {
+
+// What placing a hit found: why the placed bytes are not the entry's (`damage`), or why
+// they could not be placed (`error`: the output's folder, a full disk); both empty: good.
+struct PlacedBytes {
+  std::string damage;
+  std::string error;
+};
+
+// Reads the placed file back as far as `end` into `hasher`; its error, or empty.
+std::string CheckPlacedTo(FileFollower* placed, EngineHasher* hasher, uint64_t end) {
+  return placed->ReadTo(end, [hasher](std::string_view piece) { hasher->Update(piece); }) ? "" : placed->error();
+}
+
+// Where the kernel cannot copy (the output on another file system): the entry read
+// once, each piece hashed and written from the same buffer, so the bytes checked are
+// the bytes written.
+PlacedBytes CopyThroughBufferChecked(const CacheEntry& entry, const std::string& engine, AtomicFile* file) {
+  PlacedBytes result;
+  EngineHasher hasher(DigestsOf(entry));
+  const FilePieces read = ReadFilePieces(engine, [&](std::string_view piece) {
+    hasher.Update(piece);
+    return file->Write(piece.data(), piece.size(), &result.error);
+  });
+  if (read.stopped) return result;  // the output could not be written: `error` says why
+  result.damage = read.ok ? hasher.Mismatch(read.size, entry.size) : read.error;
+  return result;
+}
+
+// Copies the entry's engine into `file` (the kernel copies: copy_file_range) and checks
+// the bytes placed, each piece read back from the output and hashed while the kernel
+// copies the next (one piece at a time in another thread: the copy and the check
+// overlap; each task starts after the previous one's get(), so the follower and the
+// hasher are used by one thread at a time).
+PlacedBytes CopyAndCheckPlaced(const CacheEntry& entry, const std::string& engine, AtomicFile* file) {
+  PlacedBytes result;
+  FileFollower placed(file->temp_path());
+  EngineHasher hasher(DigestsOf(entry));
+  std::string read_error = placed.error();
+  std::future<std::string> checking;
+  const auto finish_check = [&] {
+    if (!checking.valid()) return;
+    const std::string error = checking.get();
+    if (read_error.empty()) read_error = error;
+  };
+  const CopiedPieces copied = file->CopyPieces(
+      engine,
+      [&](uint64_t bytes) {
+        finish_check();
+        if (!read_error.empty()) return;
+        checking = std::async(std::launch::async, CheckPlacedTo, &placed, &hasher, bytes);
+      },
+      /*kernel_only=*/true);
+  finish_check();
+  if (copied.declined) return CopyThroughBufferChecked(entry, engine, file);
+  if (!copied.ok) {
+    // The entry's own bytes unreadable is damage; anything else is the output's problem.
+    result.damage = CheckEntryBytes(entry, engine);
+    result.error = result.damage.empty() ? copied.error : "";
+    return result;
+  }
+  if (read_error.empty() && placed.offset() != copied.bytes) read_error = "not every byte placed was read back";
+  if (!read_error.empty()) return result.error = "cannot read back the placed engine: " + read_error, result;
+  result.damage = hasher.Mismatch(copied.bytes, entry.size);
+  return result;
+}
+
+// A reflinked engine shares the entry's blocks: they are read back, every byte checked.
+PlacedBytes CheckShared(const CacheEntry& entry, const std::string& placed) {
+  PlacedBytes result;
+  result.damage = CheckEntryBytes(entry, placed);
+  return result;
+}
+
+}  // namespace
+
 PlaceOutcome EngineCache::Place(const CacheEntry& entry, const std::string& output) {
   PlaceOutcome outcome;
   const std::string engine = EnginePath(entry);
   std::unique_ptr<AtomicFile> file = AtomicFile::Create(output, &outcome.error);
   if (!file) return outcome;
-  // A reflink shares the entry's blocks: reading them checks what was placed. A copy is
-  // checked piece by piece as it is written: one read of the entry for both.
+  // Either way the bytes checked are the placed file's own, read back.
   const PlaceMethod method = file->ShareFrom(engine) ? PlaceMethod::kReflink : PlaceMethod::kCopy;
-  EngineHasher hasher(DigestsOf(entry));
-  const FilePieces read = ReadFilePieces(engine, [&](std::string_view piece) {
-    hasher.Update(piece);
-    return method == PlaceMethod::kReflink || file->Write(piece.data(), piece.size(), &outcome.error);
-  });
-  if (read.stopped) return outcome;
-  const std::string damage = read.ok ? hasher.Mismatch(read.size, entry.size) : read.error;
-  if (!damage.empty()) {
+  const PlacedBytes placed = method == PlaceMethod::kReflink ? CheckShared(entry, file->temp_path())
+                                                             : CopyAndCheckPlaced(entry, engine, file.get());
+  if (!placed.error.empty()) {
+    outcome.error = placed.error;
+    return outcome;  // the temporary file goes with `file`: nothing placed
+  }
+  if (!placed.damage.empty()) {
     file.reset();  // the output is left as it was
     outcome.damaged = true;
-    outcome.error = MoveAside(entry.key, damage);
+    outcome.error = MoveAside(entry.key, placed.damage);
     return outcome;
   }
   if (!file->Commit(&outcome.error)) return outcome;
@@ -255,24 +341,17 @@ ReadOutcome EngineCache::Read(const CacheEntry& entry) {
   return outcome;
 }
 
-namespace {
-
-// Why `entry`'s engine is not the one stored; empty when every byte is.
-std::string CheckBytes(const CacheEntry& entry, const std::string& engine) {
-  EngineHasher hasher(DigestsOf(entry));
-  const FilePieces read = ReadFilePieces(engine, [&](std::string_view piece) {
-    hasher.Update(piece);
-    return true;
-  });
-  return read.ok ? hasher.Mismatch(read.size, entry.size) : read.error;
-}
-
-}  // namespace
-
 std::string EngineCache::Verify(const CacheEntry& entry) {
-  const std::string damage = CheckBytes(entry, EnginePath(entry));
+  const std::string damage = CheckEntryBytes(entry, EnginePath(entry));
   return damage.empty() ? "" : MoveAside(entry.key, damage);
 }
+
+namespace {
+
+// How many entries `cache verify` hashes at once: each is one core's read and hash.
+size_t ParallelChecks() { return std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 1, 8); }
+
+}  // namespace
 
 std::vector<EntryCheck> EngineCache::CheckAll(bool repair) {
   std::vector<EntryCheck> checks;
@@ -287,12 +366,29 @@ std::vector<EntryCheck> EngineCache::CheckAll(bool repair) {
       check.damage = "its entry.json is missing, unreadable or not this key's";
     } else {
       check.entry = stored->first;
-      check.damage = CheckBytes(check.entry, EnginePath(check.entry));
     }
-    if (!check.damage.empty() && repair) Repair(&check);
     checks.push_back(std::move(check));
   }
   std::sort(checks.begin(), checks.end(), [](const EntryCheck& a, const EntryCheck& b) { return a.entry.key < b.entry.key; });
+  // Every byte of every entry, ParallelChecks() entries at a time: each task writes its
+  // own check's damage only, and is joined (get) before the checks are read again.
+  std::vector<std::future<void>> running;
+  for (EntryCheck& check : checks) {
+    if (!check.damage.empty()) continue;
+    if (running.size() == ParallelChecks()) {
+      running.front().get();
+      running.erase(running.begin());
+    }
+    running.push_back(std::async(std::launch::async, [this, &check] {
+      check.damage = CheckEntryBytes(check.entry, EnginePath(check.entry));
+    }));
+  }
+  for (std::future<void>& task : running) task.get();
+  if (repair) {
+    for (EntryCheck& check : checks) {
+      if (!check.damage.empty()) Repair(&check);
+    }
+  }
   return checks;
 }
 

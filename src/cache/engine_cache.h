@@ -15,11 +15,13 @@
 // An entry appears whole or not at all (written in a folder of its own, renamed into
 // place). Find checks that the entry's key document is the key asked for and that the
 // engine still has the size and time stamp it was stored with; a hit's every byte is
-// then checked against the recorded digest while it is placed or read (one read for
-// both). Anything wrong is a miss with a warning naming where the entry was
-// quarantined. A hit places the engine at the output by a reflink where the file
-// system can, else a copy, atomically: never a hard link, so a placed engine never
-// shares its file with the cache and damage to one cannot spread to the other.
+// then checked against the recorded digest: a placed engine's bytes as placed (read
+// back from the output, each piece while the kernel copies the next), a read one's as
+// read. Anything wrong is a miss with a warning naming where the entry was
+// quarantined, and nothing placed. A hit places the engine at the output by a reflink
+// where the file system can, else a copy (copy_file_range), atomically: never a hard
+// link, so a placed engine never shares its file with the cache and damage to one
+// cannot spread to the other.
 //
 // Threading: an EngineCache is used by one thread; processes and threads with their
 // own objects exclude each other through the key's lock file.
@@ -130,8 +132,8 @@ class EngineCache {
 
   // The entry of `key`, checked (hold the key's lock).
   Lookup Find(const keys::BuildKey& key);
-  // Puts a hit's engine at `output`, atomically, checking every byte on the way, and
-  // counts the hit. Damaged bytes: nothing placed, the entry quarantined (hold the
+  // Puts a hit's engine at `output`, atomically, checking every byte placed (read back
+  // from the output), and counts the hit. Damaged bytes: nothing placed, the entry quarantined (hold the
   // key's lock), `damaged` set; the caller builds, as for a miss.
   [[nodiscard]] PlaceOutcome Place(const CacheEntry& entry, const std::string& output);
   // A hit's bytes, checked, for the caller to keep (the library's Get); a damaged entry
@@ -140,8 +142,9 @@ class EngineCache {
   // Checks every byte of a hit the caller reads in place (the library's Find): empty
   // when good, else the warning, and the entry is quarantined (hold the key's lock).
   [[nodiscard]] std::string Verify(const CacheEntry& entry);
-  // Checks every entry's every byte, by key; `repair` quarantines the damaged ones (not one
-  // whose build holds its key's lock: `error` says so).
+  // Checks every entry's every byte (several entries at once, a core each), by key;
+  // `repair` quarantines the damaged ones (not one whose build holds its key's lock:
+  // `error` says so).
   std::vector<EntryCheck> CheckAll(bool repair);
   // The damaged entries moved aside, newest first.
   std::vector<Quarantined> Quarantine() const;

@@ -57,9 +57,9 @@ std::string Seconds(double seconds) {
 
 // The history's entries the filters keep, oldest first; false (and `*error`) when the
 // flags are wrong. Warnings about the file go to stderr.
-// `compare` needs whole entries; `history` and `report` only their summaries, which the
-// history's index holds (no event log parsed).
-enum class Detail { kSummaries, kWhole };
+// `compare` needs whole entries; `report` and `history --json` only their summaries, and
+// `history` only the list's fields, which the history's index holds (no JSON parsed).
+enum class Detail { kList, kSummaries, kWhole };
 
 bool LoadEntries(const HistoryCommandOptions& options, Detail detail, std::vector<HistoryEntry>* entries,
                  std::string* path, std::string* error) {
@@ -76,7 +76,10 @@ bool LoadEntries(const HistoryCommandOptions& options, Detail detail, std::vecto
   }
   const history::HistoryFile file(folder.path, {});
   *path = file.path();
-  history::ReadResult read = detail == Detail::kWhole ? file.Read() : file.ReadSummaries();
+  history::ReadResult read =
+      detail == Detail::kWhole ? file.Read()
+                               : file.ReadSummaries(detail == Detail::kList ? history::SummaryDetail::kList
+                                                                            : history::SummaryDetail::kFamilies);
   for (const std::string& warning : read.warnings) std::fprintf(stderr, "trtwatch: warning: %s\n", warning.c_str());
   const int64_t now = history::UnixNow();
   for (HistoryEntry& entry : read.entries) {
@@ -237,7 +240,8 @@ int RunList(const HistoryCommandOptions& options) {
   } else {
     std::vector<HistoryEntry> entries;
     std::string error;
-    if (!LoadEntries(options, Detail::kSummaries, &entries, &where, &error)) return UsageError("history", error);
+    const Detail detail = options.json ? Detail::kSummaries : Detail::kList;  // the list shows no phase families
+    if (!LoadEntries(options, detail, &entries, &where, &error)) return UsageError("history", error);
     for (const HistoryEntry& entry : entries) builds.push_back(history::EntryJson(entry));
   }
   if (options.json) {

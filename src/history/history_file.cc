@@ -119,10 +119,11 @@ std::unique_ptr<FileLock> LockPatiently(const std::string& lock_path, std::strin
 }
 
 // What `history` and `report` read of an entry.
-void KeepSummary(HistoryEntry* entry) {
+void KeepSummary(HistoryEntry* entry, SummaryDetail detail) {
   entry->key_parts.clear();
   entry->sequence.clear();
   entry->events.clear();
+  if (detail == SummaryDetail::kList) entry->families.clear();
 }
 
 // An entry for the estimate, which needs its sequence, not its event log: the log (most
@@ -343,22 +344,22 @@ bool HistoryFile::ReadIndexed(const std::function<void(const IndexRecord&)>& vis
   return true;
 }
 
-ReadResult HistoryFile::ReadSummaries() const {
+ReadResult HistoryFile::ReadSummaries(SummaryDetail detail) const {
   ReadResult result;
   const bool indexed = ReadIndexed(
       [&](const IndexRecord& r) {
-        ParsedEntry parsed = EntryFromJson(r.text);
-        if (!parsed.entry) return result.warnings.push_back(DamagedWarning(path_, r.line, parsed.error));
-        result.entries.push_back(std::move(*parsed.entry));
+        Result<HistoryEntry> summary = SummaryOf(r, detail);
+        if (!summary.ok()) return result.warnings.push_back(DamagedWarning(path_, r.line, summary.error()));
+        result.entries.push_back(std::move(summary).value());
       },
       [&](HistoryEntry&& entry) {
-        KeepSummary(&entry);
+        KeepSummary(&entry, detail);
         result.entries.push_back(std::move(entry));
       },
       [&] { result.entries.clear(); }, &result);
   if (indexed) return result;
   result = Read();
-  for (HistoryEntry& entry : result.entries) KeepSummary(&entry);
+  for (HistoryEntry& entry : result.entries) KeepSummary(&entry, detail);
   return result;
 }
 

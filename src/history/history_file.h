@@ -62,9 +62,10 @@ class HistoryFile {
   // SelectEarlierBuilds (estimator.h) with the same key, parts and `max_builds` answers
   // the same on them as on Read()'s. Reads the index and those entries only.
   [[nodiscard]] ReadResult ReadForEstimate(const std::string& key, const Facts& key_parts, size_t max_builds) const;
-  // Every entry without its key parts, sequence and event log: what `history` and
-  // `report` show. Reads the index only.
-  [[nodiscard]] ReadResult ReadSummaries() const;
+  // Every entry without its key parts, sequence and event log (and without its phase
+  // families for SummaryDetail::kList): what `history` and `report` show. Reads the
+  // index only, and parses no JSON.
+  [[nodiscard]] ReadResult ReadSummaries(SummaryDetail detail = SummaryDetail::kFamilies) const;
 
   const std::string& path() const { return path_; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "history/estimator.h"
 #include "platform/utf8_edges.h"
+#include "protocol/utf8.h"
 
 namespace trtwatch::history {
 
@@ -60,6 +62,98 @@ bool IsVersionLine(std::string_view line) {
   return j.is_object() && j.contains("trtwatch_history");
 }
 
+// ---- the summary's fields (history_index.h): text escaped, numbers exact ----
+
+bool IndexEscapes(char c) { return c == '%' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '|'; }
+
+std::string IndexEscaped(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (!IndexEscapes(c)) {
+      out += c;
+      continue;
+    }
+    out += '%';
+    out += kHex[static_cast<unsigned char>(c) >> 4];
+    out += kHex[static_cast<unsigned char>(c) & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> IndexUnescaped(std::string_view field) {
+  if (field.find('%') == std::string_view::npos) return ValidBoundedText(field, kMaxTextBytes);
+  std::string out;
+  out.reserve(field.size());
+  for (size_t i = 0; i < field.size(); ++i) {
+    unsigned value = 0;
+    if (field[i] != '%') {
+      out += field[i];
+    } else if (i + 2 < field.size() && Number(field.substr(i + 1, 2), &value, 16)) {
+      out += static_cast<char>(value);
+      i += 2;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return ValidBoundedText(out, kMaxTextBytes);
+}
+
+std::string IndexDouble(double value) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return ec == std::errc() ? std::string(text, end) : "0";
+}
+
+// A duration as EntryFromJson accepts one: finite, 0 to 1e9 seconds.
+bool IndexDuration(std::string_view text, double* value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return ec == std::errc() && end == text.data() + text.size() && std::isfinite(*value) && *value >= 0 && *value <= 1e9;
+}
+
+std::string IndexFamilies(const std::vector<FamilyTime>& families) {
+  std::string out;
+  for (const FamilyTime& f : families) {
+    if (!out.empty()) out += ';';
+    out += IndexEscaped(f.family) + "|" + std::to_string(f.count) + "|" + IndexDouble(f.seconds) + "|" +
+           IndexDouble(f.self_seconds);
+  }
+  return out;
+}
+
+Status ReadIndexFamilies(std::string_view field, std::vector<FamilyTime>* families) {
+  while (!field.empty()) {
+    const size_t end = std::min(field.find(';'), field.size());
+    const std::string_view one = field.substr(0, end);
+    field.remove_prefix(std::min(end + 1, field.size()));
+    if (families->size() >= kMaxFamilies) {
+      return Status::Error("families holds more than " + std::to_string(kMaxFamilies) + " items");
+    }
+    std::vector<std::string_view> parts;
+    for (size_t from = 0;;) {
+      const size_t bar = one.find('|', from);
+      parts.push_back(one.substr(from, bar == std::string_view::npos ? std::string_view::npos : bar - from));
+      if (bar == std::string_view::npos) break;
+      from = bar + 1;
+    }
+    FamilyTime f;
+    std::optional<std::string> name = parts.size() == 4 ? IndexUnescaped(parts[0]) : std::nullopt;
+    if (!name || !Number(parts[1], &f.count) || f.count < 0 || !IndexDuration(parts[2], &f.seconds) ||
+        !IndexDuration(parts[3], &f.self_seconds)) {
+      return Status::Error("a phase family in the index is not name|count|seconds|self");
+    }
+    f.family = std::move(*name);
+    families->push_back(std::move(f));
+  }
+  return OkStatus();
+}
+
+bool IndexLowercaseHex(std::string_view text) {
+  return !text.empty() && text.size() <= 128 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 }  // namespace
 
 uint64_t SimilarityHash(const Facts& key_parts) {
@@ -87,11 +181,35 @@ IndexRecord RecordOf(std::string_view line, uint64_t offset, uint64_t line_numbe
   record.status = entry.status;
   record.key = OneField(entry.key);
   record.similar = SimilarityHash(entry.key_parts);
-  entry.key_parts.clear();
-  entry.sequence.clear();
-  entry.events.clear();
-  record.text = EntryToJson(entry);  // one line: JSON escapes tabs and line ends
+  record.text = IndexDouble(entry.elapsed) + "\t" + IndexEscaped(entry.build) + "\t" + IndexEscaped(entry.model) +
+                "\t" + IndexEscaped(entry.backend) + "\t" + IndexEscaped(entry.error) + "\t" +
+                IndexFamilies(entry.families);
   return record;
+}
+
+Result<HistoryEntry> SummaryOf(const IndexRecord& record, SummaryDetail detail) {
+  const std::vector<std::string_view> f = Fields(record.text, 6);
+  if (record.damaged || f.size() != 6) return Status::Error("the index's summary is not 6 fields");
+  HistoryEntry entry;
+  entry.key = record.key;
+  entry.finished_at = record.finished_at;
+  entry.status = record.status;
+  std::optional<std::string> build = IndexUnescaped(f[1]);
+  std::optional<std::string> model = IndexUnescaped(f[2]);
+  std::optional<std::string> backend = IndexUnescaped(f[3]);
+  std::optional<std::string> error = IndexUnescaped(f[4]);
+  if (!IndexLowercaseHex(entry.key)) return Status::Error("key is not a lowercase hex digest");
+  if (entry.finished_at < 0) return Status::Error("finished_at is negative");
+  if (!IndexDuration(f[0], &entry.elapsed)) return Status::Error("elapsed is not a duration");
+  if (!build || !model || !backend || !error) return Status::Error("a text field of the index is badly escaped");
+  entry.build = std::move(*build);
+  entry.model = std::move(*model);
+  entry.backend = std::move(*backend);
+  entry.error = std::move(*error);
+  if (detail == SummaryDetail::kFamilies) {
+    if (Status read = ReadIndexFamilies(f[5], &entry.families); !read.ok()) return read;
+  }
+  return entry;
 }
 
 std::string RecordLine(const IndexRecord& r) {

@@ -9,9 +9,14 @@
 // history file after the last indexed one (an older trtwatch's, or an append between
 // its two writes) are the "tail": readers parse it themselves, the next writer indexes
 // it. Each record line is tab-separated:
-//   E <offset> <length> <line> <finished_at> <status> <key> <similar> <summary JSON>
+//   E <offset> <length> <line> <finished_at> <status> <key> <similar> <summary>
 //   D <offset> <length> <line> <why it is damaged>
-// The summary is the entry's JSON line without key parts, sequence and event log.
+// The summary is what `history` and `report` show of the entry, no JSON, so that
+// neither parses any (version 2; version 1 kept the entry's JSON without key parts,
+// sequence and event log, and is rebuilt once):
+//   <elapsed> <build> <model> <backend> <error> <families>
+// numbers as std::to_chars writes them (they read back exactly), text with '%', tab,
+// line ends, ';' and '|' written %XX, families as `name|count|seconds|self` joined by ';'.
 //
 // Threading: pure functions, and reads and writes of files named by the caller.
 #pragma once
@@ -22,11 +27,12 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "history/history_entry.h"
 
 namespace trtwatch::history {
 
-inline constexpr int kIndexVersion = 1;
+inline constexpr int kIndexVersion = 2;
 
 struct IndexRecord {
   bool damaged = false;
@@ -37,8 +43,16 @@ struct IndexRecord {
   BuildStatus status = BuildStatus::kFailed;
   std::string key;
   uint64_t similar = 0;  // SimilarityHash of the key parts
-  std::string text;      // the summary JSON; damaged: why
+  std::string text;      // the summary (as the index holds it, SummaryOf reads it); damaged: why
 };
+
+// What SummaryOf reads of a record: the list's fields (`history`), or the phase
+// families too (`report`, `history --json`).
+enum class SummaryDetail { kList, kFamilies };
+
+// The entry a record summarizes, without key parts, sequence and event log (and
+// without families for kList): checked and bounded as EntryFromJson checks a line.
+[[nodiscard]] Result<HistoryEntry> SummaryOf(const IndexRecord& record, SummaryDetail detail);
 
 // A hash of what SameExceptGpuName compares (history/estimator.h): equal parts hash equal.
 uint64_t SimilarityHash(const Facts& key_parts);

@@ -40,6 +40,28 @@ std::string Percent(double fraction) {
   return text;
 }
 
+struct ReportFamilyTimes {
+  std::vector<double> total;  // per build, 0 where it has none of the family
+  std::vector<double> self;
+};
+
+// Each phase family's times in `builds` (FamilySeconds of each, in one pass over their
+// families rather than one per family), by family name.
+std::map<std::string, ReportFamilyTimes> FamilyTimesOf(const std::vector<const HistoryEntry*>& builds) {
+  std::map<std::string, ReportFamilyTimes> times;
+  for (size_t i = 0; i < builds.size(); ++i) {
+    // Backwards: where a family is named twice, its first time counts, as FamilySeconds finds it.
+    for (auto it = builds[i]->families.rbegin(); it != builds[i]->families.rend(); ++it) {
+      ReportFamilyTimes& family = times[it->family];
+      family.total.resize(builds.size(), 0);
+      family.self.resize(builds.size(), 0);
+      family.total[i] = it->seconds;
+      family.self[i] = it->self_seconds;
+    }
+  }
+  return times;
+}
+
 KeyReport ReportKey(const std::vector<const HistoryEntry*>& builds) {
   KeyReport report;
   report.key = builds.back()->key;
@@ -48,16 +70,16 @@ KeyReport ReportKey(const std::vector<const HistoryEntry*>& builds) {
   report.builds = builds.size();
   std::vector<const HistoryEntry*> good;
   std::vector<double> elapsed;
+  std::vector<double> sorted_before;  // the earlier successful builds' elapsed times, sorted as they come
   for (const HistoryEntry* entry : builds) {
     if (entry->status != BuildStatus::kSucceeded) continue;
     if (good.size() >= kMinEarlierForRegression) {
-      std::vector<double> before;
-      for (const HistoryEntry* earlier : good) before.push_back(earlier->elapsed);
-      const double median = Median(before);
+      const double median = SortedQuantile(sorted_before, 0.5);
       if (entry->elapsed > median * kRegressionRatio) report.regressions.push_back({entry->build, entry->elapsed, median});
     }
     good.push_back(entry);
     elapsed.push_back(entry->elapsed);
+    sorted_before.insert(std::upper_bound(sorted_before.begin(), sorted_before.end(), entry->elapsed), entry->elapsed);
   }
   report.succeeded = good.size();
   report.elapsed = DurationsOf(elapsed);
@@ -67,19 +89,9 @@ KeyReport ReportKey(const std::vector<const HistoryEntry*>& builds) {
     const double newest = Median(std::vector<double>(elapsed.end() - third, elapsed.end()));
     if (oldest > 0) report.trend = newest / oldest - 1;
   }
-  std::set<std::string> families;
-  for (const HistoryEntry* entry : good) {
-    for (const FamilyTime& time : entry->families) families.insert(time.family);
-  }
-  for (const std::string& family : families) {
-    std::vector<double> total;
-    std::vector<double> self;
-    for (const HistoryEntry* entry : good) {
-      total.push_back(FamilySeconds(*entry, family, false));
-      self.push_back(FamilySeconds(*entry, family, true));
-    }
-    FamilyReport f{family, DurationsOf(total), 0};
-    if (report.elapsed.median > 0) f.self_share = Median(self) / report.elapsed.median;
+  for (auto& [family, times] : FamilyTimesOf(good)) {
+    FamilyReport f{family, DurationsOf(std::move(times.total)), 0};
+    if (report.elapsed.median > 0) f.self_share = Median(std::move(times.self)) / report.elapsed.median;
     report.families.push_back(std::move(f));
   }
   std::stable_sort(report.families.begin(), report.families.end(),

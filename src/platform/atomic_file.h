@@ -17,14 +17,27 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 
 namespace trtwatch {
 
+// What AtomicFile::CopyPieces did.
+struct CopiedPieces {
+  bool ok = false;
+  bool declined = false;  // kernel_only, and the kernel cannot copy these files: nothing appended
+  uint64_t bytes = 0;  // appended
+  std::string error;   // not ok: why, naming the files (the AtomicFile is then unusable)
+};
+
 class AtomicFile {
  public:
+  // The bytes CopyPieces copies at a time: large enough that a GiB is 128 calls, small
+  // enough that reading a piece back (while the next is copied) finds it in the page cache.
+  static constexpr uint64_t kCopyPiece = uint64_t{8} << 20;
+
   // Creates the temporary file next to `target`. On failure returns null and says why
   // in `*error`, naming the folder.
   static std::unique_ptr<AtomicFile> Create(const std::string& target, std::string* error);
@@ -45,6 +58,14 @@ class AtomicFile {
   // Appends `source`'s bytes, copied by the kernel where it can (copy_file_range).
   // After a failure the file is unusable.
   bool CopyFrom(const std::string& source, std::string* error);
+  // The same, kCopyPiece at a time, calling `copied` (when set) after each piece with the
+  // bytes the file holds so far: they can be read back at temp_path() from then on (the
+  // engine cache checks the bytes it placed while the rest is copied). The disk is
+  // handed each piece as it is written, so Commit's flush waits for the last few.
+  // `kernel_only`: where the kernel cannot copy them (another file system, an older
+  // kernel, Windows), nothing is appended and `declined` is set; the file stays usable.
+  [[nodiscard]] CopiedPieces CopyPieces(const std::string& source, const std::function<void(uint64_t)>& copied,
+                                        bool kernel_only = false);
   // fsync, close, rename over the target, fsync the folder. Once only.
   bool Commit(std::string* error);
 

@@ -1,5 +1,6 @@
 #include "platform/file_pieces.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -41,6 +42,34 @@ FilePieces ReadFilePieces(const std::string& path, const std::function<bool(std:
   }
   result.ok = true;
   return result;
+}
+
+FileFollower::FileFollower(const std::string& path)
+    : path_(path), file_(std::fopen(path.c_str(), "rb")), buffer_(new char[kPiece]) {
+  if (!file_) {
+    error_ = "cannot open \"" + path + "\" to read it";
+    return;
+  }
+  std::setvbuf(file_.get(), nullptr, _IONBF, 0);  // our buffer is the only one
+}
+
+FileFollower::~FileFollower() = default;
+
+bool FileFollower::ReadTo(uint64_t end, const std::function<void(std::string_view)>& piece) {
+  if (!file_) return false;
+  while (offset_ < end) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kPiece, end - offset_));
+    const size_t got = std::fread(buffer_.get(), 1, want, file_.get());
+    if (got > 0) piece(std::string_view(buffer_.get(), got));
+    offset_ += got;
+    if (got < want) {
+      error_ = std::ferror(file_.get()) ? "reading \"" + path_ + "\" failed"
+                                        : "\"" + path_ + "\" ended at " + std::to_string(offset_) +
+                                              " bytes, before the " + std::to_string(end) + " written";
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace trtwatch

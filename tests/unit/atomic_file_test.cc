@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/file_pieces.h"
 #include "support/temp_dir_test.h"
 
 namespace trtwatch {
@@ -106,6 +107,42 @@ TEST_F(AtomicFileTest, WriteFailureMidFileLeavesNothingBehind) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(Read(target), "old");
   EXPECT_EQ(Entries(), std::vector<std::string>{"model.engine"});
+}
+
+TEST_F(AtomicFileTest, CopyPiecesSaysAfterEachPieceWhatCanBeReadBack) {
+  std::string source(2 * AtomicFile::kCopyPiece + 10, 's');
+  for (size_t at = 0; at < source.size(); at += 4096) source[at] = static_cast<char>(at / 4096 % 251);
+  std::string error;
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/source", source, &error)) << error;
+  const std::unique_ptr<AtomicFile> file = AtomicFile::Create(dir_ + "/copy", &error);
+  ASSERT_TRUE(file) << error;
+  FileFollower placed(file->temp_path());
+  ASSERT_TRUE(placed.error().empty()) << placed.error();
+  std::vector<uint64_t> told;
+  std::string read_back;
+  const CopiedPieces copied = file->CopyPieces(dir_ + "/source", [&](uint64_t bytes) {
+    told.push_back(bytes);
+    EXPECT_TRUE(placed.ReadTo(bytes, [&](std::string_view piece) { read_back.append(piece); })) << placed.error();
+  });
+  ASSERT_TRUE(copied.ok) << copied.error;
+  EXPECT_EQ(copied.bytes, source.size());
+  EXPECT_EQ(told, (std::vector<uint64_t>{AtomicFile::kCopyPiece, 2 * AtomicFile::kCopyPiece, source.size()}));
+  EXPECT_EQ(read_back, source);  // every byte, each piece as soon as it was said to be there
+  EXPECT_FALSE(placed.ReadTo(source.size() + 1, [](std::string_view) {}));  // nothing past the end
+  EXPECT_NE(placed.error().find("ended at " + std::to_string(source.size()) + " bytes"), std::string::npos)
+      << placed.error();
+  ASSERT_TRUE(file->Commit(&error)) << error;
+  EXPECT_EQ(Read(dir_ + "/copy"), source);
+}
+
+TEST_F(AtomicFileTest, CopyPiecesOfAMissingSourceLeavesNothingBehind) {
+  std::string error;
+  const std::unique_ptr<AtomicFile> file = AtomicFile::Create(dir_ + "/copy", &error);
+  ASSERT_TRUE(file) << error;
+  const CopiedPieces copied = file->CopyPieces(dir_ + "/missing", nullptr);
+  EXPECT_FALSE(copied.ok);
+  EXPECT_NE(copied.error.find("cannot open \"" + dir_ + "/missing\" to copy it"), std::string::npos) << copied.error;
+  EXPECT_TRUE(Entries().empty());
 }
 
 TEST_F(AtomicFileTest, ReadWholeFileReportsMissingFiles) {

@@ -14,10 +14,12 @@
 #include <thread>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends/tensorrt/tensorrt_backend.h"
 #include "fake_tensorrt.h"
 #include "keys/tensorrt_key.h"
+#include "platform/atomic_file.h"
 #include "platform/shared_library.h"
 #include "runner/runner.h"
 #include "support/onnx_model.h"
@@ -290,6 +292,110 @@ TEST_F(EngineCacheTest, PruningRemovesWhatADeadStoreLeftButNotOneInProgress) {
   opened.cache->Prune(limits_);
   EXPECT_FALSE(fs::exists(dead));
   EXPECT_TRUE(fs::exists(running));
+}
+
+// An engine of several copy pieces (AtomicFile::kCopyPiece), not a whole number of them,
+// every 4 KiB block numbered so that a misplaced piece would differ too.
+std::string LargeEngine() {
+  std::string bytes(2 * AtomicFile::kCopyPiece + 4099, 'e');
+  for (size_t at = 0; at < bytes.size(); at += 4096) bytes[at] = static_cast<char>(at / 4096 % 251);
+  return bytes;
+}
+
+class EngineCachePlaceTest : public EngineCacheTest {
+ protected:
+  // The large engine stored under a key of its own; the entry as Find answers it.
+  cache::CacheEntry StoreLarge() {
+    opened_ = cache::EngineCache::Open(cache_dir_);
+    EXPECT_TRUE(opened_.cache) << opened_.error;
+    key_ = keys::BuildKey{"", {{"backend", "place-test"}}};
+    key_.digest = keys::ComputeBuildKey({key_.parts, {}}).key->digest;
+    EXPECT_TRUE(opened_.cache->StoreBytes(key_, "large", LargeEngine(), 1).stored);
+    const cache::Lookup found = opened_.cache->Find(key_);
+    EXPECT_EQ(found.outcome, cache::Lookup::Outcome::kHit);
+    return found.entry.value_or(cache::CacheEntry{});
+  }
+  // What the output's folder holds besides the test's own files: a temporary left behind?
+  std::vector<std::string> Temporaries() const {
+    std::vector<std::string> left;
+    for (const auto& item : fs::directory_iterator(dir_)) {
+      if (item.path().filename().string().find(".trtwatch-") != std::string::npos) left.push_back(item.path());
+    }
+    return left;
+  }
+
+  cache::OpenOutcome opened_;
+  keys::BuildKey key_;
+};
+
+TEST_F(EngineCachePlaceTest, AHitOfSeveralPiecesIsPlacedWholeCheckedAsPlacedAndCounted) {
+  const cache::CacheEntry entry = StoreLarge();
+  const cache::PlaceOutcome placed = opened_.cache->Place(entry, dir_ + "/hit.engine");
+  ASSERT_TRUE(placed.method.has_value()) << placed.error;
+  EXPECT_FALSE(placed.damaged);
+  EXPECT_EQ(Contents(dir_ + "/hit.engine"), LargeEngine());
+  EXPECT_TRUE(Temporaries().empty());
+  EXPECT_EQ(opened_.cache->Stats().hits, 1u);
+  EXPECT_EQ(opened_.cache->Stats().bytes_reused, LargeEngine().size());
+}
+
+TEST_F(EngineCachePlaceTest, AFlippedByteInALaterPieceIsAMissAndNothingIsPlaced) {
+  const cache::CacheEntry entry = StoreLarge();
+  std::ofstream(dir_ + "/hit.engine") << "AN EARLIER ENGINE";
+  FlipOneByte(opened_.cache->EnginePath(entry), static_cast<std::streamoff>(2 * AtomicFile::kCopyPiece + 7));
+  const cache::PlaceOutcome placed = opened_.cache->Place(entry, dir_ + "/hit.engine");
+  EXPECT_FALSE(placed.method.has_value()) << "a damaged engine was placed";
+  EXPECT_TRUE(placed.damaged);
+  EXPECT_NE(placed.error.find("quarantined in " + cache_dir_ + "/v1/quarantine/" + entry.key), std::string::npos)
+      << placed.error;
+  EXPECT_EQ(Contents(dir_ + "/hit.engine"), "AN EARLIER ENGINE") << "the output changed before the check passed";
+  EXPECT_TRUE(Temporaries().empty()) << "the placed bytes were left behind: " << Temporaries()[0];
+  EXPECT_EQ(opened_.cache->Quarantine().size(), 1u);
+  EXPECT_EQ(opened_.cache->Find(key_).outcome, cache::Lookup::Outcome::kMiss);
+  EXPECT_EQ(opened_.cache->Stats().hits, 0u);
+}
+
+TEST_F(EngineCachePlaceTest, AnEngineGrownAfterItsCheckIsAMissToo) {
+  const cache::CacheEntry entry = StoreLarge();
+  const std::string engine = opened_.cache->EnginePath(entry);
+  fs::permissions(engine, fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(engine, std::ios::binary | std::ios::app) << "X";  // after Find: its size was right then
+  const cache::PlaceOutcome placed = opened_.cache->Place(entry, dir_ + "/hit.engine");
+  EXPECT_TRUE(placed.damaged);
+  EXPECT_NE(placed.error.find("bytes, not the " + std::to_string(entry.size) + " stored"), std::string::npos)
+      << placed.error;
+  EXPECT_FALSE(fs::exists(dir_ + "/hit.engine"));
+  EXPECT_TRUE(Temporaries().empty());
+}
+
+TEST_F(EngineCachePlaceTest, OnAnotherFileSystemTheBytesWrittenAreTheBytesChecked) {
+  // /dev/shm (tmpfs): where the kernel cannot copy from the cache's file system, the
+  // entry is read once and each piece hashed and written from the same buffer.
+  if (!fs::is_directory("/dev/shm")) GTEST_SKIP() << "no /dev/shm here";
+  const std::string other = "/dev/shm/trtwatch-place-test-" + std::to_string(::getpid());
+  fs::create_directories(other);
+  const cache::CacheEntry entry = StoreLarge();
+  const cache::PlaceOutcome good = opened_.cache->Place(entry, other + "/hit.engine");
+  ASSERT_TRUE(good.method.has_value()) << good.error;
+  EXPECT_EQ(Contents(other + "/hit.engine"), LargeEngine());
+  FlipOneByte(opened_.cache->EnginePath(entry), static_cast<std::streamoff>(AtomicFile::kCopyPiece + 1));
+  const cache::PlaceOutcome damaged = opened_.cache->Place(entry, other + "/again.engine");
+  EXPECT_TRUE(damaged.damaged) << damaged.error;
+  EXPECT_FALSE(fs::exists(other + "/again.engine"));
+  size_t left = 0;
+  for (const auto& item : fs::directory_iterator(other)) left += item.path().filename() == "hit.engine" ? 0 : 1;
+  EXPECT_EQ(left, 0u) << "the placed bytes were left behind";
+  fs::remove_all(other);
+}
+
+TEST_F(EngineCachePlaceTest, AnOutputThatCannotBeWrittenIsAnErrorNotDamage) {
+  const cache::CacheEntry entry = StoreLarge();
+  const cache::PlaceOutcome placed = opened_.cache->Place(entry, dir_ + "/no/such/folder/hit.engine");
+  EXPECT_FALSE(placed.method.has_value());
+  EXPECT_FALSE(placed.damaged);
+  EXPECT_NE(placed.error.find("create the folder first"), std::string::npos) << placed.error;
+  EXPECT_TRUE(opened_.cache->Quarantine().empty()) << "a good entry was quarantined";
+  EXPECT_EQ(opened_.cache->Find(key_).outcome, cache::Lookup::Outcome::kHit);
 }
 
 TEST_F(EngineCacheTest, ACacheFolderThatCannotBeUsedIsAWarningNotAFailure) {

@@ -16,6 +16,7 @@
 #include "history/estimator.h"
 #include "history/history_file.h"
 #include "platform/atomic_file.h"
+#include "platform/file_lock.h"
 #include "support/temp_dir_test.h"
 
 namespace trtwatch::history {
@@ -202,6 +203,130 @@ TEST_F(HistoryIndexTest, ProcessesAppendingAtOnceKeepTheIndexWhole) {
   EXPECT_EQ(Builds(summaries.entries).size(), static_cast<size_t>(kProcesses * kEach));
 }
 
+// An index as trtwatch wrote it before version 2: the same header but for its version,
+// and each record's summary as the entry's JSON without key parts, sequence and events.
+std::string VersionOneIndex(const std::string& index, const std::vector<HistoryEntry>& entries) {
+  std::string header = index.substr(0, index.find('\n') + 1);
+  const size_t version = header.find("\"trtwatch_history_index\":2");
+  if (version == std::string::npos) return "";
+  header.replace(version, std::string("\"trtwatch_history_index\":2").size(), "\"trtwatch_history_index\":1");
+  std::string out = header;
+  size_t at = header.size();
+  for (HistoryEntry entry : entries) {
+    const size_t end = index.find('\n', at);
+    std::string record = index.substr(at, end - at);
+    size_t tab = 0;
+    for (int field = 0; field < 8; ++field) tab = record.find('\t', tab) + 1;
+    entry.key_parts.clear(), entry.sequence.clear(), entry.events.clear();
+    out += record.substr(0, tab) + EntryToJson(entry) + "\n";
+    at = end + 1;
+  }
+  return out;
+}
+
+TEST_F(HistoryIndexTest, AnIndexOfTheEarlierVersionIsRebuiltOnceAndReadAsTheFileSays) {
+  HistoryFile file(dir_, {});
+  for (int i = 0; i < 3; ++i) (void)file.Append(MakeEntry("b_" + std::to_string(i), kKeyA, "H200", 100 + i), 100 + i);
+  const std::vector<HistoryEntry> whole = file.Read().entries;
+  std::string index;
+  std::string error;
+  ASSERT_TRUE(ReadWholeFile(dir_ + "/history.idx", &index, &error)) << error;
+  const std::string old_index = VersionOneIndex(index, whole);
+  ASSERT_FALSE(old_index.empty()) << index;
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/history.idx", old_index, &error)) << error;
+
+  {  // a writer holds the lock: the reader cannot rebuild it, and reads the file itself
+    TryLockResult writer = FileLock::TryAcquire(dir_ + "/history.lock");
+    ASSERT_EQ(writer.outcome, TryLockResult::Outcome::kAcquired);
+    const ReadResult read = file.ReadSummaries();
+    EXPECT_TRUE(read.warnings.empty());
+    EXPECT_EQ(Builds(read.entries), (std::set<std::string>{"b_0", "b_1", "b_2"}));
+    std::string still;
+    ASSERT_TRUE(ReadWholeFile(dir_ + "/history.idx", &still, &error));
+    EXPECT_EQ(still, old_index);
+  }
+  const ReadResult read = file.ReadSummaries();  // the lock is free: rebuilt as version 2
+  EXPECT_TRUE(read.warnings.empty());
+  ASSERT_EQ(read.entries.size(), 3u);
+  EXPECT_EQ(read.entries[2].build, "b_2");
+  ASSERT_EQ(read.entries[2].families.size(), 1u);
+  EXPECT_EQ(read.entries[2].families[0].self_seconds, 1.5);
+  std::string rebuilt;
+  ASSERT_TRUE(ReadWholeFile(dir_ + "/history.idx", &rebuilt, &error));
+  EXPECT_EQ(rebuilt, index);  // what this trtwatch writes: no JSON left in it
+  (void)file.ReadSummaries();
+  std::string again;
+  ASSERT_TRUE(ReadWholeFile(dir_ + "/history.idx", &again, &error));
+  EXPECT_EQ(again, index);
+  EXPECT_EQ(Builds(file.ReadForEstimate(kKeyA, {}, 20).entries), (std::set<std::string>{"b_0", "b_1", "b_2"}));
+}
+
+TEST_F(HistoryIndexTest, SummariesAreWhatReadingEveryWholeEntryGivesWhateverTheirText) {
+  HistoryFile file(dir_, {});
+  HistoryEntry odd = MakeEntry("b_odd\tid", kKeyA, "H200", 100, BuildStatus::kFailed);
+  odd.model = "models/a%20b;c|d\te\nf\r.onnx \xc3\xa9";
+  odd.backend = "%";
+  odd.error = "TensorRT: [E] 100% of |layers|; failed\n";
+  odd.elapsed = 0.1 + 0.2;
+  odd.families = {{"Timing tactics | 100%; fp16", 3, 12.345, 1.001}, {"", 0, 0, 0}, {"Building engine", 1, 1e9, 0.5}};
+  ASSERT_EQ(file.Append(odd, 100).outcome, AppendResult::Outcome::kWritten);
+  ASSERT_EQ(file.Append(MakeEntry("b_plain", kKeyB, "H100", 101), 101).outcome, AppendResult::Outcome::kWritten);
+  const std::vector<HistoryEntry> whole = file.Read().entries;
+  const ReadResult summaries = file.ReadSummaries();
+  const ReadResult list = file.ReadSummaries(SummaryDetail::kList);
+  ASSERT_TRUE(summaries.warnings.empty());
+  ASSERT_EQ(summaries.entries.size(), whole.size());
+  ASSERT_EQ(list.entries.size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    for (const HistoryEntry* read : {&summaries.entries[i], &list.entries[i]}) {
+      EXPECT_EQ(read->build, whole[i].build);
+      EXPECT_EQ(read->key, whole[i].key);
+      EXPECT_EQ(read->model, whole[i].model);
+      EXPECT_EQ(read->backend, whole[i].backend);
+      EXPECT_EQ(read->error, whole[i].error);
+      EXPECT_EQ(read->finished_at, whole[i].finished_at);
+      EXPECT_EQ(read->elapsed, whole[i].elapsed);  // exactly: the index keeps every bit
+      EXPECT_EQ(read->status, whole[i].status);
+      EXPECT_TRUE(read->key_parts.empty() && read->sequence.empty() && read->events.empty());
+    }
+    EXPECT_TRUE(list.entries[i].families.empty());  // `history` shows none
+    ASSERT_EQ(summaries.entries[i].families.size(), whole[i].families.size());
+    for (size_t f = 0; f < whole[i].families.size(); ++f) {
+      EXPECT_EQ(summaries.entries[i].families[f].family, whole[i].families[f].family);
+      EXPECT_EQ(summaries.entries[i].families[f].count, whole[i].families[f].count);
+      EXPECT_EQ(summaries.entries[i].families[f].seconds, whole[i].families[f].seconds);
+      EXPECT_EQ(summaries.entries[i].families[f].self_seconds, whole[i].families[f].self_seconds);
+    }
+  }
+  std::string index;
+  std::string error;
+  ASSERT_TRUE(ReadWholeFile(dir_ + "/history.idx", &index, &error)) << error;
+  EXPECT_EQ(std::count(index.begin(), index.end(), '\n'), 3);  // the header and one line per entry
+}
+
+TEST_F(HistoryIndexTest, ADamagedSummaryInTheIndexIsAWarningNamingItsLine) {
+  HistoryFile file(dir_, {});
+  (void)file.Append(MakeEntry("b_1", kKeyA, "H200", 100), 100);
+  (void)file.Append(MakeEntry("b_2", kKeyA, "H200", 101), 101);
+  std::string index;
+  std::string error;
+  ASSERT_TRUE(ReadWholeFile(dir_ + "/history.idx", &index, &error)) << error;
+  // b_2's elapsed time, the first field of its summary, made unreadable.
+  const size_t record = index.rfind("\nE\t") + 1;
+  size_t tab = record;
+  for (int field = 0; field < 8; ++field) tab = index.find('\t', tab) + 1;
+  index.insert(tab, "x");
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/history.idx", index, &error)) << error;
+  for (SummaryDetail detail : {SummaryDetail::kList, SummaryDetail::kFamilies}) {
+    const ReadResult read = file.ReadSummaries(detail);
+    EXPECT_EQ(Builds(read.entries), std::set<std::string>{"b_1"});
+    ASSERT_EQ(read.warnings.size(), 1u);
+    EXPECT_NE(read.warnings[0].find("history.jsonl:3: damaged entry skipped (elapsed is not a duration)"),
+              std::string::npos)
+        << read.warnings[0];
+  }
+}
+
 TEST(HistoryIndexRecordTest, ARecordReadsBackAsItWasWritten) {
   const std::string line = EntryToJson(MakeEntry("b_1", kKeyA, "H200", 100));
   const IndexRecord record = RecordOf(line, 42, 7);
@@ -217,6 +342,14 @@ TEST(HistoryIndexRecordTest, ARecordReadsBackAsItWasWritten) {
   EXPECT_EQ(back->finished_at, 100);
   EXPECT_EQ(back->similar, SimilarityHash(MakeEntry("", "", "another card", 0).key_parts));
   EXPECT_FALSE(ParseRecord("E\t1\t2").has_value());
+  const Result<HistoryEntry> summary = SummaryOf(*back, SummaryDetail::kFamilies);
+  ASSERT_TRUE(summary.ok()) << summary.error();
+  EXPECT_EQ(summary->build, "b_1");
+  EXPECT_EQ(summary->model, "simulated:small-cnn");
+  EXPECT_EQ(summary->elapsed, 10);
+  ASSERT_EQ(summary->families.size(), 1u);
+  EXPECT_EQ(summary->families[0].family, "Building engine");
+  EXPECT_EQ(written.find('{'), std::string::npos);  // no JSON to parse
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace trtwatch::history {
 namespace {
 
@@ -33,6 +35,26 @@ TEST(HistoryReportTest, PerKeyDurationsAndTheBuildThatRegressed) {
   ASSERT_FALSE(report.families.empty());
   EXPECT_EQ(report.families[0].family, "Timing tactics");  // the most own time
   EXPECT_FALSE(report.trend);  // too few builds to say
+}
+
+TEST(HistoryReportTest, ARegressionIsJudgedOnTheMedianOfEveryEarlierSuccessfulBuildInAnyOrder) {
+  std::vector<HistoryEntry> entries = {Build("b_1", 100, 50), Build("b_2", 300, 50), Build("b_3", 90, 50),
+                                       Build("b_4", 500, 50), Build("b_5", 110, 50), Build("b_6", 250, 50)};
+  entries[3].status = BuildStatus::kFailed;  // not an earlier successful build
+  entries[4].families.push_back({"Serializing engine", 1, 4, 4});  // in one build of five
+  const std::vector<KeyReport> reports = Report(entries);
+  ASSERT_EQ(reports.size(), 1u);
+  // b_5: the median of 100, 300 and 90 is 100, and 110 is within 1.2 of it; b_6: the
+  // median of 90, 100, 110 and 300 is 105, and 250 is not.
+  ASSERT_EQ(reports[0].regressions.size(), 1u);
+  EXPECT_EQ(reports[0].regressions[0].build, "b_6");
+  EXPECT_DOUBLE_EQ(reports[0].regressions[0].median_before, 105);
+  const auto serializing = std::find_if(reports[0].families.begin(), reports[0].families.end(),
+                                        [](const FamilyReport& f) { return f.family == "Serializing engine"; });
+  ASSERT_NE(serializing, reports[0].families.end());
+  EXPECT_EQ(serializing->total.count, 5u);  // counted as none in the four builds without it
+  EXPECT_DOUBLE_EQ(serializing->total.median, 0);
+  EXPECT_DOUBLE_EQ(serializing->self_share, 0);
 }
 
 TEST(HistoryReportTest, TheTrendComparesTheNewestThirdWithTheOldest) {

@@ -154,52 +154,88 @@ bool AtomicFile::LinkFrom(const std::string& source) {
 }
 
 bool AtomicFile::CopyFrom(const std::string& source, std::string* error) {
+  CopiedPieces copied = CopyPieces(source, nullptr);
+  if (!copied.ok) *error = std::move(copied.error);
+  return copied.ok;
+}
+
+namespace {
+
+// One piece of a copy: the kernel's (copy_file_range) while `*kernel_copy`, else read into
+// `buffer`; the bytes appended (0: the source ended), or -1 with errno set. The first
+// piece falls back to the buffer where the kernel cannot (older kernels, another file
+// system, some file systems), or answers kCopyDeclined with nothing appended when
+// `kernel_only`.
+constexpr ssize_t kCopyWriteFailed = -2;
+constexpr ssize_t kCopyDeclined = -3;
+ssize_t CopyOnePiece(int in, int out, bool* kernel_copy, bool first, bool kernel_only, std::vector<char>* buffer,
+                     const std::function<bool(const char*, size_t)>& write) {
+  for (;;) {
+#ifdef __linux__
+    if (*kernel_copy) {
+      const ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, AtomicFile::kCopyPiece, 0);
+      if (n >= 0 || errno == EINTR) {
+        if (n >= 0) return n;
+        continue;
+      }
+      if (!first || (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP)) return -1;
+    }
+#endif
+    if (kernel_only) return kCopyDeclined;
+    *kernel_copy = false;
+    if (buffer->empty()) buffer->resize(size_t{1} << 20);
+    ssize_t got = 0;
+    while (static_cast<uint64_t>(got) < AtomicFile::kCopyPiece) {
+      const ssize_t n = ::read(in, buffer->data(), buffer->size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return -1;
+      if (n == 0) break;
+      if (!write(buffer->data(), static_cast<size_t>(n))) return kCopyWriteFailed;  // Write said why
+      got += n;
+    }
+    return got;
+  }
+}
+
+}  // namespace
+
+CopiedPieces AtomicFile::CopyPieces(const std::string& source, const std::function<void(uint64_t)>& copied,
+                                    bool kernel_only) {
+  CopiedPieces result;
   const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) {
-    *error = "cannot open \"" + source + "\" to copy it: " + Errno(errno);
+    result.error = "cannot open \"" + source + "\" to copy it: " + Errno(errno);
     Discard();
-    return false;
+    return result;
   }
   bool kernel_copy = true;
   std::vector<char> buffer;
+  const auto write = [&](const char* data, size_t size) { return Write(data, size, &result.error); };
   for (;;) {
-    ssize_t n = -1;
-#ifdef __linux__
-    if (kernel_copy) {
-      n = ::copy_file_range(in, nullptr, fd_, nullptr, size_t{1} << 30, 0);
-      // Older kernels and some file systems cannot: the same bytes through a buffer.
-      if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP) && written_ == 0) {
-        kernel_copy = false;
-        continue;
-      }
+    const ssize_t n = CopyOnePiece(in, fd_, &kernel_copy, result.bytes == 0, kernel_only, &buffer, write);
+    if (n == kCopyWriteFailed) break;  // Write said why and discarded the file
+    if (n == kCopyDeclined) {
+      result.declined = true;
+      break;
     }
-#else
-    kernel_copy = false;
-#endif
-    if (!kernel_copy) {
-      if (buffer.empty()) buffer.resize(size_t{1} << 20);
-      n = ::read(in, buffer.data(), buffer.size());
-      if (n > 0 && !Write(buffer.data(), static_cast<size_t>(n), error)) {
-        ::close(in);
-        return false;
-      }
-      if (n > 0) continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int err = errno;
-      *error = "cannot copy \"" + source + "\" to \"" + target_ + "\": " + Errno(err);
-      if (err == ENOSPC || err == EDQUOT) *error += " (free some space in its folder or write elsewhere)";
-      ::close(in);
+      result.error = "cannot copy \"" + source + "\" to \"" + target_ + "\": " + Errno(err);
+      if (err == ENOSPC || err == EDQUOT) result.error += " (free some space in its folder or write elsewhere)";
       Discard();
-      return false;
+      break;
     }
-    if (n == 0) break;
-    written_ += static_cast<uint64_t>(n);
+    if (n == 0) {
+      result.ok = true;
+      break;
+    }
+    result.bytes += static_cast<uint64_t>(n);
+    if (kernel_copy) written_ += static_cast<uint64_t>(n);  // Write counted the buffer's itself
     StartWriteback();
+    if (copied) copied(result.bytes);
   }
   ::close(in);
-  return true;
+  return result;
 }
 
 void AtomicFile::StartWriteback() {

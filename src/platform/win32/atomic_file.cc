@@ -175,29 +175,47 @@ bool AtomicFile::ShareFrom(const std::string&) { return false; }
 bool AtomicFile::LinkFrom(const std::string&) { return false; }
 
 bool AtomicFile::CopyFrom(const std::string& source, std::string* error) {
+  CopiedPieces copied = CopyPieces(source, nullptr);
+  if (!copied.ok) *error = std::move(copied.error);
+  return copied.ok;
+}
+
+CopiedPieces AtomicFile::CopyPieces(const std::string& source, const std::function<void(uint64_t)>& copied,
+                                    bool kernel_only) {
+  CopiedPieces result;
+  if (kernel_only) {  // no kernel copy through this API here
+    result.declined = true;
+    return result;
+  }
   const int in = _wopen(win32::Widen(source).c_str(), _O_RDONLY | _O_BINARY | _O_NOINHERIT);
   if (in < 0) {
-    *error = "cannot open \"" + source + "\" to copy it: " + Errno(errno);
+    result.error = "cannot open \"" + source + "\" to copy it: " + Errno(errno);
     Discard();
-    return false;
+    return result;
   }
   std::vector<char> buffer(size_t{1} << 20);
+  uint64_t since_piece = 0;
   for (;;) {
     const int n = _read(in, buffer.data(), static_cast<unsigned>(buffer.size()));
-    if (n == 0) break;
     if (n < 0) {
-      *error = "cannot read \"" + source + "\": " + Errno(errno);
-      _close(in);
+      result.error = "cannot read \"" + source + "\": " + Errno(errno);
       Discard();
-      return false;
+      break;
     }
-    if (!Write(buffer.data(), static_cast<size_t>(n), error)) {
-      _close(in);
-      return false;
+    if (n > 0 && !Write(buffer.data(), static_cast<size_t>(n), &result.error)) break;
+    result.bytes += static_cast<uint64_t>(n);
+    since_piece += static_cast<uint64_t>(n);
+    if (copied && (n == 0 ? since_piece > 0 : since_piece >= kCopyPiece)) {
+      copied(result.bytes);
+      since_piece = 0;
+    }
+    if (n == 0) {
+      result.ok = true;
+      break;
     }
   }
   _close(in);
-  return true;
+  return result;
 }
 
 bool ReadWholeFile(const std::string& path, std::string* data, std::string* error, int* error_number) {
