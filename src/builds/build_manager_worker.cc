@@ -427,11 +427,13 @@ void BuildManager::Persist(Active& b) {
 void BuildManager::Close(Active& b) {
   const std::string id = b.record.id;
   const std::optional<GroupTag> group = b.record.group;
+  const bool fenced = b.fenced;
   auto subs = std::move(b.subscribers);
   for (EventSubscriber* s : subs) s->OnEnd();
   active_.erase(id);  // closes the pipes; pending reads complete with operation_aborted
-  // The group's last member to end here concludes it (its engines and manifest on disk).
-  if (group && member_ended_) member_ended_(group->id);
+  // The group's last member to end here concludes it (its engines and manifest on disk);
+  // a fenced member ended on the replica that concluded it, which tells its group.
+  if (group && member_ended_ && !fenced) member_ended_(group->id);
 }
 
 std::string BuildManager::ActiveRecordJson(Active& b) const {
