@@ -366,7 +366,7 @@ void BuildManager::Conclude(Active& b) {
   after_.DropPartialEngine(r.id);  // never leave a partial engine
   r.finished_at = NowUnix();
   r.phase_json = SnapshotJson(b.tree);
-  after_.KeepHistory(r, b.saw_finish);
+  after_.KeepHistory(r, b.saw_finish, b.generation);  // fenced: under this replica's lease only
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state), SecondsSince(b.started_ns));
   if (b.saw_finish && r.cache) metrics_.EngineCacheUsed(r.cache->state == "hit", r.engine_bytes.value_or(0));

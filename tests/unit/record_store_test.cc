@@ -553,6 +553,15 @@ TYPED_TEST(StoreBehaviourTest, FencedWritesNeedTheCurrentLeaseAndTheFirstEndingS
   std::vector<std::string> log;
   for (const StoredEvent& e : store->EventsAfter("b", 0).value()) log.push_back(e.json);
   EXPECT_EQ(log, (std::vector<std::string>{"s1", "s2", "finish"}));
+  // The history entry too: only under the build's current lease.
+  HistoryRow row{"b", std::string(64, 'k'), "m", "simulated", "interrupted", 1, "{}", old_generation};
+  EXPECT_FALSE(store->PutHistory(row).ok()) << "the old owner's entry is refused";
+  row.lease_generation = generation;
+  const Status kept = store->PutHistory(row);
+  EXPECT_TRUE(kept.ok()) << kept.error();
+  HistoryQuery query;
+  query.build = "b";
+  EXPECT_EQ(store->History(query).value(), std::vector<std::string>{"{}"});
   const QueueResult added = queue.AddClaimed("c", "{}", "a", 15);
   ASSERT_TRUE(added.ok());
   EXPECT_TRUE(store->PutFenced("c", "running", "{}", kFirstLeaseGeneration).value()) << "stored claimed: generation 1";

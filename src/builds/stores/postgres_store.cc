@@ -471,13 +471,19 @@ Result<std::vector<std::string>> PostgresStore::Prune(const std::vector<std::str
 // ---- the history ----
 
 Status PostgresStore::PutHistory(const HistoryRow& row) {
-  return Done(Ready() &&
-              Command("INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
-                      "VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, "
-                      "model = EXCLUDED.model, backend = EXCLUDED.backend, status = EXCLUDED.status, "
-                      "finished_at = EXCLUDED.finished_at, entry = EXCLUDED.entry",
-                      {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at),
-                       row.entry}));
+  if (!Ready()) return LastError();
+  // Fenced (lease_generation > 0): the build's row is locked and its generation compared
+  // in the same statement.
+  PgReply r = Run("WITH fence AS (SELECT 1 FROM builds WHERE $8::bigint > 0 AND id = $1 AND lease_gen = $8::bigint "
+                  "FOR SHARE) INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
+                  "SELECT $1, $2, $3, $4, $5, $6::bigint, $7 WHERE $8::bigint = 0 OR EXISTS (SELECT 1 FROM fence) "
+                  "ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, model = EXCLUDED.model, "
+                  "backend = EXCLUDED.backend, status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, "
+                  "entry = EXCLUDED.entry RETURNING 1",
+                  {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at),
+                   row.entry, std::to_string(row.lease_generation)});
+  if (!r.ok()) return LastError();
+  return r.rows() > 0 ? OkStatus() : Status::Error(kHistoryFenced);
 }
 
 Result<std::vector<std::string>> PostgresStore::History(const HistoryQuery& query) {

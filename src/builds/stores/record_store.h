@@ -42,6 +42,9 @@ struct HistoryRow {
   std::string status;   // "succeeded", "failed", ...
   int64_t finished_at = 0;  // Unix seconds
   std::string entry;    // the entry as one JSON line
+  // Nonzero: written only while `generation` is the build's lease generation (fenced,
+  // as AppendEventsFenced); PutHistory refuses it otherwise, with an error.
+  int64_t lease_generation = 0;
 };
 
 // Which history rows to read; every filter is optional.

@@ -448,9 +448,11 @@ Result<std::vector<std::string>> SqliteStore::Prune(const std::vector<std::strin
 
 Status SqliteStore::PutHistory(const HistoryRow& row) {
   Stmt s(db_,
-         "INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) VALUES(?, ?, ?, ?, ?, ?, ?) "
-         "ON CONFLICT(build_id) DO UPDATE SET key = excluded.key, model = excluded.model, backend = excluded.backend, "
-         "status = excluded.status, finished_at = excluded.finished_at, entry = excluded.entry");
+         "INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
+         "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE ?8 = 0 OR EXISTS (SELECT 1 FROM builds WHERE id = ?1 AND "
+         "lease_gen = ?8) ON CONFLICT(build_id) DO UPDATE SET key = excluded.key, model = excluded.model, "
+         "backend = excluded.backend, status = excluded.status, finished_at = excluded.finished_at, "
+         "entry = excluded.entry");
   if (!s.ok()) return LastError();
   s.Text(1, row.build);
   s.Text(2, row.key);
@@ -459,7 +461,9 @@ Status SqliteStore::PutHistory(const HistoryRow& row) {
   s.Text(5, row.status);
   s.Int(6, row.finished_at);
   s.Text(7, row.entry);
+  s.Int(8, row.lease_generation);
   if (s.Step() != SQLITE_DONE) return LastError();
+  if (sqlite3_changes(db_) == 0) return Status::Error(kHistoryFenced);
   return OkStatus();
 }
 
