@@ -18,7 +18,8 @@ constexpr std::chrono::seconds kRetryInterval{1};  // unsaved records are writte
 
 std::string StorageError(const std::string& what, const std::string& why, bool database) {
   return "the service could not store " + what + " (" + why + "); " +
-         (database ? "check that the database is up and reachable (--store)" : "free space in --data-dir or fix the disk");
+         (database ? "check that the database is up and reachable (--store)"
+                   : "free space in --data-dir or fix the disk");
 }
 
 RecordWriter::RecordWriter(boost::asio::io_context& io, RecordStore& store) : io_(io), store_(store) {}

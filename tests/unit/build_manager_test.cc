@@ -211,7 +211,10 @@ TEST_F(ManagerTest, AStorageFaultKeepsTheEventsThenFailsTheBuildPastTheBoundAndC
   EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kStorageFailed);
   EXPECT_EQ(manager_->Cancel(id).outcome, CancelOutcome::kAlreadyFinished);  // concluded: nothing to cancel
   vfs.Heal();
-  ASSERT_TRUE(RunUntil([&] { return store_->Get(id).value() && json::parse(*store_->Get(id).value())["status"] == "failed"; }));
+  ASSERT_TRUE(RunUntil([&] {
+    const std::optional<std::string> stored = store_->Get(id).value();
+    return stored && json::parse(*stored)["status"] == "failed";
+  }));
   EXPECT_TRUE(manager_->RetryUnsaved());
   EXPECT_TRUE(manager_->storage_healthy());
   // The log kept every event, in order, and ends with its one build_finish, as the record says.

@@ -43,7 +43,8 @@ QueueResult PostgresStore::AddClaimed(const std::string& id, const std::string& 
   if (!Ready()) return Failed<QueueResult>();
   const std::string sql = std::string("WITH stored AS (INSERT INTO builds(id, status, doc, owner, lease_until, "
                                       "lease_gen) VALUES($3, 'queued', $4, $1, ") +
-                          kLeaseFromNow + ", " + std::to_string(kFirstLeaseGeneration) + ") RETURNING 1) SELECT pg_notify('trtwatch_records', $3)";
+                          kLeaseFromNow + ", " + std::to_string(kFirstLeaseGeneration) +
+                          ") RETURNING 1) SELECT pg_notify('trtwatch_records', $3)";
   if (!Command(sql.c_str(), {replica, LeaseParam(lease_seconds), id, doc})) return Failed<QueueResult>();
   return QueueDone<QueueResult>();
 }
