@@ -27,6 +27,13 @@
 
 namespace trtwatch::builds {
 
+// An event read from the worker, waiting to be stored; its readers get it once stored.
+struct PendingEvent {
+  StoredEvent stored;
+  std::string type;  // the SSE event name
+  int64_t phase_id = 0;
+};
+
 struct ActiveBuild {
   BuildRecord record;
   BuildRequest request;
@@ -39,7 +46,17 @@ struct ActiveBuild {
   std::array<char, 4096> err_chunk{};
   LineSplitter lines;    // its stdout, cut into protocol lines
   std::string err_tail;  // the end of the worker's stderr
-  std::vector<StoredEvent> pending;  // read, not yet stored
+  // Read, not yet stored: written as one fenced batch, then sent to the live readers, so
+  // that they get exactly the stored log (ids and contents). While the store is out of
+  // reach they wait here, bounded (ManagerOptions' max_unstored_events and _bytes).
+  std::vector<PendingEvent> pending;
+  size_t pending_bytes = 0;
+  uint64_t stored_seq = 0;  // the log's last stored event: live readers start after it
+  int64_t generation = 0;   // the lease generation of this replica's claim: the fence of its writes
+  std::string outage;       // the store's error while `pending` waits for it; empty otherwise
+  bool concluding = false;  // its end is known and waits for the store to take the log's end
+  bool without_worker = false;  // ended with no worker of its own (an orphan, a start that failed)
+  std::unique_ptr<boost::asio::steady_timer> store_retry;  // writes `pending` again during an outage
   bool saw_finish = false;
   Event finish;
   bool finish_held = false;  // `finish` waits for the executor's verdict (Finish relays it)

@@ -53,7 +53,7 @@ std::string AfterBuild::SeedHistory(const BuildRecord& record, const BuildReques
   return "";
 }
 
-void AfterBuild::KeepHistory(BuildRecord& record, bool saw_finish) {
+void AfterBuild::KeepHistory(BuildRecord& record, bool saw_finish, int64_t lease_generation) {
   const std::string folder = HistoryWorkFolder(data_dir_, record.id);
   if (InspectPath(folder).kind != PathKind::kFolder) return;  // the build ran without history
   HarvestResult harvest = HarvestHistoryFolder(folder, record.id);
@@ -68,7 +68,7 @@ void AfterBuild::KeepHistory(BuildRecord& record, bool saw_finish) {
       harvest.entry->status = StatusFromState(record.state);
       harvest.entry->error = record.error;
     }
-    const HistoryStoreResult stored = StoreHistoryEntry(store_, std::move(*harvest.entry), history::UnixNow());
+    const HistoryStoreResult stored = StoreHistoryEntry(store_, std::move(*harvest.entry), history::UnixNow(), lease_generation);
     if (!stored.warning.empty()) {
       std::fprintf(stderr, "trtwatch serve: warning: build %s: history: %s\n", record.id.c_str(),
                    stored.warning.c_str());

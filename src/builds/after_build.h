@@ -52,8 +52,9 @@ class AfterBuild {
   // (the build runs without history, with a warning).
   std::string SeedHistory(const BuildRecord& record, const BuildRequest& request);
   // The worker's entry into the store's history (its status as the record ended), then
-  // the folder removed; `saw_finish`: the worker reported its end (a missing entry is news).
-  void KeepHistory(BuildRecord& record, bool saw_finish);
+  // the folder removed; `saw_finish`: the worker reported its end (a missing entry is news);
+  // `lease_generation` nonzero: stored only under that lease of the build (fenced).
+  void KeepHistory(BuildRecord& record, bool saw_finish, int64_t lease_generation = 0);
   // The folder removed without taking anything from it.
   void DropHistory(const std::string& id);
 

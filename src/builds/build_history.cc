@@ -88,7 +88,8 @@ HarvestResult HarvestHistoryFolder(const std::string& folder, const std::string&
   return result;
 }
 
-HistoryStoreResult StoreHistoryEntry(RecordStore& store, history::HistoryEntry entry, int64_t now_unix) {
+HistoryStoreResult StoreHistoryEntry(RecordStore& store, history::HistoryEntry entry, int64_t now_unix,
+                                     int64_t lease_generation) {
   HistoryStoreResult result;
   entry.events.clear();  // the service keeps the build's event log itself
   HistoryRow row{entry.build,
@@ -97,7 +98,8 @@ HistoryStoreResult StoreHistoryEntry(RecordStore& store, history::HistoryEntry e
                  entry.backend,
                  std::string(BuildStatusName(entry.status)),
                  entry.finished_at,
-                 history::EntryToJson(entry)};
+                 history::EntryToJson(entry),
+                 lease_generation};
   if (Status put = store.PutHistory(row); !put.ok()) return result.warning = "cannot store it: " + put.error(), result;
   if (Result<int64_t> pruned = store.PruneHistory(now_unix - kMaxHistoryAgeDays * 86400, kMaxHistoryEntries);
       !pruned.ok()) {

@@ -64,7 +64,9 @@ struct HistoryStoreResult {
 };
 
 // Stores `entry` (its event log left out) and prunes the history to its bounds.
-HistoryStoreResult StoreHistoryEntry(RecordStore& store, history::HistoryEntry entry, int64_t now_unix);
+// `lease_generation` nonzero: stored only under that lease of the build (HistoryRow).
+HistoryStoreResult StoreHistoryEntry(RecordStore& store, history::HistoryEntry entry, int64_t now_unix,
+                                     int64_t lease_generation = 0);
 
 // Removes the folder; a folder that cannot be removed is left (a warning).
 std::string RemoveHistoryFolder(const std::string& folder);

@@ -86,19 +86,30 @@ void BuildManager::ConcludeOrphans(bool at_start) {
 }
 
 void BuildManager::ConcludeOrphan(const ClaimedBuild& orphan) {
-  Active* adopted = Adopt(orphan.doc);
+  if (BuildRecord claimed; RecordFromJson(orphan.doc, &claimed) && active_.count(claimed.id)) {
+    // One this replica runs, whose lease lapsed while the store was out of reach: held
+    // again, under the new generation (its writes under the old one would be refused).
+    active_.at(claimed.id)->generation = orphan.generation;
+    return;
+  }
+  Active* adopted = Adopt(orphan.doc, orphan.generation);
   if (!adopted) return;
   Active& b = *adopted;
   const bool ours = claims_.WasOurs(orphan);
   const Result<uint64_t> stored_seq = store_.LastSeq(b.record.id);
   b.record.last_seq = std::max(b.record.last_seq, stored_seq.ok() ? *stored_seq : 0);
+  b.stored_seq = b.record.last_seq;
   // The tree as the log left it: open phases are closed and `t` continues from there;
   // a log that cannot be read to its end leaves the tree as far as it was read.
+  std::optional<Event> logged_finish;
   (void)store_.ForEachEvent(b.record.id, 0, [&](const StoredEvent& stored) {
     Event event;
     std::string ignored;
-    if (EventFromJson(stored.json, &event, &ignored)) b.tree.Apply(event);
+    if (!EventFromJson(stored.json, &event, &ignored)) return;
+    b.tree.Apply(event);
+    if (event.type == EventType::kBuildFinish) logged_finish = event;
   });
+  if (logged_finish) return EndAsLogged(b, *logged_finish);  // the first conclusion stands
   if (Reattach(b)) return;
   if (ours) executor_->StopLeftover({b.record.worker_pid, b.record.job});
   b.record.worker_pid = 0;
@@ -129,18 +140,20 @@ bool BuildManager::Reattach(Active& b) {
   return true;
 }
 
-BuildManager::Active* BuildManager::Adopt(const std::string& doc) {
+BuildManager::Active* BuildManager::Adopt(const std::string& doc, int64_t generation) {
   auto build = std::make_unique<Active>();
   if (!RecordFromJson(doc, &build->record) || active_.count(build->record.id)) return nullptr;
   Active& b = *build;
+  b.generation = generation;
+  b.stored_seq = b.record.last_seq;
   const std::string id = b.record.id;
   active_[id] = std::move(build);
   b.subscribers = followers_.Take(id);  // they have had the log up to its end
   return &b;
 }
 
-void BuildManager::StartClaimed(const std::string& doc, const BuildRequest* accepted) {
-  Active* adopted = Adopt(doc);
+void BuildManager::StartClaimed(const std::string& doc, int64_t generation, const BuildRequest* accepted) {
+  Active* adopted = Adopt(doc, generation);
   if (!adopted) return;
   Active& b = *adopted;
   if (accepted) {
@@ -181,7 +194,7 @@ SubmitResult BuildManager::Submit(BuildRequest request, const std::optional<Grou
   }
   const CountResult waiting = claims_.CountQueued();  // across every replica
   if (!waiting.ok()) {
-    writer_.Failed(StorageError("a new record", waiting.error));
+    writer_.Failed(writer_.StoreError("a new record", waiting.error));
     return Refusal(SubmitOutcome::kStorageFailed, writer_.error());
   }
   // A build that can start at once never waits, so --queue-limit 0 means "no waiting".
@@ -208,13 +221,13 @@ SubmitResult BuildManager::Submit(BuildRequest request, const std::optional<Grou
     stored = Status::Error(added.error);
   }
   if (!stored.ok()) {
-    writer_.Failed(StorageError("a new record", stored.error()));
+    writer_.Failed(writer_.StoreError("a new record", stored.error()));
     return Refusal(SubmitOutcome::kStorageFailed, writer_.error());
   }
   writer_.Announce(doc);
   const std::string id = r.id;
   if (slot_free) {
-    StartClaimed(doc, &request);
+    StartClaimed(doc, kFirstLeaseGeneration, &request);
   } else {
     MaybeStart();
   }
@@ -240,7 +253,7 @@ BuildManager::Subscription BuildManager::Subscribe(const std::string& id, EventS
   if (it != active_.end()) {
     s.found = true;
     s.live = true;
-    s.last_seq = it->second->record.last_seq;
+    s.last_seq = it->second->stored_seq;  // what was stored is what its readers got: replayed from the log
     it->second->subscribers.push_back(subscriber);
     return s;
   }
@@ -323,7 +336,7 @@ void BuildManager::MaybeStart() {
     const ClaimResult claimed = claims_.Queued(options_.max_concurrent - static_cast<int>(running_));
     if (!claimed.ok()) return QueueTrouble("claim queued builds", claimed.error);
     if (claimed.builds.empty()) return;
-    for (const ClaimedBuild& c : claimed.builds) StartClaimed(c.doc, nullptr);
+    for (const ClaimedBuild& c : claimed.builds) StartClaimed(c.doc, c.generation, nullptr);
   }
 }
 
@@ -376,22 +389,28 @@ void BuildManager::RenewLeases() {
   const RenewOutcome renewed = claims_.Renew(ids);
   if (!renewed.ok()) return QueueTrouble("renew the leases of its builds", renewed.error);
   for (const std::string& id : renewed.lost) {
-    Active& b = *active_.at(id);
-    if (b.worker && !b.fenced && !IsFinal(b.record.state)) Fence(b);
+    auto it = active_.find(id);
+    if (it == active_.end() || it->second->fenced) continue;
+    Active& b = *it->second;
+    Fence(b);
+    if (!b.worker && b.concluding) ConcludeWhenStored(b);  // its end waited for the store: it is not ours to write
   }
 }
 
 void BuildManager::Fence(Active& b) {
+  if (b.fenced) return;
   std::fprintf(stderr,
-               "trtwatch serve: build %s was concluded by another replica: this one (\"%s\") did not renew its "
-               "lease in time (paused, or cut off from the database); its worker is stopped and the record is "
-               "left as the other replica wrote it\n",
+               "trtwatch serve: build %s is another replica's now: this one (\"%s\") lost its lease (paused, or cut "
+               "off from the database, past the lease); its worker is stopped and nothing more of it is written "
+               "here (the store refuses it)\n",
                b.record.id.c_str(), options_.replica.c_str());
+  metrics_.BuildFenced();
   b.fenced = true;
   b.pending.clear();
+  b.pending_bytes = 0;
   // A cluster's job is the other replica's now (it re-attached to it): this one only
   // stops reading it, at its end, and writes nothing of it meanwhile.
-  if (!executor_->WorkersOutliveService()) b.worker->ForceStop();
+  if (b.worker && !executor_->WorkersOutliveService()) b.worker->ForceStop();
 }
 
 void BuildManager::ApplyCancelRequests() {

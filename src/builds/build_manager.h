@@ -91,6 +91,10 @@ struct ManagerOptions {
   bool engine_cache = true;
   // The GPU types the executor routes to (--gpu-type): the targets a build group may name.
   GpuTable gpu_types;
+  // What a build keeps of its events while the store does not take them (docs/deploy.md):
+  // past either bound its worker is stopped and it fails with reason store_unavailable.
+  size_t max_unstored_events = 100000;
+  size_t max_unstored_bytes = 32u << 20;
 };
 
 enum class SubmitOutcome {
@@ -223,10 +227,10 @@ class BuildManager {
   void MaybeStart();
   // A build this manager claimed (its document), now one it runs: its readers taken
   // over from the log followers. Null when the document is not a record.
-  Active* Adopt(const std::string& doc);
+  Active* Adopt(const std::string& doc, int64_t generation);
   // `accepted`: the request as this replica parsed it (it accepted the build); null:
   // parsed from the record (another replica accepted it).
-  void StartClaimed(const std::string& doc, const BuildRequest* accepted);
+  void StartClaimed(const std::string& doc, int64_t generation, const BuildRequest* accepted);
   // Builds nobody runs any more (their replica died, or this one restarted) concluded
   // as interrupted, as a worker's death is; a cluster's job is followed again.
   void ConcludeOrphans(bool at_start);
@@ -239,8 +243,9 @@ class BuildManager {
   // Renews this replica's leases; a build it runs whose lease was not renewed was
   // concluded by another replica (this one was paused or cut off past its lease).
   void RenewLeases();
-  // Such a build: its worker is stopped, nothing more of it is written or relayed, and
-  // its readers are ended (they reconnect and read the record and log the other wrote).
+  // Such a build (or one whose fenced write the store refused): its worker is stopped,
+  // nothing more of it is written or relayed, and its readers are ended (they reconnect
+  // and read the record and log the other wrote). Logged, and counted on /metrics.
   void Fence(Active& build);
   // A worker slot is free: the queue moves on, and a shutdown waiting for it completes.
   void SlotFreed();
@@ -252,7 +257,7 @@ class BuildManager {
   void QueueTrouble(const std::string& what, const std::string& error);
   CancelResult CancelBuild(const std::string& id, const CancelAsk& ask);
   CancelResult CancelActive(Active& build, const CancelAsk& ask);
-  CancelResult CancelQueued(const std::string& doc, const CancelAsk& ask);
+  CancelResult CancelQueued(const ClaimedBuild& claimed, const CancelAsk& ask);
   CancelResult CancelElsewhere(const BuildRecord& record, const CancelAsk& ask);
   CancelAsk WithDefaults(const CancelAsk& ask, const std::string& id) const;
   void Start(Active& build);
@@ -277,19 +282,29 @@ class BuildManager {
   std::optional<EndVerdict> JudgeEnd(Active& build);
   // The record's cancel of a build stopped from outside (reason slurm_cancelled).
   void NoteOutsideCancel(Active& build, const EndVerdict& verdict);
+  // Stores the pending events (fenced) and then sends them to the live readers.
   void Flush(Active& build);
+  // The store did not take them: they wait (bounded: past the bound the build is stopped
+  // and fails with reason store_unavailable) and are written again every kStoreRetry.
+  void StoreOutage(Active& build, const std::string& why);
+  void RetryStore(const std::string& id);
   void Reap(const std::string& id);
   // The worker is gone: the record says how the build ended, as the executor judged
   // it, as the stream reported it, or as the worker's exit tells.
   void Finish(Active& build, const WorkerExit& exit);
   void FinishFenced(Active& build);
+  // The build's end, once the store took the log's end (at once, or after an outage).
+  void ConcludeWhenStored(Active& build);
+  // An orphan whose log has its build_finish already (its replica stopped after storing
+  // it): the record says what the log says; nothing is appended.
+  void EndAsLogged(Active& build, const Event& finish);
   void EndAsReported(Active& build);
   void Conclude(Active& build);
   void EndWithoutWorker(Active& build, BuildState state, const std::string& error);
+  void RecordEndWithoutWorker(Active& build);
   void StorageFailed(Active& build, const std::string& what);
   void StartGraceTimer(Active& build, double seconds);
   void AppendSynthesisedFinish(Active& build, BuildState state, const std::string& error);
-  void Broadcast(Active& build, uint64_t seq, const std::string& type, int64_t phase_id, const std::string& json);
   void Persist(Active& build);
   void Close(Active& build);  // removes a finished build from the active set
   RequestPaths Paths() const;

@@ -30,7 +30,10 @@ CancelResult BuildManager::CancelBuild(const std::string& id, const CancelAsk& a
   // The build may move between two reads (claimed, finished): decide again, a few times.
   std::string store_error;  // why the store could not be read, for the refusal
   for (int attempt = 0; attempt < 3; ++attempt) {
-    if (auto it = active_.find(id); it != active_.end()) return CancelActive(*it->second, ask);
+    // Active and not yet concluded (a build whose end waits for the store has its final state).
+    if (auto it = active_.find(id); it != active_.end() && !IsFinal(it->second->record.state)) {
+      return CancelActive(*it->second, ask);
+    }
     GetResult stored = Get(id);
     if (stored.outcome == GetOutcome::kNotFound) return Refusal(CancelOutcome::kNotFound, stored.error, id);
     BuildRecord r;
@@ -50,7 +53,7 @@ CancelResult BuildManager::CancelBuild(const std::string& id, const CancelAsk& a
         store_error = won.error;
         break;
       }
-      if (!won.builds.empty()) return CancelQueued(won.builds.front().doc, ask);
+      if (!won.builds.empty()) return CancelQueued(won.builds.front(), ask);
     }
     CancelResult elsewhere = CancelElsewhere(r, ask);
     if (elsewhere.outcome != CancelOutcome::kNotFound) return elsewhere;
@@ -70,8 +73,8 @@ CancelAsk BuildManager::WithDefaults(const CancelAsk& ask, const std::string& id
   return full;
 }
 
-CancelResult BuildManager::CancelQueued(const std::string& doc, const CancelAsk& ask) {
-  Active* adopted = Adopt(doc);
+CancelResult BuildManager::CancelQueued(const ClaimedBuild& claimed, const CancelAsk& ask) {
+  Active* adopted = Adopt(claimed.doc, claimed.generation);
   if (!adopted) return Refusal(CancelOutcome::kUnavailable, "the stored record is not one; retry later");
   Active& b = *adopted;
   const std::string id = b.record.id;

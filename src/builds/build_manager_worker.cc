@@ -30,6 +30,8 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kStderrDrain = 1 << 20;  // more than a pipe holds: all an exited worker left
+// How often events kept during an outage are offered to the store again.
+constexpr std::chrono::milliseconds kStoreRetry{500};
 // A build's record is written for a new estimate at most this often.
 constexpr double kEstimateStoreSeconds = 2;
 
@@ -164,8 +166,8 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
 void BuildManager::Relay(Active& b, const Event& event, const std::string& json_line) {
   b.tree.Apply(event);
   b.record.last_seq = event.seq;
-  b.pending.push_back({event.seq, json_line});
-  Broadcast(b, event.seq, std::string(EventTypeName(event.type)), event.id, json_line);
+  b.pending_bytes += json_line.size();
+  b.pending.push_back({{event.seq, json_line}, std::string(EventTypeName(event.type)), event.id});
 }
 
 void BuildManager::ReleaseHeldFinish(Active& b, const std::optional<EndVerdict>& verdict) {
@@ -247,31 +249,70 @@ void BuildManager::NoteOutsideCancel(Active& b, const EndVerdict& verdict) {
   }
 }
 
-void BuildManager::Broadcast(Active& b, uint64_t seq, const std::string& type, int64_t phase_id,
-                             const std::string& json_line) {
-  if (b.subscribers.empty()) return;
-  FramedEvent item;
-  item.seq = seq;
-  item.step = type == "step";
-  item.phase_id = phase_id;
-  item.frame = std::make_shared<const std::string>(SseFrame(seq, type, json_line));
-  const std::vector<EventSubscriber*> subs = b.subscribers;  // a subscriber may leave meanwhile
-  for (EventSubscriber* s : subs) s->OnEvent(item);
-}
-
 void BuildManager::Flush(Active& b) {
   if (b.pending.empty() || b.fenced) return;
-  if (b.storage_failure.empty()) {
-    if (Status appended = store_.AppendEvents(b.record.id, b.pending); !appended.ok()) {
-      StorageFailed(b, StorageError("the events of " + b.record.id, appended.error()));
-    }
+  std::vector<StoredEvent> batch;
+  batch.reserve(b.pending.size());
+  for (const PendingEvent& e : b.pending) batch.push_back(e.stored);
+  const bool finish = b.pending.back().type == "build_finish";
+  const Result<bool> appended = store_.AppendEventsFenced(b.record.id, batch, b.generation, finish);
+  if (!appended.ok()) return StoreOutage(b, appended.error());
+  if (!*appended) return Fence(b);
+  if (!b.outage.empty()) {
+    std::fprintf(stderr, "trtwatch serve: build %s: the store took its %zu kept events again\n", b.record.id.c_str(),
+                 batch.size());
+    b.outage.clear();
   }
+  b.stored_seq = batch.back().seq;
+  const std::vector<PendingEvent> stored = std::move(b.pending);
   b.pending.clear();
+  b.pending_bytes = 0;
+  // Stored, then sent, as one batch: a live reader gets exactly the stored log.
+  if (b.subscribers.empty()) return;
+  std::vector<FramedEvent> items;
+  items.reserve(stored.size());
+  for (const PendingEvent& e : stored) {
+    FramedEvent item;
+    item.seq = e.stored.seq;
+    item.step = e.type == "step";
+    item.phase_id = e.phase_id;
+    item.frame = std::make_shared<const std::string>(SseFrame(e.stored.seq, e.type, e.stored.json));
+    items.push_back(std::move(item));
+  }
+  const std::vector<EventSubscriber*> subs = b.subscribers;  // a subscriber may leave meanwhile
+  for (EventSubscriber* s : subs) s->OnEvents(items);
+}
+
+void BuildManager::StoreOutage(Active& b, const std::string& why) {
+  const std::string error = writer_.StoreError("the events of " + b.record.id, why);
+  if (b.outage.empty()) {
+    std::fprintf(stderr, "trtwatch serve: %s; they are kept here and written again every %lld ms\n", error.c_str(),
+                 static_cast<long long>(kStoreRetry.count()));
+  }
+  b.outage = error;
+  writer_.Failed(error);
+  if (b.pending.size() > options_.max_unstored_events || b.pending_bytes > options_.max_unstored_bytes) {
+    StorageFailed(b, error);
+  }
+  if (!b.store_retry) b.store_retry = std::make_unique<asio::steady_timer>(io_);
+  b.store_retry->expires_after(kStoreRetry);
+  b.store_retry->async_wait([this, id = b.record.id](const boost::system::error_code& ec) {
+    if (!ec) RetryStore(id);
+  });
+}
+
+void BuildManager::RetryStore(const std::string& id) {
+  auto it = active_.find(id);
+  if (it == active_.end()) return;
+  Active& b = *it->second;
+  Flush(b);
+  if (b.concluding && (b.fenced || b.pending.empty())) ConcludeWhenStored(b);
 }
 
 void BuildManager::StorageFailed(Active& b, const std::string& error) {
-  std::fprintf(stderr, "trtwatch serve: %s\n", error.c_str());
-  writer_.Failed(error);
+  if (!b.storage_failure.empty()) return;
+  std::fprintf(stderr, "trtwatch serve: %s; more than its store holds waits (%zu events): the build is stopped\n",
+               error.c_str(), b.pending.size());
   // A build whose log cannot be kept is not worth its GPU time: stop it now; Finish
   // records it failed with this error, never succeeded.
   b.storage_failure = error;
@@ -304,6 +345,7 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
   b.err_tail += b.worker->DiagnosticsNow(kStderrDrain);
   KeepStderrTail(&b.err_tail);
   Flush(b);
+  if (b.fenced) return FinishFenced(b);
   const std::optional<EndVerdict> verdict = JudgeEnd(b);
   ReleaseOutsideStop(b, verdict);  // what came after an outside stop's signal, before any ending
   b.record.job = b.worker->place().job;
@@ -329,10 +371,17 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
     r.error = verdict->error;
     r.end_reason = verdict->reason;
   } else if (!b.storage_failure.empty()) {
+    // Its stream's own end (if any) stays unstored: the log ends with this one.
     const std::string error = "failed: " + b.storage_failure + "; the build was stopped";
+    if (!b.pending.empty() && b.pending.back().type == "build_finish") {
+      b.record.last_seq = b.pending.back().stored.seq - 1;
+      b.pending_bytes -= b.pending.back().stored.json.size();
+      b.pending.pop_back();
+    }
     AppendSynthesisedFinish(b, BuildState::kFailed, error);
     r.state = BuildState::kFailed;
     r.error = error;
+    r.end_reason = "store_unavailable";
   } else if (b.saw_finish) {
     EndAsReported(b);
   } else {
@@ -341,17 +390,29 @@ void BuildManager::Finish(Active& b, const WorkerExit& exit) {
     r.state = death.state;
     r.error = death.error;
   }
-  Conclude(b);
+  ConcludeWhenStored(b);
 }
 
 // Another replica concluded it: nothing of it is written here.
 void BuildManager::FinishFenced(Active& b) {
-  after_.DropPartialEngine(b.record.id);  // never leave a partial engine
-  after_.DropHistory(b.record.id);        // the replica that concluded it keeps what history there is
   b.worker.reset();
   --running_;
-  Close(b);
-  SlotFreed();
+  ConcludeWhenStored(b);
+}
+
+void BuildManager::ConcludeWhenStored(Active& b) {
+  b.concluding = true;
+  if (b.fenced) {
+    after_.DropPartialEngine(b.record.id);  // never leave a partial engine
+    after_.DropHistory(b.record.id);        // the replica that concluded it keeps what history there is
+    const bool had_slot = !b.without_worker;
+    Close(b);
+    if (had_slot) SlotFreed();
+    return;
+  }
+  if (!b.pending.empty()) return;  // RetryStore comes back once the store took the log's end
+  if (b.without_worker) return RecordEndWithoutWorker(b);
+  Conclude(b);
 }
 
 // The stream's own account stands.
@@ -376,7 +437,7 @@ void BuildManager::Conclude(Active& b) {
   after_.DropPartialEngine(r.id);  // never leave a partial engine
   r.finished_at = clock_.UnixSeconds();
   r.phase_json = SnapshotJson(b.tree);
-  after_.KeepHistory(r, b.saw_finish);
+  after_.KeepHistory(r, b.saw_finish, b.generation);  // fenced: under this replica's lease only
   Persist(b);
   metrics_.BuildFinished(BuildStateName(r.state), SecondsSince(b.started_ns));
   if (b.saw_finish && r.cache) metrics_.EngineCacheUsed(r.cache->state == "hit", r.engine_bytes.value_or(0));
@@ -389,14 +450,28 @@ void BuildManager::Conclude(Active& b) {
 
 void BuildManager::EndWithoutWorker(Active& b, BuildState state, const std::string& error) {
   b.started_ns = clock_.NowNs();
+  b.without_worker = true;
   AppendSynthesisedFinish(b, state, error);
   b.record.state = state;
   b.record.error = error;
+  ConcludeWhenStored(b);
+}
+
+void BuildManager::EndAsLogged(Active& b, const Event& finish) {
+  b.started_ns = clock_.NowNs();
+  b.without_worker = true;
+  const bool interrupted = finish.status == BuildStatus::kFailed && finish.error.rfind("interrupted:", 0) == 0;
+  b.record.state = interrupted ? BuildState::kInterrupted : StateFromStatus(finish.status);
+  b.record.error = finish.error;
+  ConcludeWhenStored(b);
+}
+
+void BuildManager::RecordEndWithoutWorker(Active& b) {
   b.record.finished_at = clock_.UnixSeconds();
   b.record.phase_json = SnapshotJson(b.tree);
   after_.DropHistory(b.record.id);  // a worker that is gone or never ran added nothing worth keeping
   Persist(b);
-  metrics_.BuildFinished(BuildStateName(state), 0);
+  metrics_.BuildFinished(BuildStateName(b.record.state), 0);
   Close(b);
 }
 
@@ -411,8 +486,11 @@ void BuildManager::AppendSynthesisedFinish(Active& b, BuildState state, const st
 
 void BuildManager::Persist(Active& b) {
   if (!IsFinal(b.record.state)) b.record.phase_json = SnapshotJson(b.tree);
-  if (writer_.Put(b.record.id, std::string(BuildStateName(b.record.state)), RecordToJson(b.record))) return;
-  if (b.worker && b.storage_failure.empty()) StorageFailed(b, writer_.error());
+  // A record the store could not take is written again (RecordWriter); one it refused is
+  // another replica's now.
+  const PutOutcome put =
+      writer_.Put(b.record.id, std::string(BuildStateName(b.record.state)), RecordToJson(b.record), b.generation);
+  if (put == PutOutcome::kRefused) Fence(b);
 }
 
 
@@ -420,11 +498,13 @@ void BuildManager::Persist(Active& b) {
 void BuildManager::Close(Active& b) {
   const std::string id = b.record.id;
   const std::optional<GroupTag> group = b.record.group;
+  const bool fenced = b.fenced;
   auto subs = std::move(b.subscribers);
   for (EventSubscriber* s : subs) s->OnEnd();
   active_.erase(id);  // closes the pipes; pending reads complete with operation_aborted
-  // The group's last member to end here concludes it (its engines and manifest on disk).
-  if (group && member_ended_) member_ended_(group->id);
+  // The group's last member to end here concludes it (its engines and manifest on disk);
+  // a fenced member ended on the replica that concluded it, which tells its group.
+  if (group && member_ended_ && !fenced) member_ended_(group->id);
 }
 
 std::string BuildManager::ActiveRecordJson(Active& b) const {

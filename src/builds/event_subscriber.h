@@ -6,6 +6,8 @@
 // Threading: called on the build manager's event-loop thread only.
 #pragma once
 
+#include <vector>
+
 #include "builds/framed_event.h"
 
 namespace trtwatch::builds {
@@ -14,6 +16,11 @@ namespace trtwatch::builds {
 class EventSubscriber {
  public:
   virtual void OnEvent(const FramedEvent& item) = 0;
+  // A batch of the log as it was stored, in seq order: handed over as one (an SSE hub
+  // delivers it whole, so that a reader that keeps up gets every event of it).
+  virtual void OnEvents(const std::vector<FramedEvent>& items) {
+    for (const FramedEvent& item : items) OnEvent(item);
+  }
   // The build's stream is over (its build_finish was delivered), or the service stops.
   virtual void OnEnd() = 0;
 

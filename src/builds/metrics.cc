@@ -140,6 +140,11 @@ void Metrics::SseClientCutOff() {
   ++sse_cut_off_;
 }
 
+void Metrics::BuildFenced() {
+  MutexLock lock(&mu_);
+  ++fenced_;
+}
+
 void Metrics::Request(int status) {
   MutexLock lock(&mu_);
   ++requests_[status];
@@ -192,6 +197,9 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
   out.append("trtwatch_sse_events_dropped_total ").append(std::to_string(sse_dropped_)).append("\n");
   Header(&out, "trtwatch_sse_clients_cut_off_total", "counter", "SSE clients disconnected for falling too far behind.");
   out.append("trtwatch_sse_clients_cut_off_total ").append(std::to_string(sse_cut_off_)).append("\n");
+  Header(&out, "trtwatch_builds_fenced_total", "counter",
+         "Builds this replica stopped because another replica took their lease (it was paused or cut off).");
+  out.append("trtwatch_builds_fenced_total ").append(std::to_string(fenced_)).append("\n");
   Header(&out, "trtwatch_accept_failures_total", "counter",
          "Failed accepts (usually out of file descriptors); the service backs off and retries.");
   out.append("trtwatch_accept_failures_total ").append(std::to_string(accept_failures_)).append("\n");

@@ -54,6 +54,8 @@ class Metrics {
   void SseClientClosed() EXCLUDES(mu_);
   void SseEventsDropped(uint64_t n) EXCLUDES(mu_);
   void SseClientCutOff() EXCLUDES(mu_);
+  // A build this replica ran whose lease another replica took (builds/build_manager.h, Fence).
+  void BuildFenced() EXCLUDES(mu_);
   void Request(int status) EXCLUDES(mu_);
   void AcceptFailed() EXCLUDES(mu_);       // accept() failed (out of descriptors)
   void ConnectionRefused() EXCLUDES(mu_);  // over --max-connections: 503
@@ -78,6 +80,7 @@ class Metrics {
   int64_t sse_clients_ GUARDED_BY(mu_) = 0;
   uint64_t sse_dropped_ GUARDED_BY(mu_) = 0;
   uint64_t sse_cut_off_ GUARDED_BY(mu_) = 0;
+  uint64_t fenced_ GUARDED_BY(mu_) = 0;
   std::map<int, uint64_t> requests_ GUARDED_BY(mu_);  // HTTP status -> count
   uint64_t accept_failures_ GUARDED_BY(mu_) = 0;
   uint64_t refused_ GUARDED_BY(mu_) = 0;

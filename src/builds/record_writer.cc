@@ -16,34 +16,46 @@ namespace {
 constexpr std::chrono::seconds kRetryInterval{1};  // unsaved records are written again this often
 }  // namespace
 
-std::string StorageError(const std::string& what, const std::string& why) {
-  return "the service could not store " + what + " (" + why + "); free space in --data-dir or fix the disk";
+std::string StorageError(const std::string& what, const std::string& why, bool database) {
+  return "the service could not store " + what + " (" + why + "); " +
+         (database ? "check that the database is up and reachable (--store)"
+                   : "free space in --data-dir or fix the disk");
 }
 
 RecordWriter::RecordWriter(boost::asio::io_context& io, RecordStore& store) : io_(io), store_(store) {}
 
-bool RecordWriter::Put(const std::string& id, const std::string& status, std::string doc) {
-  Announce(doc);
+std::string RecordWriter::StoreError(const std::string& what, const std::string& why) const {
+  return StorageError(what, why, store_.changes() != nullptr);
+}
+
+PutOutcome RecordWriter::Put(const std::string& id, const std::string& status, std::string doc, int64_t generation) {
   unsaved_.erase(id);
-  const Status put = store_.Put(id, status, doc);
-  if (put.ok()) return true;
-  error_ = StorageError("record " + id, put.error());
+  const Result<bool> put = store_.PutFenced(id, status, doc, generation);
+  if (put.ok() && !*put) return PutOutcome::kRefused;  // never announced: it is not the build's record
+  Announce(doc);
+  if (put.ok()) return PutOutcome::kStored;
+  error_ = StoreError("record " + id, put.error());
   std::fprintf(stderr, "trtwatch serve: %s\n", error_.c_str());
-  unsaved_[id] = {status, std::move(doc)};
+  unsaved_[id] = {status, std::move(doc), generation};
   ScheduleRetry();
-  return false;
+  return PutOutcome::kKept;
 }
 
 std::optional<std::string> RecordWriter::Unsaved(const std::string& id) const {
-  if (auto it = unsaved_.find(id); it != unsaved_.end()) return it->second.second;
+  if (auto it = unsaved_.find(id); it != unsaved_.end()) return it->second.doc;
   return std::nullopt;
 }
 
 bool RecordWriter::RetryUnsaved() {
   for (auto it = unsaved_.begin(); it != unsaved_.end();) {
-    if (Status put = store_.Put(it->first, it->second.first, it->second.second); !put.ok()) {
-      error_ = StorageError("record " + it->first, put.error());
+    const Result<bool> put = store_.PutFenced(it->first, it->second.status, it->second.doc, it->second.generation);
+    if (!put.ok()) {
+      error_ = StoreError("record " + it->first, put.error());
       return false;
+    }
+    if (!*put) {
+      std::fprintf(stderr, "trtwatch serve: the record of %s was not stored: its lease is another replica's now\n",
+                   it->first.c_str());
     }
     it = unsaved_.erase(it);
   }
@@ -51,7 +63,7 @@ bool RecordWriter::RetryUnsaved() {
     // A failed event write leaves nothing to retry; a probe write says whether the
     // store takes writes again.
     if (Status probe = store_.Probe(); !probe.ok()) {
-      error_ = StorageError("a test write", probe.error());
+      error_ = StoreError("a test write", probe.error());
       return false;
     }
     error_.clear();

@@ -27,8 +27,15 @@ namespace trtwatch::builds {
 class RecordStore;
 class RecordWatcher;
 
-// "the service could not store WHAT (WHY); free space in --data-dir or fix the disk".
-std::string StorageError(const std::string& what, const std::string& why);
+// "the service could not store WHAT (WHY); free space in --data-dir or fix the disk", or
+// with `database` (a PostgreSQL --store): "…; check that the database is up and
+// reachable (--store)".
+std::string StorageError(const std::string& what, const std::string& why, bool database = false);
+
+// What a record write came to: stored; kept here for a retry (the store failed); or
+// refused by the store's fence (the build's lease is another replica's, or its record
+// is final already): dropped, never retried.
+enum class PutOutcome { kStored, kKept, kRefused };
 
 class RecordWriter {
  public:
@@ -36,9 +43,10 @@ class RecordWriter {
   RecordWriter(const RecordWriter&) = delete;
   RecordWriter& operator=(const RecordWriter&) = delete;
 
-  // Announces `doc` to the watchers and stores it; false (kept for a retry, with
-  // error() set) when the store did not take it.
-  [[nodiscard]] bool Put(const std::string& id, const std::string& status, std::string doc);
+  // Stores `doc` under the fence of lease `generation` (RecordStore::PutFenced) and
+  // announces it to the watchers once taken (or kept for a retry, with error() set).
+  [[nodiscard]] PutOutcome Put(const std::string& id, const std::string& status, std::string doc,
+                               int64_t generation);
   // The newest state of a record whose write failed, if `id` is one.
   std::optional<std::string> Unsaved(const std::string& id) const;
 
@@ -51,6 +59,8 @@ class RecordWriter {
   bool RetryUnsaved();
   // A failed write of something else (events, the queue): unhealthy until a retry passes.
   void Failed(const std::string& error);
+  // StorageError's words for this store (the disk under --data-dir, or the database).
+  std::string StoreError(const std::string& what, const std::string& why) const;
 
   // Every record written from now on goes to `watcher` until Unwatch; the frames' ids
   // count record writes since the service started.
@@ -64,7 +74,12 @@ class RecordWriter {
 
   boost::asio::io_context& io_;
   RecordStore& store_;
-  std::map<std::string, std::pair<std::string, std::string>> unsaved_;  // id -> {status, document}
+  struct UnsavedRecord {
+    std::string status;
+    std::string doc;
+    int64_t generation = 0;
+  };
+  std::map<std::string, UnsavedRecord> unsaved_;  // id -> its newest state
   std::string error_;
   std::unique_ptr<boost::asio::steady_timer> retry_timer_;
   std::vector<RecordWatcher*> watchers_;

@@ -48,7 +48,13 @@ std::optional<ApiAnswer> StartBuildEvents(ApiContext& api, SseHubs& hubs, const 
   const size_t hub = hubs.Pick();
   const builds::BuildManager::Subscription s = hubs.Subscribe(hub, id);
   if (!s.found) return NoSuchBuild(id);
-  const uint64_t last = spec.after_seq;
+  uint64_t last = spec.after_seq;
+  if (!s.live && s.last_seq > 0 && last >= s.last_seq) {
+    // A finished build, and the client has had its every event (or names one past them):
+    // it gets the ending again (its build_finish, the log's last event), never nothing,
+    // so that a reconnecting client learns that the build ended and how.
+    last = s.last_seq - 1;
+  }
   if (last > s.last_seq) {
     // Not an id this build has sent: following on would silently skip the events up to it.
     return ErrorAnswer(400, "Last-Event-ID " + std::to_string(last) + " is ahead of this build's last event (" +
@@ -62,8 +68,9 @@ std::optional<ApiAnswer> StartBuildEvents(ApiContext& api, SseHubs& hubs, const 
   if (replayed < s.last_seq && !api.manager.ReplayPage(id, replayed, s.last_seq, &page, &replayed, &error)) {
     return ErrorAnswer(500, error);
   }
-  // The build is over and the client has every event: 204 stops EventSource reconnecting.
-  if (!s.live && replayed >= s.last_seq && page.empty()) return ApiAnswer{204, {}, {}};
+  // A finished build with no event at all (none is: each ends with build_finish): 204
+  // stops EventSource reconnecting.
+  if (!s.live && s.last_seq == 0 && page.empty()) return ApiAnswer{204, {}, {}};
   spec.build_id = id;
   spec.replay_up_to = s.last_seq;
   spec.live = s.live;

@@ -21,9 +21,13 @@ bool ParseLastEventId(std::string_view value, uint64_t* seq) {
   return true;
 }
 
-SseQueue::PushResult SseQueue::Push(FramedEvent item) {
+SseQueue::PushResult SseQueue::Push(FramedEvent item, uint64_t delivery) {
   PushResult result = PushResult::kQueued;
-  if (item.step && items_.size() >= coalesce_at_) {
+  if (delivery == 0 || delivery != delivery_) {
+    delivery_ = delivery;
+    backlog_ = items_.size();
+  }
+  if (item.step && backlog_ >= coalesce_at_) {
     auto same = std::find_if(items_.begin(), items_.end(),
                              [&](const FramedEvent& q) { return q.step && q.phase_id == item.phase_id; });
     if (same != items_.end()) {

@@ -31,13 +31,19 @@ bool ParseLastEventId(std::string_view value, uint64_t* seq);
 // one is removed, the new one appended, so ids stay increasing and Last-Event-ID stays
 // exact). If the queue still reaches `limit`, Push reports overflow: the client is too
 // slow and is cut off (it may reconnect and replay from the stored log).
+//
+// Events come in deliveries (one stored batch of the log, handed over at once): what
+// counts is the backlog a delivery finds, the events the client had not taken from
+// earlier ones. A client that keeps up gets every event however large one delivery is;
+// only one that fell behind has its steps coalesced. Push without a delivery number:
+// each event is its own delivery.
 class SseQueue {
  public:
   enum class PushResult { kQueued, kCoalesced, kOverflow };
 
   SseQueue(size_t coalesce_at, size_t limit) : coalesce_at_(coalesce_at), limit_(limit) {}
 
-  PushResult Push(FramedEvent item);
+  PushResult Push(FramedEvent item, uint64_t delivery = 0);
   std::optional<FramedEvent> Pop();
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
@@ -48,6 +54,8 @@ class SseQueue {
   const size_t limit_;
   std::deque<FramedEvent> items_;
   uint64_t coalesced_ = 0;  // steps replaced by a later step of their phase
+  uint64_t delivery_ = 0;   // the delivery being pushed
+  size_t backlog_ = 0;      // the queue's length when it began
 };
 
 }  // namespace trtwatch::service

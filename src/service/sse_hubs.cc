@@ -46,10 +46,16 @@ class SseHubs::Hub {
 
   // Any thread. One post per batch: the hub drains everything queued by then.
   void Enqueue(Command command) {
+    std::vector<Command> one;
+    one.push_back(std::move(command));
+    EnqueueAll(std::move(one));
+  }
+  // Commands drained together: one delivery (SseQueue).
+  void EnqueueAll(std::vector<Command> commands) {
     bool post = false;
     {
       MutexLock lock(&mu_);
-      pending_.push_back(std::move(command));
+      for (Command& c : commands) pending_.push_back(std::move(c));
       post = !drain_posted_;
       drain_posted_ = true;
     }
@@ -70,11 +76,12 @@ class SseHubs::Hub {
       draining_.swap(pending_);
       drain_posted_ = false;
     }
+    ++deliveries_;  // what the manager handed over since the last drain: one delivery (SseQueue)
     for (Command& c : draining_) {
       switch (c.kind) {
         case Command::Kind::kEvent:
           if (auto it = channels_.find(c.channel); it != channels_.end()) {
-            for (SseSession* s : it->second) s->OnEvent(c.item);
+            for (SseSession* s : it->second) s->OnEvent(c.item, deliveries_);
           }
           break;
         case Command::Kind::kEnd:
@@ -129,6 +136,7 @@ class SseHubs::Hub {
   bool drain_posted_ GUARDED_BY(mu_) = false;
   // The hub's thread only: what is being drained, and each channel's sessions.
   std::vector<Command> draining_;
+  uint64_t deliveries_ = 0;  // drains so far: each one delivery to the sessions (SseQueue)
   std::unordered_map<uint64_t, std::vector<SseSession*>> channels_;
   std::thread thread_;  // last: it starts running io_ once everything above exists
 };
@@ -142,6 +150,16 @@ class SseHubs::Relay final : public EventSubscriber, public RecordWatcher {
   void OnEvent(const FramedEvent& item) override {
     last_seq_ = item.seq;
     Send(Hub::Command{Hub::Command::Kind::kEvent, channel_, item, std::nullopt});
+  }
+  void OnEvents(const std::vector<FramedEvent>& items) override {
+    if (items.empty()) return;
+    last_seq_ = items.back().seq;
+    std::vector<Hub::Command> commands;
+    commands.reserve(items.size());
+    for (const FramedEvent& item : items) {
+      commands.push_back(Hub::Command{Hub::Command::Kind::kEvent, channel_, item, std::nullopt});
+    }
+    owner_.hubs_[hub_]->EnqueueAll(std::move(commands));
   }
   void OnEnd() override {
     ended_ = true;

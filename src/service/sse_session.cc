@@ -43,10 +43,10 @@ SseSession::SseSession(asio::ip::tcp::socket socket, SseStreamSpec spec, const S
       page_ready_(stream_.get_executor()),
       queue_(limits.coalesce_at, limits.cut_off_at) {}
 
-void SseSession::OnEvent(const FramedEvent& item) {
+void SseSession::OnEvent(const FramedEvent& item, uint64_t delivery) {
   // A Last-Event-ID ahead of the live build: what it claims to have is not resent.
   if (overflow_ || item.seq <= spec_.after_seq) return;
-  switch (queue_.Push(item)) {
+  switch (queue_.Push(item, delivery)) {
     case SseQueue::PushResult::kCoalesced:
       metrics_.SseEventsDropped(1);
       break;

@@ -83,7 +83,8 @@ class SseSession {
   // The response's head, the replay, then live frames until the end. Once.
   boost::asio::awaitable<void> Run();
 
-  void OnEvent(const FramedEvent& item);
+  // `delivery`: the hub's number of the batch it comes in (SseQueue).
+  void OnEvent(const FramedEvent& item, uint64_t delivery = 0);
   void OnEnd();  // the build's stream is over (or the service stops)
   void Stop();   // the service stops: a record-changes stream ends now
 

@@ -95,9 +95,12 @@ def test_last_event_id_replays_exactly_the_missed_events(server):
     # Every event, once: the union equals the stored log.
     full = SseReader(server.port, doc["events_url"]).read_all()
     assert [e["data"] for e in full] == [e["data"] for e in seen + rest]
-    # Resuming after the last event of a finished build: 204, nothing to replay.
-    done = SseReader(server.port, doc["events_url"], last_event_id=full[-1]["id"])
-    assert done.status == 204
+    # Resuming at or past the last event of a finished build (issue 36): the ending again,
+    # never 204 (which would leave a reconnecting client not knowing that it ended).
+    for last in (full[-1]["id"], full[-1]["id"] + 5):
+        done = SseReader(server.port, doc["events_url"], last_event_id=last)
+        assert done.status == 200
+        assert done.read_all() == [full[-1]] and full[-1]["event"] == "build_finish"
 
 
 def test_queue_beyond_max_concurrent_and_listing(tmp_path):

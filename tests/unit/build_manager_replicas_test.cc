@@ -255,6 +255,42 @@ TEST_F(BuildManagerReplicasTest, AReplicaThatLostItsLeaseStopsItsWorkerAndWrites
   EXPECT_EQ(paused.manager->running(), 0);
 }
 
+// One ending per build (issue 36): a replica that stored its build's build_finish and
+// stopped before writing the record leaves an orphan whose log has ended. The heir
+// records what that build_finish says and appends nothing: never a second ending.
+TEST_F(BuildManagerReplicasTest, AnOrphanWhoseLogHasEndedIsRecordedAsItsLogSaysWithNoSecondEnding) {
+  StoreOpening opened = PostgresStore::Open(server_->Uri(db_));
+  ASSERT_TRUE(opened.store) << opened.error;
+  RecordStore& store = *opened.store;
+  BuildRecord r;
+  r.id = "b_ended";
+  r.state = BuildState::kRunning;
+  r.backend = "simulated";
+  r.request_json = R"({"simulate":"small-cnn"})";
+  r.created_at = Clock::SystemUnixSeconds();
+  r.started_at = r.created_at;
+  ASSERT_TRUE(store.queue().AddClaimed(r.id, RecordToJson(r), "gone", /*lease_seconds=*/-1).ok());
+  ASSERT_TRUE(store.PutFenced(r.id, "running", RecordToJson(r), kFirstLeaseGeneration).value());
+  Event start = NumberedEvent(EventType::kBuildStart, 1);
+  start.backend = "simulated";
+  Event finish = NumberedEvent(EventType::kBuildFinish, 2);
+  finish.status = BuildStatus::kSucceeded;
+  ASSERT_TRUE(store.AppendEventsFenced(r.id, {{1, EventToJson(start)}, {2, EventToJson(finish)}},
+                                       kFirstLeaseGeneration, /*finish=*/true)
+                  .value());
+
+  Replica& heir = Add("heir", 0, /*lease_seconds=*/1);
+  ASSERT_TRUE(RunUntil([&] { return Record(heir, r.id)["status"] != "running"; }));
+  const json record = Record(heir, r.id);
+  EXPECT_EQ(record["status"], "succeeded") << record.dump();
+  EXPECT_EQ(record["events"], 2);
+  const std::vector<StoredEvent> log = store.EventsAfter(r.id, 0).value();
+  ASSERT_EQ(log.size(), 2u) << "nothing appended after the build_finish";
+  EXPECT_EQ(log[1].json, EventToJson(finish));
+  EXPECT_FALSE(store.PutFenced(r.id, "running", RecordToJson(r), kFirstLeaseGeneration).value())
+      << "the old owner's lease is gone";
+}
+
 // Replica names reach records and errors, and come back from the database: only the
 // rule's characters, bounded; the default fits the rule whatever the host is called.
 TEST(ReplicaNameTest, NamesFollowTheRuleAndTheDefaultAlwaysDoes) {

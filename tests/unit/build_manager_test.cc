@@ -42,7 +42,8 @@ class ManagerTest : public ::testing::Test {
   }
 
   // A worker that runs `script` (sh) whatever arguments it gets.
-  void Start(const std::string& script, const char* vfs = nullptr, int queue_limit = 100) {
+  void Start(const std::string& script, const char* vfs = nullptr, int queue_limit = 100,
+             size_t max_unstored_events = 100000) {
     const std::string path = dir_ + "/worker.sh";
     std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
     fs::permissions(path, fs::perms::owner_all);
@@ -53,6 +54,7 @@ class ManagerTest : public ::testing::Test {
     options.data_dir = dir_;
     options.worker_exe = path;
     options.queue_limit = queue_limit;
+    options.max_unstored_events = max_unstored_events;
     manager_ = std::make_unique<BuildManager>(io_, *store_, metrics_, options,
                                               std::make_unique<LocalExecutor>(io_, NewWorkerLauncher(io_), path),
                                               SteadyClock::Instance());
@@ -183,13 +185,15 @@ TEST_F(ManagerTest, QueueLimitZeroStillRunsABuildWhenASlotIsFree) {
   EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kQueueFull);
 }
 
-// Why #4: with the disk full, the build fails visibly, the record is concluded once
-// space returns, and the store reports itself unhealthy until then.
-TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals) {
+// Why #4 (and issue 36): with the disk full, a build's events are kept, in order, and
+// reach the store and its readers once it takes writes again; past the bound of what is
+// kept the build is stopped and fails (store_unavailable), its record and its log's one
+// build_finish written once space returns, and the store is unhealthy until then.
+TEST_F(ManagerTest, AStorageFaultKeepsTheEventsThenFailsTheBuildPastTheBoundAndConcludesItOnceHealed) {
   testing::FaultySqliteVfs& vfs = vfs_;
   Start(std::string(kBuildStart) +
             R"(; i=2; while [ $i -lt 100000 ]; do printf '{"v":1,"seq":%d,"t":0.1,"type":"log","severity":"info","message":"m"}\n' $i; i=$((i+1)); sleep 0.01; done)",
-        vfs.name());
+        vfs.name(), 100, /*max_unstored_events=*/30);
   const std::string id = Submit();
   ASSERT_TRUE(RunUntil([&] { return store_->LastSeq(id).value() >= 3; }));
   EXPECT_TRUE(manager_->storage_healthy());
@@ -201,13 +205,28 @@ TEST_F(ManagerTest, AStorageFaultFailsTheBuildAndTheStoreIsUnhealthyUntilItHeals
   EXPECT_NE(manager_->storage_error().find("full"), std::string::npos) << manager_->storage_error();
   json record = Record(id);
   EXPECT_EQ(record["status"], "failed");
+  EXPECT_EQ(record["reason"], "store_unavailable");
   EXPECT_NE(record["error"].get<std::string>().find("could not store"), std::string::npos);
+  EXPECT_NE(record["error"].get<std::string>().find("--data-dir"), std::string::npos) << "SQLite: the disk's words";
   EXPECT_EQ(manager_->Submit(R"({"simulate":"small-cnn"})").outcome, SubmitOutcome::kStorageFailed);
   EXPECT_EQ(manager_->Cancel(id).outcome, CancelOutcome::kAlreadyFinished);  // concluded: nothing to cancel
   vfs.Heal();
+  ASSERT_TRUE(RunUntil([&] {
+    const std::optional<std::string> stored = store_->Get(id).value();
+    return stored && json::parse(*stored)["status"] == "failed";
+  }));
   EXPECT_TRUE(manager_->RetryUnsaved());
   EXPECT_TRUE(manager_->storage_healthy());
-  EXPECT_EQ(json::parse(*store_->Get(id).value())["status"], "failed");
+  // The log kept every event, in order, and ends with its one build_finish, as the record says.
+  const std::vector<StoredEvent> log = store_->EventsAfter(id, 0).value();
+  ASSERT_GT(log.size(), 30u);
+  for (size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i].seq, i + 1);
+  size_t finishes = 0;
+  for (const StoredEvent& e : log) finishes += e.json.find("\"build_finish\"") != std::string::npos;
+  EXPECT_EQ(finishes, 1u);
+  EXPECT_NE(log.back().json.find("\"build_finish\""), std::string::npos);
+  EXPECT_NE(log.back().json.find("store"), std::string::npos) << log.back().json;
+  EXPECT_EQ(json::parse(*store_->Get(id).value())["events"], log.back().seq);
 }
 
 // A worker that answers from the engine cache: its build_start and build_finish with

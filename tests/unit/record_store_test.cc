@@ -30,7 +30,8 @@ namespace trtwatch::builds {
 namespace {
 
 using Outcome = StoreOpening::Outcome;
-constexpr int kCurrentSchema = 3;  // 1: the first release; 2: replicas (the queue's columns); 3: the history
+constexpr int kCurrentSchema = 4;  // 1: the first release; 2: replicas (the queue's columns); 3: the history;
+                                   // 4: fencing (lease generations, the log's end)
 
 // Moves a successful result's value into `*out`; false when the call failed.
 template <typename T>
@@ -446,7 +447,7 @@ TYPED_TEST(StoreBehaviourTest, ANewerSchemaIsRefusedAtStart) {
   StoreOpening opened = this->store_.Open();
   EXPECT_EQ(opened.outcome, Outcome::kNewerSchema);
   EXPECT_FALSE(opened.store);
-  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 3): upgrade trtwatch"),
+  EXPECT_NE(opened.error.find("was written by a newer trtwatch (schema 7, this binary knows up to 4): upgrade trtwatch"),
             std::string::npos)
       << opened.error;
   this->store_.SetSchemaVersion(kCurrentSchema);
@@ -518,6 +519,52 @@ TYPED_TEST(StoreBehaviourTest, LapsedLeasesMakeOrphansAndRenewedOnesDoNot) {
   EXPECT_TRUE(queue.ClaimOrphans("other", 300, false).builds.empty()) << "the heir holds it now";
   EXPECT_EQ(queue.CountQueued().count, 1) << "the claimed, never started build waits again";
   EXPECT_EQ(DocsOf(queue.ClaimQueued("heir", 5, 300)), std::vector<std::string>{"{\"id\":\"dead_claimed\"}"});
+}
+
+// Issue 36: each claim is a new lease generation, and the store checks it in the same
+// statement as the write: the replica that lost the lease (paused past it) writes
+// nothing more of the build. One ending: once the log holds a build_finish, nobody
+// appends to it, and a final record is not concluded again.
+TYPED_TEST(StoreBehaviourTest, FencedWritesNeedTheCurrentLeaseAndTheFirstEndingStands) {
+  auto store = this->Open();
+  ASSERT_TRUE(store);
+  BuildQueue& queue = store->queue();
+  ASSERT_TRUE(PutQueued(*store, "b"));
+  const ClaimResult first = queue.ClaimQueued("paused", 1, -1);  // lapses at once
+  ASSERT_EQ(first.builds.size(), 1u);
+  const int64_t old_generation = first.builds[0].generation;
+  ASSERT_TRUE(store->PutFenced("b", "running", "{\"v\":1}", old_generation).value());
+  ASSERT_TRUE(store->AppendEventsFenced("b", {{1, "s1"}, {2, "s2"}}, old_generation, false).value());
+  const ClaimResult heir = queue.ClaimOrphans("heir", 300, false);
+  ASSERT_EQ(heir.builds.size(), 1u);
+  const int64_t generation = heir.builds[0].generation;
+  EXPECT_GT(generation, old_generation);
+
+  const Result<bool> late = store->AppendEventsFenced("b", {{3, "late"}}, old_generation, false);
+  ASSERT_TRUE(late.ok()) << late.error();
+  EXPECT_FALSE(late.value()) << "the lease is the heir's";
+  EXPECT_FALSE(store->PutFenced("b", "succeeded", "{\"v\":2}", old_generation).value());
+  ASSERT_TRUE(store->AppendEventsFenced("b", {{3, "finish"}}, generation, /*finish=*/true).value());
+  EXPECT_FALSE(store->AppendEventsFenced("b", {{4, "after"}}, generation, false).value()) << "after the ending";
+  ASSERT_TRUE(store->PutFenced("b", "interrupted", "{\"v\":3}", generation).value());
+  EXPECT_TRUE(store->PutFenced("b", "interrupted", "{\"v\":3}", generation).value()) << "a retry of that write";
+  EXPECT_FALSE(store->PutFenced("b", "succeeded", "{\"v\":4}", generation).value()) << "concluded once";
+  EXPECT_EQ(store->Get("b").value(), "{\"v\":3}");
+  std::vector<std::string> log;
+  for (const StoredEvent& e : store->EventsAfter("b", 0).value()) log.push_back(e.json);
+  EXPECT_EQ(log, (std::vector<std::string>{"s1", "s2", "finish"}));
+  // The history entry too: only under the build's current lease.
+  HistoryRow row{"b", std::string(64, 'k'), "m", "simulated", "interrupted", 1, "{}", old_generation};
+  EXPECT_FALSE(store->PutHistory(row).ok()) << "the old owner's entry is refused";
+  row.lease_generation = generation;
+  const Status kept = store->PutHistory(row);
+  EXPECT_TRUE(kept.ok()) << kept.error();
+  HistoryQuery query;
+  query.build = "b";
+  EXPECT_EQ(store->History(query).value(), std::vector<std::string>{"{}"});
+  const QueueResult added = queue.AddClaimed("c", "{}", "a", 15);
+  ASSERT_TRUE(added.ok());
+  EXPECT_TRUE(store->PutFenced("c", "running", "{}", kFirstLeaseGeneration).value()) << "stored claimed: generation 1";
 }
 
 TYPED_TEST(StoreBehaviourTest, ACancelLeftForTheOwnerIsTakenByItOnce) {

@@ -54,25 +54,48 @@ class RecordWriterTest : public ::testing::Test {
 };
 
 TEST_F(RecordWriterTest, AWriteIsStoredAndAnnouncedToEachWatcher) {
+  ASSERT_TRUE(store_->queue().AddClaimed("b-1", R"({"id":"b-1"})", "r", 10).ok());
+  ASSERT_TRUE(store_->queue().AddClaimed("b-2", "{}", "r", 10).ok());
   Frames frames;
   writer_->Watch(&frames);
-  ASSERT_TRUE(writer_->Put("b-1", "queued", R"({"id":"b-1"})"));
-  ASSERT_TRUE(writer_->Put("b-1", "running", R"({"id":"b-1","status":"running"})"));
+  ASSERT_EQ(writer_->Put("b-1", "queued", R"({"id":"b-1"})", kFirstLeaseGeneration), PutOutcome::kStored);
+  ASSERT_EQ(writer_->Put("b-1", "running", R"({"id":"b-1","status":"running"})", kFirstLeaseGeneration),
+            PutOutcome::kStored);
   EXPECT_EQ(frames.seqs, (std::vector<uint64_t>{1, 2})) << "frame ids count record writes";
   EXPECT_EQ(store_->Get("b-1").value(), std::optional<std::string>(R"({"id":"b-1","status":"running"})"));
   writer_->Unwatch(&frames);
-  ASSERT_TRUE(writer_->Put("b-2", "queued", "{}"));
+  ASSERT_EQ(writer_->Put("b-2", "queued", "{}", kFirstLeaseGeneration), PutOutcome::kStored);
   EXPECT_EQ(frames.seqs.size(), 2u);
   EXPECT_TRUE(writer_->healthy());
+}
+
+// Why (issue 36): a replica that lost a build's lease, or a second conclusion, must not
+// rewrite the record: the store refuses it, nobody is told of it, nothing is retried.
+TEST_F(RecordWriterTest, AWriteUnderAnotherLeaseOrAfterTheEndIsRefusedAndNeverAnnounced) {
+  ASSERT_TRUE(store_->queue().AddClaimed("b-1", R"({"v":1})", "r", 10).ok());
+  Frames frames;
+  writer_->Watch(&frames);
+  EXPECT_EQ(writer_->Put("b-1", "running", R"({"v":2})", kFirstLeaseGeneration + 1), PutOutcome::kRefused);
+  ASSERT_EQ(writer_->Put("b-1", "interrupted", R"({"v":3})", kFirstLeaseGeneration), PutOutcome::kStored);
+  EXPECT_EQ(writer_->Put("b-1", "interrupted", R"({"v":3})", kFirstLeaseGeneration), PutOutcome::kStored)
+      << "a retry of the write that was taken";
+  EXPECT_EQ(writer_->Put("b-1", "succeeded", R"({"v":4})", kFirstLeaseGeneration), PutOutcome::kRefused)
+      << "the first conclusion stands";
+  EXPECT_EQ(store_->Get("b-1").value(), std::optional<std::string>(R"({"v":3})"));
+  EXPECT_EQ(frames.seqs.size(), 2u);
+  EXPECT_TRUE(writer_->healthy());
+  writer_->Unwatch(&frames);
 }
 
 // Why: a full disk must not lose a record's newest state: it is served from memory and
 // written once the store takes writes again, and meanwhile the service says it is unhealthy.
 TEST_F(RecordWriterTest, AFailedWriteIsKeptServedAndRetried) {
+  ASSERT_TRUE(store_->queue().AddClaimed("b-1", R"({"v":1})", "r", 10).ok());
   vfs_.FailWritesAfter(0, SQLITE_FULL);
-  EXPECT_FALSE(writer_->Put("b-1", "running", R"({"v":2})"));
+  EXPECT_EQ(writer_->Put("b-1", "running", R"({"v":2})", kFirstLeaseGeneration), PutOutcome::kKept);
   EXPECT_FALSE(writer_->healthy());
   EXPECT_NE(writer_->error().find("could not store record b-1"), std::string::npos) << writer_->error();
+  EXPECT_NE(writer_->error().find("--data-dir"), std::string::npos) << "SQLite: the disk's words";
   EXPECT_EQ(writer_->Unsaved("b-1"), std::optional<std::string>(R"({"v":2})"));
   EXPECT_FALSE(writer_->RetryUnsaved());
   vfs_.Heal();

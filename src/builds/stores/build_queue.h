@@ -5,9 +5,10 @@
 //
 // A queued build has no owner. A replica starts builds only by claiming them (oldest
 // first, each by one replica: PostgreSQL's FOR UPDATE SKIP LOCKED, SQLite's write
-// lock), which makes it the owner until `lease_seconds` from now; it renews the leases
-// of the builds it runs, and a build whose lease lapsed (its owner was killed, or lost
-// the database) is claimed by another replica, which concludes it. A cancel for a
+// lock), which makes it the owner until `lease_seconds` from now and increments the
+// build's lease generation (the fence of every write about it: RecordStore's *Fenced);
+// it renews the leases of the builds it runs, and a build whose lease lapsed (its owner
+// was killed, paused, or lost the database) is claimed by another replica, which concludes it. A cancel for a
 // build that runs elsewhere is left in the row (cancel_request) for its owner.
 //
 // On SQLite one process serves the data dir (its file lock), so shared() is false:
@@ -31,7 +32,11 @@ namespace trtwatch::builds {
 struct ClaimedBuild {
   std::string doc;
   std::string previous_owner;
+  int64_t generation = 0;  // the lease's generation this claim made: the fence of its writes
 };
+
+// The lease generation AddClaimed gives a build it stores (claims increment it from there).
+inline constexpr int64_t kFirstLeaseGeneration = 1;
 
 // What a queue operation came to. kFailed: the store could not be reached or written,
 // with `error` (libpq's or SQLite's words); kDone otherwise, even when nothing matched.
@@ -92,7 +97,8 @@ class BuildQueue {
   virtual bool shared() const = 0;
 
   // Stores a new build already claimed by `replica`, which starts it at once (it had a
-  // free slot and nothing waited): no other replica can claim it first.
+  // free slot and nothing waited): no other replica can claim it first. Its lease
+  // generation is kFirstLeaseGeneration.
   virtual QueueResult AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
                                  double lease_seconds) = 0;
   // Claims up to `count` queued, unowned builds, oldest first, for `replica`.

@@ -29,7 +29,8 @@ ClaimResult PostgresStore::Claim(const char* sql, const Params& params) {
   if (!r.ok()) return Failed<ClaimResult>();
   std::vector<std::pair<int64_t, ClaimedBuild>> rows;  // RETURNING has no order: by creation
   for (int i = 0; i < r.rows(); ++i) {
-    rows.push_back({r.Int(i, 0), {r.Text(i, 1), PQnfields(r.result.get()) > 2 ? r.Text(i, 2) : ""}});
+    ClaimedBuild build{r.Text(i, 1), PQnfields(r.result.get()) > 3 ? r.Text(i, 3) : "", r.Int(i, 2)};
+    rows.push_back({r.Int(i, 0), std::move(build)});
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   auto claimed = QueueDone<ClaimResult>();
@@ -40,25 +41,27 @@ ClaimResult PostgresStore::Claim(const char* sql, const Params& params) {
 QueueResult PostgresStore::AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
                                       double lease_seconds) {
   if (!Ready()) return Failed<QueueResult>();
-  const std::string sql = std::string("WITH stored AS (INSERT INTO builds(id, status, doc, owner, lease_until) "
-                                      "VALUES($3, 'queued', $4, $1, ") +
-                          kLeaseFromNow + ") RETURNING 1) SELECT pg_notify('trtwatch_records', $3)";
+  const std::string sql = std::string("WITH stored AS (INSERT INTO builds(id, status, doc, owner, lease_until, "
+                                      "lease_gen) VALUES($3, 'queued', $4, $1, ") +
+                          kLeaseFromNow + ", " + std::to_string(kFirstLeaseGeneration) +
+                          ") RETURNING 1) SELECT pg_notify('trtwatch_records', $3)";
   if (!Command(sql.c_str(), {replica, LeaseParam(lease_seconds), id, doc})) return Failed<QueueResult>();
   return QueueDone<QueueResult>();
 }
 
 ClaimResult PostgresStore::ClaimQueued(const std::string& replica, int count, double lease_seconds) {
   if (count <= 0) return QueueDone<ClaimResult>();
-  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_until = ") + kLeaseFromNow +
-                          " WHERE ord IN (SELECT ord FROM builds WHERE status = 'queued' AND owner IS NULL "
-                          "ORDER BY ord LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ord, doc";
+  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_gen = lease_gen + 1, lease_until = ") +
+                          kLeaseFromNow + " WHERE ord IN (SELECT ord FROM builds WHERE status = 'queued' AND owner IS NULL "
+                          "ORDER BY ord LIMIT $3 FOR UPDATE SKIP LOCKED) RETURNING ord, doc, lease_gen";
   return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), std::to_string(count)});
 }
 
 ClaimResult PostgresStore::ClaimQueuedBuild(const std::string& id, const std::string& replica,
                                             double lease_seconds) {
-  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_until = ") + kLeaseFromNow +
-                          " WHERE id = $3 AND status = 'queued' AND owner IS NULL RETURNING ord, doc";
+  const std::string sql = std::string("UPDATE builds SET owner = $1, lease_gen = lease_gen + 1, lease_until = ") +
+                          kLeaseFromNow +
+                          " WHERE id = $3 AND status = 'queued' AND owner IS NULL RETURNING ord, doc, lease_gen";
   return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), id});
 }
 
@@ -95,8 +98,8 @@ ClaimResult PostgresStore::ClaimOrphans(const std::string& replica, double lease
       std::string("WITH o AS (SELECT ord, owner FROM builds WHERE status IN ('running', 'cancelling') "
                   "AND (owner IS NULL OR lease_until < now() OR ($3::boolean AND owner = $1)) "
                   "ORDER BY ord FOR UPDATE SKIP LOCKED) "
-                  "UPDATE builds b SET owner = $1, lease_until = ") +
-      kLeaseFromNow + " FROM o WHERE b.ord = o.ord RETURNING b.ord, b.doc, COALESCE(o.owner, '')";
+                  "UPDATE builds b SET owner = $1, lease_gen = b.lease_gen + 1, lease_until = ") +
+      kLeaseFromNow + " FROM o WHERE b.ord = o.ord RETURNING b.ord, b.doc, b.lease_gen, COALESCE(o.owner, '')";
   return Claim(sql.c_str(), {replica, LeaseParam(lease_seconds), mine});
 }
 

@@ -88,6 +88,10 @@ constexpr const char* kPgSteps[] = {
     "  entry TEXT NOT NULL);"
     "CREATE INDEX history_finished ON history(finished_at);"
     "CREATE INDEX history_key ON history(key, finished_at);",
+    // 4: fencing (RecordStore's *Fenced writes): each claim increments a build's lease
+    // generation; finish_seq is the seq of its log's build_finish, once stored.
+    "ALTER TABLE builds ADD COLUMN lease_gen BIGINT NOT NULL DEFAULT 0;"
+    "ALTER TABLE builds ADD COLUMN finish_seq BIGINT;",
 };
 
 // PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the
@@ -341,6 +345,65 @@ bool PostgresStore::AppendChunk(const std::string& id, const StoredEvent* first,
   return Command(sql.c_str(), params);
 }
 
+Result<bool> PostgresStore::AppendEventsFenced(const std::string& id, const std::vector<StoredEvent>& events,
+                                               int64_t generation, bool finish) {
+  if (events.empty()) return true;
+  if (!Ready()) return LastError();
+  const bool one_statement = events.size() <= kEventsPerInsert;  // atomic without BEGIN
+  if (!one_statement && !Command("BEGIN")) return LastError();
+  for (size_t i = 0; i < events.size(); i += kEventsPerInsert) {
+    const size_t count = std::min(kEventsPerInsert, events.size() - i);
+    const bool last = i + count == events.size();
+    const FenceCheck chunk = FencedChunk(id, &events[i], count, generation, last && finish, last);
+    if (chunk != FenceCheck::kWritten) {
+      RollbackAfterFailure();
+      if (chunk == FenceCheck::kRefused) return false;
+      return LastError();
+    }
+  }
+  if (!one_statement && !Command("COMMIT")) return RollbackAfterFailure(), LastError();
+  return true;
+}
+
+// One statement: the fence (the build's row locked, its generation compared, no
+// build_finish stored yet), the events inserted only if it held, the batch announced.
+// The row lock orders it with a claim of the build: a claim that committed first makes
+// the generation differ; one that comes after waits for this write and sees it.
+PostgresStore::FenceCheck PostgresStore::FencedChunk(const std::string& id, const StoredEvent* first, size_t count,
+                                                     int64_t generation, bool finish, bool notify) {
+  Params params{id, std::to_string(generation), finish ? SeqParam(first[count - 1].seq) : ""};
+  std::string values;
+  for (size_t i = 0; i < count; ++i) {
+    values += (i ? ",(" : "(") + PgPlaceholders(params.size() + 1, 2) + ")";
+    params.push_back(SeqParam(first[i].seq));
+    params.push_back(first[i].json);
+  }
+  std::string result = "1";
+  if (notify) {
+    params.push_back(SeqParam(first[count - 1].seq));
+    result = "pg_notify('trtwatch_events', $1 || ' ' || $" + std::to_string(params.size()) + "::text)";
+  }
+  const std::string sql =
+      "WITH fence AS (UPDATE builds SET finish_seq = NULLIF($3, '')::bigint WHERE id = $1 AND lease_gen = "
+      "$2::bigint AND finish_seq IS NULL RETURNING 1), stored AS (INSERT INTO events(build_id, seq, json) "
+      "SELECT $1, v.seq::bigint, v.json FROM (VALUES " + values + ") AS v(seq, json), fence "
+      "ON CONFLICT DO NOTHING RETURNING 1) SELECT " + result + " FROM fence";
+  PgReply r = Run(sql.c_str(), params);
+  if (!r.ok()) return FenceCheck::kFailed;
+  return r.rows() > 0 ? FenceCheck::kWritten : FenceCheck::kRefused;
+}
+
+Result<bool> PostgresStore::PutFenced(const std::string& id, const std::string& status, const std::string& doc,
+                                      int64_t generation) {
+  if (!Ready()) return LastError();
+  PgReply r = Run("WITH stored AS (UPDATE builds SET status = $2, doc = $3 WHERE id = $1 AND lease_gen = $4::bigint "
+                  "AND (status IN ('queued', 'running', 'cancelling') OR doc = $3) RETURNING 1) "
+                  "SELECT pg_notify('trtwatch_records', $1) FROM stored",
+                  {id, status, doc, std::to_string(generation)});
+  if (!r.ok()) return LastError();
+  return r.rows() > 0;
+}
+
 Status PostgresStore::ForEachEvent(const std::string& id, uint64_t after,
                                    const std::function<void(const StoredEvent&)>& fn) {
   for (uint64_t from = after;;) {
@@ -408,13 +471,19 @@ Result<std::vector<std::string>> PostgresStore::Prune(const std::vector<std::str
 // ---- the history ----
 
 Status PostgresStore::PutHistory(const HistoryRow& row) {
-  return Done(Ready() &&
-              Command("INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
-                      "VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, "
-                      "model = EXCLUDED.model, backend = EXCLUDED.backend, status = EXCLUDED.status, "
-                      "finished_at = EXCLUDED.finished_at, entry = EXCLUDED.entry",
-                      {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at),
-                       row.entry}));
+  if (!Ready()) return LastError();
+  // Fenced (lease_generation > 0): the build's row is locked and its generation compared
+  // in the same statement.
+  PgReply r = Run("WITH fence AS (SELECT 1 FROM builds WHERE $8::bigint > 0 AND id = $1 AND lease_gen = $8::bigint "
+                  "FOR SHARE) INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
+                  "SELECT $1, $2, $3, $4, $5, $6::bigint, $7 WHERE $8::bigint = 0 OR EXISTS (SELECT 1 FROM fence) "
+                  "ON CONFLICT(build_id) DO UPDATE SET key = EXCLUDED.key, model = EXCLUDED.model, "
+                  "backend = EXCLUDED.backend, status = EXCLUDED.status, finished_at = EXCLUDED.finished_at, "
+                  "entry = EXCLUDED.entry RETURNING 1",
+                  {row.build, row.key, row.model, row.backend, row.status, std::to_string(row.finished_at),
+                   row.entry, std::to_string(row.lease_generation)});
+  if (!r.ok()) return LastError();
+  return r.rows() > 0 ? OkStatus() : Status::Error(kHistoryFenced);
 }
 
 Result<std::vector<std::string>> PostgresStore::History(const HistoryQuery& query) {

@@ -57,6 +57,10 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
                     const std::string& model) override;
   Result<std::vector<std::string>> WithStatus(const std::vector<std::string>& statuses) override;
   Status AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
+  Result<bool> AppendEventsFenced(const std::string& id, const std::vector<StoredEvent>& events, int64_t generation,
+                                  bool finish) override;
+  Result<bool> PutFenced(const std::string& id, const std::string& status, const std::string& doc,
+                         int64_t generation) override;
   Status ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
   Result<std::vector<StoredEvent>> EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
                                               int limit) override;
@@ -115,6 +119,11 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   Status Done(bool done) const { return done ? OkStatus() : LastError(); }
   // Inserts `count` events; `notify_seq` > 0: and notifies the batch's end, in the same statement.
   bool AppendChunk(const std::string& id, const StoredEvent* first, size_t count, uint64_t notify_seq);
+  enum class FenceCheck { kWritten, kRefused, kFailed };
+  // Inserts `count` events if the fence holds (AppendEventsFenced); `notify`: and
+  // announces the batch's end.
+  FenceCheck FencedChunk(const std::string& id, const StoredEvent* first, size_t count, int64_t generation,
+                         bool finish, bool notify);
 
   const std::string uri_;
   const std::string name_;

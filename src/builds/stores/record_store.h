@@ -42,6 +42,9 @@ struct HistoryRow {
   std::string status;   // "succeeded", "failed", ...
   int64_t finished_at = 0;  // Unix seconds
   std::string entry;    // the entry as one JSON line
+  // Nonzero: written only while `generation` is the build's lease generation (fenced,
+  // as AppendEventsFenced); PutHistory refuses it otherwise, with an error.
+  int64_t lease_generation = 0;
 };
 
 // Which history rows to read; every filter is optional.
@@ -80,6 +83,23 @@ class RecordStore {
 
   // Every write reports failure (disk full, I/O error); a failed batch is rolled back whole.
   virtual Status AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) = 0;
+
+  // Fenced writes (docs/deploy.md, "Fencing"): what the owner of a build writes about it
+  // while it runs, taken only while `generation` is the build's lease generation (each
+  // claim of the build increments it: builds/stores/build_queue.h), checked by the store
+  // in the same statement as the write. A replica that lost the build's lease (paused
+  // or cut off past it, and another claimed the build) writes nothing more of it.
+  // Each is true when written, false when refused: the lease is another's now, or
+  // (one ending per build) the build is concluded already.
+  //
+  // A batch of the log; `finish`: the batch ends with the build's build_finish, after
+  // which the log takes no more events from anyone.
+  virtual Result<bool> AppendEventsFenced(const std::string& id, const std::vector<StoredEvent>& events,
+                                          int64_t generation, bool finish) = 0;
+  // The record's status and document, replaced; refused once the record is final
+  // (unless `doc` is what it holds: a retry of a write that was taken).
+  virtual Result<bool> PutFenced(const std::string& id, const std::string& status, const std::string& doc,
+                                 int64_t generation) = 0;
   // Calls `fn` with each event of `id` with seq > `after`, in seq order. An error if
   // the log could not be read to its end (damage, I/O error): then what `fn` saw is
   // incomplete.

@@ -13,12 +13,14 @@ namespace {
 
 constexpr const char* kSqliteLeaseFromNow = "julianday('now') + ?2 / 86400.0";
 
-// The rows of a claim (ord, doc[, previous owner]), oldest first; false on an error.
+// The rows of a claim (ord, doc, lease generation[, previous owner]), oldest first; false
+// on an error.
 bool ClaimedRows(Stmt& s, std::vector<ClaimedBuild>* builds) {
   std::vector<std::pair<int64_t, ClaimedBuild>> rows;
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    rows.push_back({s.ColInt(0), {s.ColText(1), sqlite3_column_count(s.get()) > 2 ? s.ColText(2) : ""}});
+    ClaimedBuild build{s.ColText(1), sqlite3_column_count(s.get()) > 3 ? s.ColText(3) : "", s.ColInt(2)};
+    rows.push_back({s.ColInt(0), std::move(build)});
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& row : rows) builds->push_back(std::move(row.second));
@@ -36,8 +38,9 @@ Result SqliteStore::QueueError() {
 
 QueueResult SqliteStore::AddClaimed(const std::string& id, const std::string& doc, const std::string& replica,
                                     double lease_seconds) {
-  const std::string sql = std::string("INSERT INTO builds(id, status, doc, owner, lease_until) VALUES(?3, 'queued', ?4, "
-                                      "?1, ") + kSqliteLeaseFromNow + ")";
+  const std::string sql = std::string("INSERT INTO builds(id, status, doc, owner, lease_until, lease_gen) "
+                                      "VALUES(?3, 'queued', ?4, ?1, ") + kSqliteLeaseFromNow + ", " +
+                          std::to_string(kFirstLeaseGeneration) + ")";
   Stmt s(db_, sql.c_str());
   if (!s.ok()) return QueueError<QueueResult>();
   s.Text(1, replica);
@@ -50,9 +53,9 @@ QueueResult SqliteStore::AddClaimed(const std::string& id, const std::string& do
 
 ClaimResult SqliteStore::ClaimQueued(const std::string& replica, int count, double lease_seconds) {
   if (count <= 0) return QueueDone<ClaimResult>();
-  const std::string sql = std::string("UPDATE builds SET owner = ?1, lease_until = ") + kSqliteLeaseFromNow +
-                          " WHERE ord IN (SELECT ord FROM builds WHERE status = 'queued' AND owner IS NULL "
-                          "ORDER BY ord LIMIT ?3) RETURNING ord, doc";
+  const std::string sql = std::string("UPDATE builds SET owner = ?1, lease_gen = lease_gen + 1, lease_until = ") +
+                          kSqliteLeaseFromNow + " WHERE ord IN (SELECT ord FROM builds WHERE status = 'queued' AND "
+                          "owner IS NULL ORDER BY ord LIMIT ?3) RETURNING ord, doc, lease_gen";
   Stmt s(db_, sql.c_str());
   if (!s.ok()) return QueueError<ClaimResult>();
   s.Text(1, replica);
@@ -64,8 +67,9 @@ ClaimResult SqliteStore::ClaimQueued(const std::string& replica, int count, doub
 }
 
 ClaimResult SqliteStore::ClaimQueuedBuild(const std::string& id, const std::string& replica, double lease_seconds) {
-  const std::string sql = std::string("UPDATE builds SET owner = ?1, lease_until = ") + kSqliteLeaseFromNow +
-                          " WHERE id = ?3 AND status = 'queued' AND owner IS NULL RETURNING ord, doc";
+  const std::string sql = std::string("UPDATE builds SET owner = ?1, lease_gen = lease_gen + 1, lease_until = ") +
+                          kSqliteLeaseFromNow +
+                          " WHERE id = ?3 AND status = 'queued' AND owner IS NULL RETURNING ord, doc, lease_gen";
   Stmt s(db_, sql.c_str());
   if (!s.ok()) return QueueError<ClaimResult>();
   s.Text(1, replica);
@@ -111,14 +115,15 @@ ClaimResult SqliteStore::ClaimOrphans(const std::string& replica, double lease_s
   }
   auto claimed = QueueDone<ClaimResult>();
   {
-    Stmt orphans(db_, (std::string("SELECT ord, doc, COALESCE(owner, '') FROM builds WHERE status IN ('running', "
+    Stmt orphans(db_, (std::string("SELECT ord, doc, lease_gen + 1, COALESCE(owner, '') FROM builds WHERE status IN ('running', "
                                    "'cancelling') AND ") + lapsed).c_str());
     if (!orphans.ok()) return QueueError<ClaimResult>();
     orphans.Int(4, at_start ? 1 : 0);
     if (!ClaimedRows(orphans, &claimed.builds)) return QueueError<ClaimResult>();
   }
   {
-    Stmt own(db_, (std::string("UPDATE builds SET owner = ?1, lease_until = ") + kSqliteLeaseFromNow +
+    Stmt own(db_, (std::string("UPDATE builds SET owner = ?1, lease_gen = lease_gen + 1, lease_until = ") +
+                   kSqliteLeaseFromNow +
                    " WHERE status IN ('running', 'cancelling') AND " + lapsed).c_str());
     if (!own.ok()) return QueueError<ClaimResult>();
     own.Text(1, replica);

@@ -93,6 +93,9 @@ constexpr const char* kSqliteSteps[] = {
     "  entry TEXT NOT NULL);"
     "CREATE INDEX history_finished ON history(finished_at);"
     "CREATE INDEX history_key ON history(key, finished_at);",
+    // 4: fencing, as in PostgreSQL (RecordStore's *Fenced writes).
+    "ALTER TABLE builds ADD COLUMN lease_gen INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE builds ADD COLUMN finish_seq INTEGER;",
 };
 
 // SQLite's side of a migration: the version is PRAGMA user_version, the lock is the
@@ -304,6 +307,56 @@ Status SqliteStore::AppendEvents(const std::string& id, const std::vector<Stored
   return committed;
 }
 
+// One transaction (BEGIN IMMEDIATE: the write lock first): the fence checked and the
+// build_finish marked, then the events; refused or failed, nothing stays.
+Result<bool> SqliteStore::AppendEventsFenced(const std::string& id, const std::vector<StoredEvent>& events,
+                                             int64_t generation, bool finish) {
+  if (events.empty()) return true;
+  if (Status begun = Exec("BEGIN IMMEDIATE"); !begun.ok()) return begun;
+  const auto fail = [&]() -> Result<bool> {
+    Status failed = LastError();
+    (void)Exec("ROLLBACK");
+    return failed;
+  };
+  {
+    Stmt fence(db_, "UPDATE builds SET finish_seq = ?3 WHERE id = ?1 AND lease_gen = ?2 AND finish_seq IS NULL");
+    if (!fence.ok()) return fail();
+    fence.Text(1, id);
+    fence.Int(2, generation);
+    if (finish) fence.Int(3, static_cast<int64_t>(events.back().seq));
+    if (fence.Step() != SQLITE_DONE) return fail();
+    if (sqlite3_changes(db_) == 0) return (void)Exec("ROLLBACK"), false;
+    Stmt s(db_, "INSERT OR IGNORE INTO events(build_id, seq, json) VALUES(?, ?, ?)");
+    if (!s.ok()) return fail();
+    for (const StoredEvent& e : events) {
+      sqlite3_reset(s.get());
+      s.Text(1, id);
+      s.Int(2, static_cast<int64_t>(e.seq));
+      s.Text(3, e.json);
+      if (s.Step() != SQLITE_DONE) return fail();
+    }
+  }
+  if (Status committed = Exec("COMMIT"); !committed.ok()) {
+    if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");
+    return committed;
+  }
+  return true;
+}
+
+Result<bool> SqliteStore::PutFenced(const std::string& id, const std::string& status, const std::string& doc,
+                                    int64_t generation) {
+  Stmt s(db_,
+         "UPDATE builds SET status = ?2, doc = ?3 WHERE id = ?1 AND lease_gen = ?4 "
+         "AND (status IN ('queued', 'running', 'cancelling') OR doc = ?3)");
+  if (!s.ok()) return LastError();
+  s.Text(1, id);
+  s.Text(2, status);
+  s.Text(3, doc);
+  s.Int(4, generation);
+  if (s.Step() != SQLITE_DONE) return LastError();
+  return sqlite3_changes(db_) > 0;
+}
+
 Status SqliteStore::ForEachEvent(const std::string& id, uint64_t after,
                                  const std::function<void(const StoredEvent&)>& fn) {
   Stmt s(db_, "SELECT seq, json FROM events WHERE build_id = ? AND seq > ? ORDER BY seq");
@@ -395,9 +448,11 @@ Result<std::vector<std::string>> SqliteStore::Prune(const std::vector<std::strin
 
 Status SqliteStore::PutHistory(const HistoryRow& row) {
   Stmt s(db_,
-         "INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) VALUES(?, ?, ?, ?, ?, ?, ?) "
-         "ON CONFLICT(build_id) DO UPDATE SET key = excluded.key, model = excluded.model, backend = excluded.backend, "
-         "status = excluded.status, finished_at = excluded.finished_at, entry = excluded.entry");
+         "INSERT INTO history(build_id, key, model, backend, status, finished_at, entry) "
+         "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE ?8 = 0 OR EXISTS (SELECT 1 FROM builds WHERE id = ?1 AND "
+         "lease_gen = ?8) ON CONFLICT(build_id) DO UPDATE SET key = excluded.key, model = excluded.model, "
+         "backend = excluded.backend, status = excluded.status, finished_at = excluded.finished_at, "
+         "entry = excluded.entry");
   if (!s.ok()) return LastError();
   s.Text(1, row.build);
   s.Text(2, row.key);
@@ -406,7 +461,9 @@ Status SqliteStore::PutHistory(const HistoryRow& row) {
   s.Text(5, row.status);
   s.Int(6, row.finished_at);
   s.Text(7, row.entry);
+  s.Int(8, row.lease_generation);
   if (s.Step() != SQLITE_DONE) return LastError();
+  if (sqlite3_changes(db_) == 0) return Status::Error(kHistoryFenced);
   return OkStatus();
 }
 

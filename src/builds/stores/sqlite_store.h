@@ -47,6 +47,10 @@ class SqliteStore final : public RecordStore, public BuildQueue {
                     const std::string& model) override;
   Result<std::vector<std::string>> WithStatus(const std::vector<std::string>& statuses) override;
   Status AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) override;
+  Result<bool> AppendEventsFenced(const std::string& id, const std::vector<StoredEvent>& events, int64_t generation,
+                                  bool finish) override;
+  Result<bool> PutFenced(const std::string& id, const std::string& status, const std::string& doc,
+                         int64_t generation) override;
   Status ForEachEvent(const std::string& id, uint64_t after, const std::function<void(const StoredEvent&)>& fn) override;
   Result<std::vector<StoredEvent>> EventsPage(const std::string& id, uint64_t after, uint64_t up_to,
                                               int limit) override;

@@ -13,6 +13,10 @@
 
 namespace trtwatch::builds {
 
+// PutHistory's refusal of a fenced row whose lease generation is not the build's.
+inline constexpr const char* kHistoryFenced =
+    "refused: the build's lease is another replica's now (this replica lost it)";
+
 // Makes `dir` (engines, worker files, and SQLite's database) and narrows it to this
 // user: records and engines name models. Empty, or the problem and the fix.
 std::string PrepareDataDir(const std::string& dir);
