@@ -10,6 +10,11 @@ std::string SseFrame(uint64_t seq, std::string_view type, std::string_view data)
   frame += "\nevent: ";
   frame += type;
   frame += '\n';
+  if (type == "build_finish") {
+    frame += "retry: ";
+    frame += std::to_string(kSseRetryAfterEndMs);
+    frame += '\n';
+  }
   // Each line of the payload is its own data field; clients join them with '\n'.
   size_t start = 0;
   while (true) {

@@ -1,7 +1,8 @@
 // A real EventSource client (npm eventsource@4) on a trtwatch build's event stream.
 // Its first connection is cut after CUT events; EventSource reconnects by itself with
-// Last-Event-ID. After build_finish the server ends the stream; the client reconnects
-// once more and the server's 204 stops it. Prints one JSON summary line.
+// Last-Event-ID. After build_finish (which carries "retry: 86400000") the server ends the
+// stream; the client waits a day before it would reconnect, so no request follows
+// within QUIET ms of the ending. Prints one JSON summary line.
 // Usage: node sse_reconnect.mjs URL CUT
 import { readFileSync } from "node:fs";
 import { EventSource } from "eventsource";
@@ -41,17 +42,22 @@ const es = new EventSource(url, {
 const schema = JSON.parse(readFileSync(new URL("../../docs/events.schema.json", import.meta.url), "utf8"));
 const types = schema.oneOf.map((event) => event.properties.type.const);
 let finished = false;
+let finishedAt = 0;
+const QUIET = 6000;  // three times the stream's own retry: 2000
 for (const type of types) {
   es.addEventListener(type, (m) => {
     const data = JSON.parse(m.data);
     received.push({ id: Number(m.lastEventId), type, seq: data.seq, dataType: data.type });
-    if (type === "build_finish") finished = true;
+    if (type === "build_finish") {
+      finished = true;
+      finishedAt = Date.now();
+    }
   });
 }
 
 const deadline = Date.now() + 120000;
 const timer = setInterval(() => {
-  if ((finished && es.readyState === es.CLOSED) || Date.now() > deadline) {
+  if ((finished && Date.now() - finishedAt > QUIET) || Date.now() > deadline) {
     clearInterval(timer);
     es.close();
     console.log(JSON.stringify({ received, requests, cutDone, finished, readyState: es.readyState }));

@@ -20,6 +20,14 @@ TEST(SseFrameTest, SplitsEmbeddedNewlinesIntoDataLines) {
 
 TEST(SseFrameTest, RetryField) { EXPECT_EQ(SseRetry(2000), "retry: 2000\n\n"); }
 
+// Why: a finished build's stream ends with its build_finish, and a reconnect gets that
+// ending again; the ending's reconnection time (WHATWG HTML, "retry" field) keeps an
+// EventSource that never closes itself from asking again every two seconds.
+TEST(SseFrameTest, TheEndingAsksEventSourceToWaitADayBeforeReconnecting) {
+  EXPECT_EQ(SseFrame(9, "build_finish", "{}"), "id: 9\nevent: build_finish\nretry: 86400000\ndata: {}\n\n");
+  EXPECT_EQ(SseFrame(9, "phase_finish", "{}").find("retry"), std::string::npos);
+}
+
 TEST(LastEventIdTest, ParsesDecimalAndEmpty) {
   uint64_t seq = 99;
   EXPECT_TRUE(ParseLastEventId("", &seq));
