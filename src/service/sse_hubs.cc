@@ -163,8 +163,9 @@ class SseHubs::Hub {
   // The hub's thread only: what is being drained, and each channel's sessions.
   std::vector<Command> draining_;
   std::unordered_map<uint64_t, std::vector<SseSession*>> channels_;
-  // Live events of the batch being drained, per channel (a few channels: a short list
-  // whose vectors keep their capacity), as pointers into draining_.
+  // The hub's thread only too: live events of the batch being drained, per channel (a
+  // few channels: a short list whose vectors keep their capacity), as pointers into
+  // draining_.
   std::vector<std::pair<uint64_t, std::vector<const FramedEvent*>>> gathered_;
   std::thread thread_;  // last: it starts running io_ once everything above exists
 };
