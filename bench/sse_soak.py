@@ -13,6 +13,9 @@ Reports:
   - connect time: all clients, and each (from connect to the response's head);
   - fan-out delay p50/p99 (sampled likewise): per event, each client's receive time minus the first receiver's;
   - events lost: structural events (must be 0) and coalesced steps, against the stored log;
+  - the kernel's ListenOverflows/ListenDrops (TcpExt, /proc/net/netstat) before and
+    after the clients connect: a SYN dropped on a full listen backlog;
+  - the server's CPU (user and system) per delivery while the build streams;
   - the server's RSS (VmRSS sampled, VmHWM peak) from /proc/PID/status.
 
 Usage: bench/sse_soak.py [--bin build/trtwatch] [--clients 1000] [--processes 2] [--profile small-cnn]
@@ -47,9 +50,32 @@ def http(port, method, path, body=None):
 
 
 def cpu_seconds(pid):
+    """(user, system) CPU seconds of process `pid`."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
+def listen_counters():
+    """The kernel's TcpExt ListenOverflows and ListenDrops (/proc/net/netstat): a SYN
+    dropped because a listen backlog was full, and every such drop. They count the whole
+    network namespace, so other listeners on the machine count too."""
+    counters = {}
+    try:
+        lines = pathlib.Path("/proc/net/netstat").read_text().splitlines()
+    except OSError:
+        return counters
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            counters = dict(zip(names.split()[1:], (int(v) for v in values.split()[1:])))
+    return {k: counters.get(k, 0) for k in ("ListenOverflows", "ListenDrops")}
+
+
+def somaxconn():
+    try:
+        return int(pathlib.Path("/proc/sys/net/core/somaxconn").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def rss_kib(pid):
@@ -247,12 +273,14 @@ def soak(args):
         connected_q = multiprocessing.Queue()
         results_q = multiprocessing.Queue()
         shares = client_shares(args.clients, args.processes)
+        listen_before = listen_counters()
         t0 = time.monotonic()
         procs = [multiprocessing.Process(target=client_process,
                                          args=(port, build["events_url"], n, args.sample_every, connected_q,
                                                results_q))
                  for n in shares if n]
         errors, connects, connect_s = start_clients(procs, connected_q, t0, "sse_soak")
+        listen_after = listen_counters()
         rss_connected = rss_kib(server.pid)
 
         cpu_before = cpu_seconds(server.pid)
@@ -267,7 +295,9 @@ def soak(args):
                 pass
         for p in procs:
             p.join()
-        cpu_used = cpu_seconds(server.pid) - cpu_before
+        cpu_after = cpu_seconds(server.pid)
+        cpu_user, cpu_system = cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]
+        cpu_used = cpu_user + cpu_system
         clients_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)  # the joined client processes
         clients_cpu = clients_cpu.ru_utime + clients_cpu.ru_stime
         rss_end = rss_kib(server.pid)
@@ -302,6 +332,9 @@ def soak(args):
         print(f"  {len(connects)}/{args.clients} connected, all within {connect_s:.2f} s; each: p50 "
               f"{percentile(connects, 50) * 1000:.1f} ms, p99 {percentile(connects, 99) * 1000:.1f} ms, "
               f"max {max(connects, default=float('nan')) * 1000:.1f} ms (connect to response head)")
+        overflows = {k: listen_after.get(k, 0) - listen_before.get(k, 0) for k in ("ListenOverflows", "ListenDrops")}
+        print(f"  listen backlog while connecting: ListenOverflows +{overflows['ListenOverflows']}, ListenDrops "
+              f"+{overflows['ListenDrops']} (kernel TcpExt; net.core.somaxconn {somaxconn()})")
         print(f"  {complete}/{args.clients} streams ended with build_finish")
         print(f"  delivery latency (vs fastest delivery of any event): p50 {percentile(latencies, 50):.2f} ms, "
               f"p99 {percentile(latencies, 99):.2f} ms, max {max(latencies):.2f} ms; {len(latencies)} sampled of "
@@ -311,6 +344,9 @@ def soak(args):
         print(f"  structural events lost: {structural_lost}; step/log events not received (coalesced): {steps_lost}; "
               f"server counted dropped {dropped.group(1) if dropped else '?'}, cut off {cut.group(1) if cut else '?'}")
         print(f"  CPU while streaming: server {cpu_used:.2f} s, client processes {clients_cpu:.2f} s (user+system; theirs includes parsing after the end)")
+        per = 1e6 / max(deliveries, 1)
+        print(f"  server CPU per delivery: {cpu_used * per:.2f} us (user {cpu_user * per:.2f}, system "
+              f"{cpu_system * per:.2f}; {deliveries} deliveries)")
         print(f"  server RSS: idle {rss_idle['VmRSS'] / 1024:.1f} MiB, {args.clients} clients connected "
               f"{rss_connected['VmRSS'] / 1024:.1f} MiB, peak sampled {peak / 1024:.1f} MiB, "
               f"end {rss_end['VmRSS'] / 1024:.1f} MiB, high-water {rss_end['VmHWM'] / 1024:.1f} MiB")

@@ -46,6 +46,7 @@ namespace {
 
 constexpr auto kLingerTime = 2s;  // after a refusal, how long the rest of a request is read and dropped
 constexpr size_t kLingerBytes = 1024 * 1024;  // and how much of it
+constexpr int kAcceptBatch = 1024;  // connections taken from the listen backlog per wake-up
 
 // What follows one request on its connection.
 enum class Next {
@@ -162,7 +163,23 @@ class HttpApi::Impl {
       }
       backoff = 10ms;
       asio::co_spawn(io_, Connection(std::move(socket)), asio::detached);
+      AcceptWaiting(acceptor);
     }
+  }
+
+  // After one accept, every connection already waiting, up to kAcceptBatch, in one go:
+  // a burst of clients leaves the listen backlog as fast as it fills, and no SYN is
+  // dropped. Nothing is done for a connection here but start its coroutine (posted,
+  // so it runs after the batch).
+  void AcceptWaiting(tcp::acceptor& acceptor) {
+    boost::system::error_code ec;
+    if (!acceptor.non_blocking()) acceptor.non_blocking(true, ec);  // would_block, not a wait, when none is left
+    for (int i = 0; i < kAcceptBatch && !ec; ++i) {
+      tcp::socket socket = acceptor.accept(io_, ec);
+      if (!ec) asio::co_spawn(io_, Connection(std::move(socket)), asio::detached);
+    }
+    // An error other than would_block (out of descriptors) comes again at the next
+    // async_accept, which backs off.
   }
 
   void set_stopping() {

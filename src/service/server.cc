@@ -43,6 +43,10 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr auto kRetentionPeriod = 10min;
+// The listen backlog: room for a burst of clients (10,000 event streams at once) while
+// the accept loop catches up. Linux clamps it to net.core.somaxconn (4096 by default
+// since 5.4): raise that to use more (docs/deploy.md).
+constexpr int kListenBacklog = 65535;
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "trtwatch serve: %s\n", message.c_str());
@@ -81,7 +85,7 @@ Listening Listen(tcp::acceptor& acceptor, const ServerOptions& options) {
   if (!ec) acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (!ec) acceptor.listen(kListenBacklog, ec);
   if (ec) return {"cannot listen on " + options.listen + ": " + ec.message() + " (pick another --listen port)"};
   return {};
 }

@@ -4,6 +4,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <chrono>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -70,6 +71,9 @@ class SseHubs::Hub {
   }
 
  private:
+  // Live events are gathered per channel and handed to each session once per batch
+  // (OnEvents), before anything else that concerns their channel (a join, the end, a
+  // stop), so each session still sees its channel's commands in order.
   void Drain() {
     {
       MutexLock lock(&mu_);
@@ -78,30 +82,59 @@ class SseHubs::Hub {
     }
     ++deliveries_;  // what the manager handed over since the last drain: one delivery (SseQueue)
     for (Command& c : draining_) {
-      switch (c.kind) {
-        case Command::Kind::kEvent:
-          if (auto it = channels_.find(c.channel); it != channels_.end()) {
-            for (SseSession* s : it->second) s->OnEvent(c.item, deliveries_);
-          }
-          break;
-        case Command::Kind::kEnd:
-          if (auto it = channels_.find(c.channel); it != channels_.end()) {
-            const std::vector<SseSession*> ended = std::move(it->second);
-            channels_.erase(it);
-            for (SseSession* s : ended) s->OnEnd();
-          }
-          break;
-        case Command::Kind::kJoin:
-          Open(c.channel, std::move(*c.joining));
-          break;
-        case Command::Kind::kStop:
-          if (auto it = channels_.find(kRecordChannel); it != channels_.end()) {
-            for (SseSession* s : it->second) s->Stop();
-          }
-          break;
+      if (c.kind == Command::Kind::kEvent) {
+        if (channels_.contains(c.channel)) Gathered(c.channel).push_back(&c.item);
+        continue;
       }
+      Deliver(c.kind == Command::Kind::kStop ? kRecordChannel : c.channel);
+      Carry(c);
     }
+    for (auto& [channel, items] : gathered_) {
+      if (!items.empty()) Deliver(channel);
+    }
+    // Channels whose build ended (or whose last session left) keep no list.
+    std::erase_if(gathered_, [this](const auto& g) { return !channels_.contains(g.first); });
     draining_.clear();  // keeps its capacity for the next batch
+  }
+
+  std::vector<const FramedEvent*>& Gathered(uint64_t channel) {
+    for (auto& [ch, items] : gathered_) {
+      if (ch == channel) return items;
+    }
+    return gathered_.emplace_back(channel, std::vector<const FramedEvent*>()).second;
+  }
+
+  // The events gathered for `channel` so far, to each of its sessions, in one call each.
+  void Deliver(uint64_t channel) {
+    std::vector<const FramedEvent*>& items = Gathered(channel);
+    if (items.empty()) return;
+    if (auto it = channels_.find(channel); it != channels_.end()) {
+      const auto now = std::chrono::steady_clock::now();  // once per batch, not per session
+      for (SseSession* s : it->second) s->OnEvents(items, now, deliveries_);
+    }
+    items.clear();
+  }
+
+  void Carry(Command& c) {
+    switch (c.kind) {
+      case Command::Kind::kEvent:
+        break;
+      case Command::Kind::kEnd:
+        if (auto it = channels_.find(c.channel); it != channels_.end()) {
+          const std::vector<SseSession*> ended = std::move(it->second);
+          channels_.erase(it);
+          for (SseSession* s : ended) s->OnEnd();
+        }
+        break;
+      case Command::Kind::kJoin:
+        Open(c.channel, std::move(*c.joining));
+        break;
+      case Command::Kind::kStop:
+        if (auto it = channels_.find(kRecordChannel); it != channels_.end()) {
+          for (SseSession* s : it->second) s->Stop();
+        }
+        break;
+    }
   }
 
   void Open(uint64_t channel, Joining joining) {
@@ -138,6 +171,10 @@ class SseHubs::Hub {
   std::vector<Command> draining_;
   uint64_t deliveries_ = 0;  // drains so far: each one delivery to the sessions (SseQueue)
   std::unordered_map<uint64_t, std::vector<SseSession*>> channels_;
+  // The hub's thread only too: live events of the batch being drained, per channel (a
+  // few channels: a short list whose vectors keep their capacity), as pointers into
+  // draining_.
+  std::vector<std::pair<uint64_t, std::vector<const FramedEvent*>>> gathered_;
   std::thread thread_;  // last: it starts running io_ once everything above exists
 };
 

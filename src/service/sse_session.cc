@@ -3,6 +3,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <array>
 
 #include "builds/metrics.h"
 #include "protocol/sse_frame.h"
@@ -41,7 +42,58 @@ SseSession::SseSession(asio::ip::tcp::socket socket, SseStreamSpec spec, const S
       metrics_(metrics),
       wake_(stream_.get_executor()),
       page_ready_(stream_.get_executor()),
-      queue_(limits.coalesce_at, limits.cut_off_at) {}
+      queue_(limits.coalesce_at, limits.cut_off_at),
+      last_sent_(std::chrono::steady_clock::now()) {}
+
+void SseSession::OnEvents(std::span<const FramedEvent* const> items, std::chrono::steady_clock::time_point now,
+                          uint64_t delivery) {
+  // A Last-Event-ID ahead of the live build: what it claims to have is not resent.
+  while (!items.empty() && items.front()->seq <= spec_.after_seq) items = items.subspan(1);
+  if (overflow_ || items.empty()) return;
+  if (waiting_ && !woken_ && queue_.empty() && carry_.empty() && !failed_) {
+    const size_t written = WriteNow(items);
+    if (written > 0) last_sent_ = now;
+    items = items.subspan(written);
+    if (!carry_.empty() || failed_) Wake();
+  }
+  for (const FramedEvent* item : items) OnEvent(*item, delivery);
+}
+
+// As much of `items` as the socket takes now, gathered (asio takes up to 64 buffers a
+// call), without waiting; returns how many items are done: written whole, or in part
+// with their rest in carry_. A failed write (the client is gone) takes them all and
+// leaves failed_ for the coroutine.
+size_t SseSession::WriteNow(std::span<const FramedEvent* const> items) {
+  constexpr size_t kGather = 64;
+  std::array<asio::const_buffer, kGather> buffers;
+  size_t done = 0;
+  while (done < items.size()) {
+    const size_t n = std::min(kGather, items.size() - done);
+    for (size_t i = 0; i < n; ++i) buffers[i] = asio::buffer(*items[done + i]->frame);
+    boost::system::error_code ec;
+    size_t written = stream_.socket().write_some(std::span<const asio::const_buffer>(buffers.data(), n), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) return done;
+    if (ec) {
+      failed_ = ec;
+      return items.size();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& frame = *items[done]->frame;
+      if (written >= frame.size()) {
+        written -= frame.size();
+        ++done;
+        continue;
+      }
+      // The socket took less than the batch: this frame, or its rest, is next.
+      if (written > 0) {
+        carry_.assign(frame, written, std::string::npos);
+        ++done;
+      }
+      return done;
+    }
+  }
+  return done;
+}
 
 void SseSession::OnEvent(const FramedEvent& item, uint64_t delivery) {
   // A Last-Event-ID ahead of the live build: what it claims to have is not resent.
@@ -80,12 +132,18 @@ awaitable<void> SseSession::Run() {
   // A small kernel send buffer: backlog then builds up in the session's own bounded,
   // coalescing queue, not as megabytes of stale steps per client in the kernel.
   stream_.socket().set_option(asio::socket_base::send_buffer_size(limits_.send_buffer), ec);
+  // Non-blocking: OnEvents writes without waiting (the coroutine's writes wait in asio).
+  stream_.socket().non_blocking(true, ec);
   ec.clear();
   std::string batch = SseHead();
   co_await Replay(&batch, &ec);
   while (!ec) {
     if (overflow_) {  // too slow to keep up: it reconnects and replays from the log
       metrics_.SseClientCutOff();
+      break;
+    }
+    if (failed_) {
+      ec = failed_;
       break;
     }
     TakeQueued(&batch);
@@ -150,6 +208,7 @@ awaitable<bool> SseSession::ReadPage(uint64_t after, SsePage* page) {
 awaitable<void> SseSession::Write(std::string* batch, boost::system::error_code* ec) {
   stream_.expires_after(limits_.write_timeout);
   co_await asio::async_write(stream_, asio::buffer(*batch), asio::redirect_error(use_awaitable, *ec));
+  last_sent_ = std::chrono::steady_clock::now();
   if (*ec == beast::error::timeout) metrics_.SseClientCutOff();
   if (batch->capacity() > kKeptBatchCapacity) {
     std::string().swap(*batch);
@@ -158,18 +217,26 @@ awaitable<void> SseSession::Write(std::string* batch, boost::system::error_code*
   }
 }
 
-// Waits to be woken (new frames, the end, a stop); after a heartbeat period of
-// nothing, `batch` becomes a heartbeat.
+// Waits to be woken (new frames, the end, a stop); after a heartbeat period with
+// nothing sent (OnEvents may write meanwhile), `batch` becomes a heartbeat.
 awaitable<void> SseSession::WaitForMore(std::string* batch) {
   stream_.expires_never();
   woken_ = false;
+  waiting_ = true;
   boost::system::error_code wait_ec;
-  wake_.expires_after(limits_.heartbeat);
-  co_await wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
-  if (!wait_ec) *batch = kSseHeartbeat;
+  do {
+    wake_.expires_at(last_sent_ + limits_.heartbeat);
+    co_await wake_.async_wait(asio::redirect_error(use_awaitable, wait_ec));
+  } while (!wait_ec && !woken_ && std::chrono::steady_clock::now() < last_sent_ + limits_.heartbeat);
+  waiting_ = false;
+  if (!wait_ec && !woken_) *batch = kSseHeartbeat;
 }
 
 void SseSession::TakeQueued(std::string* batch) {
+  if (!carry_.empty()) {
+    *batch += carry_;
+    std::string().swap(carry_);
+  }
   while (batch->size() < kWriteBatch) {
     std::optional<FramedEvent> item = queue_.Pop();
     if (!item) return;

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -83,12 +84,22 @@ class SseSession {
   // The response's head, the replay, then live frames until the end. Once.
   boost::asio::awaitable<void> Run();
 
-  // `delivery`: the hub's number of the batch it comes in (SseQueue).
+  // The hub's batch of live events for this session's channel, in seq order (pointers
+  // into the hub's batch, valid for the call). An idle session (waiting, nothing
+  // queued) writes them at once from the shared frames in one gathered, non-blocking
+  // write: no copy, no wake-up of its coroutine. What the socket does not take now, and
+  // every event while the session is busy, is queued (OnEvent) for the coroutine.
+  // `now`: the hub's time for the batch (when the session last sent something, for
+  // the heartbeat); `delivery`: the hub's number of the batch (SseQueue).
+  void OnEvents(std::span<const FramedEvent* const> items, std::chrono::steady_clock::time_point now,
+                uint64_t delivery = 0);
   void OnEvent(const FramedEvent& item, uint64_t delivery = 0);
   void OnEnd();  // the build's stream is over (or the service stops)
   void Stop();   // the service stops: a record-changes stream ends now
 
   const SseStreamSpec& spec() const { return spec_; }
+  // Waiting for events with nothing queued: the next OnEvents writes at once.
+  bool idle() const { return waiting_ && !woken_ && queue_.empty() && carry_.empty() && !failed_; }
 
  private:
   boost::asio::awaitable<void> Replay(std::string* batch, boost::system::error_code* ec);
@@ -96,6 +107,7 @@ class SseSession {
   boost::asio::awaitable<void> Write(std::string* batch, boost::system::error_code* ec);
   boost::asio::awaitable<void> WaitForMore(std::string* batch);
   void TakeQueued(std::string* batch);
+  size_t WriteNow(std::span<const FramedEvent* const> items);
   void Wake();
 
   boost::beast::tcp_stream stream_;
@@ -107,6 +119,10 @@ class SseSession {
   boost::asio::steady_timer page_ready_;  // cancelled when a page read on the manager's thread is in
   SseQueue queue_;
   bool woken_ = false;  // a wake-up is on its way: more need not cancel the timer again
+  bool waiting_ = false;  // the coroutine waits in WaitForMore: no write in flight, OnEvents may write
+  std::string carry_;     // the rest of a frame OnEvents wrote in part: goes out first
+  boost::system::error_code failed_;  // OnEvents' write failed: the client is gone
+  std::chrono::steady_clock::time_point last_sent_;  // the heartbeat is due a period after this
   bool ended_ = false;
   bool stopped_ = false;
   bool overflow_ = false;

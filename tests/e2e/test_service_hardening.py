@@ -200,9 +200,11 @@ def test_damaged_database_is_refused_at_start(tmp_path):
     assert "damaged" in r.stderr and "move it" in r.stderr, r.stderr
 
 
-# Why #4 (and issue 14, item 3): the disk fills up during a build. The build fails
-# visibly, the record is concluded, nothing claims success, /healthz says unhealthy
-# until space returns. A real tmpfs of 4 MiB: needs root (CI runs as root).
+# Why #4 (issues 14 and 36): the disk fills up during a build. /healthz says unhealthy and
+# new builds are refused until space returns; the running build goes on with its events
+# kept in order (bounded, docs/deploy.md), and once space returns they are stored and sent
+# in order: the build ends as it ran, with one build_finish, and what the follower got is
+# the stored log. A real tmpfs: needs root (CI runs as root).
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounting a tmpfs needs root")
 def test_disk_full_drill_on_a_tiny_tmpfs(tmp_path):
     mnt = tmp_path / "tiny"
@@ -215,9 +217,9 @@ def test_disk_full_drill_on_a_tiny_tmpfs(tmp_path):
     s = None
     try:
         s = Server(tmp_path, data_dir=mnt / "data").start()
-        doc = s.submit({"simulate": "large-transformer", "speed": 2})
+        doc = s.submit({"simulate": "large-transformer", "speed": 8})
         reader = SseReader(s.port, doc["events_url"])
-        read_until(reader, lambda e: e["event"] == "step")
+        seen = read_until(reader, lambda e: e["event"] == "step")
         # Fill the disk (the service may have filled it already: then even the open fails).
         try:
             with open(mnt / "filler", "wb") as f:
@@ -226,20 +228,21 @@ def test_disk_full_drill_on_a_tiny_tmpfs(tmp_path):
                     f.flush()
         except OSError:
             pass
-        events = reader.read_all()
-        assert events[-1]["event"] == "build_finish"
-        assert events[-1]["data"]["status"] == "failed"
-        record = s.wait_status(doc["id"], ["failed", "succeeded", "cancelled"])
-        assert record["status"] == "failed" and "could not store" in record["error"], record
+        deadline = time.time() + 30
+        while s.request("GET", "/healthz")[0] != 503 and time.time() < deadline:
+            time.sleep(0.1)
         status, health, hdrs = s.request("GET", "/healthz")
         assert status == 503 and health["status"] == "unhealthy" and hdrs.get("Retry-After"), health
         status, body, _ = s.request("POST", "/builds", {"simulate": "small-cnn"})
         assert status == 503 and "store" in body["error"]
-        status, body, _ = s.request("POST", f"/builds/{doc['id']}/cancel")
-        assert status == 409
-        # Space returns: healthy again, the record is stored as failed.
-        if (mnt / "filler").exists():
-            os.remove(mnt / "filler")
+        # Space returns: the kept events are stored, then sent, in order.
+        os.remove(mnt / "filler")
+        events = seen + reader.read_all()
+        assert [e["event"] for e in events].count("build_finish") == 1 and events[-1]["event"] == "build_finish"
+        record = s.wait_status(doc["id"], ["failed", "succeeded", "cancelled"])
+        assert record["status"] == events[-1]["data"]["status"] == "succeeded", record
+        stored = SseReader(s.port, doc["events_url"]).read_all()
+        assert [e["id"] for e in stored] == [e["id"] for e in events]
         deadline = time.time() + 10
         while s.request("GET", "/healthz")[0] != 200 and time.time() < deadline:
             time.sleep(0.1)
@@ -248,7 +251,7 @@ def test_disk_full_drill_on_a_tiny_tmpfs(tmp_path):
         assert s.wait_status(ok["id"], ["succeeded", "failed"])["status"] == "succeeded"
         s.stop()
         s = Server(tmp_path, data_dir=mnt / "data", name="server2").start()
-        assert s.get(doc["id"])["status"] == "failed"  # not "running", not "interrupted"
+        assert s.get(doc["id"])["status"] == "succeeded"  # not "running", not "interrupted"
     finally:
         if s:
             s.stop()

@@ -262,3 +262,31 @@ def test_events_refuse_unknown_query_parameters(server):
     doc = server.submit({"simulate": "small-cnn", "speed": 8})
     status, body = stream_refusal(server.port, doc["events_url"] + "?colour=red")
     assert status == 400 and "cancel_on_disconnect" in body
+
+
+# Issue 39, item 2: a burst of event-stream clients (all connected before the service
+# reads any of them) is taken from the listen backlog in batches; every one of them
+# gets its response head (RFC 9112 §2.1: status line, fields, empty line) and its
+# stream, none is dropped or answered twice.
+def test_a_burst_of_event_stream_clients_all_get_their_stream(server):
+    request = head(["GET /builds/changes HTTP/1.1", "Accept: text/event-stream"])
+    sockets = []
+    try:
+        for _ in range(300):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.sendall(request)
+            sockets.append(s)
+        for s in sockets:
+            received = b""
+            while b"\n\n" not in received.partition(b"\r\n\r\n")[2]:
+                chunk = s.recv(4096)
+                assert chunk, "the stream closed before its head: " + received[:200].decode()
+                received += chunk
+            status, _, rest = received.partition(b"\r\n")
+            assert status == b"HTTP/1.1 200 OK", received[:300]
+            assert b"Content-Type: text/event-stream" in rest.partition(b"\r\n\r\n")[0]
+            assert rest.partition(b"\r\n\r\n")[2].startswith(b"retry: 2000\n\n")
+    finally:
+        for s in sockets:
+            s.close()
+    assert server.request("GET", "/healthz")[0] == 200  # and it still answers

@@ -103,6 +103,11 @@ class SseSessionTest : public ::testing::Test {
     return received;
   }
 
+  void WaitUntilIdle(const SseSession& session) {
+    for (int i = 0; i < 1000 && !session.idle(); ++i) io_.run_one_for(10ms);
+    ASSERT_TRUE(session.idle());
+  }
+
   asio::io_context io_;
   Connected c_;
   FakeSource source_;
@@ -183,6 +188,53 @@ TEST_F(SseSessionTest, AFollowerThatStaysUntilTheEndCancelsNothing) {
   session.OnEnd();
   EXPECT_EQ(Ids(RunAndRead()), (std::vector<uint64_t>{1}));
   EXPECT_TRUE(source_.abandoned.empty());
+}
+
+// An idle session writes a hub's batch at once, straight from the shared frames; what
+// the socket does not take (here most of 3 MiB, into a 4 KiB send buffer) goes out later, in
+// order, from the rest of a frame cut in the middle on. (The client's receive buffer
+// stays large: a tiny one stalls loopback TCP on zero-window probes.)
+TEST_F(SseSessionTest, ABatchWrittenAtOnceArrivesWholeAndInOrderWhenTheSocketTakesPartOfIt) {
+  SseLimits limits;
+  limits.send_buffer = 4096;
+  SseSession& session = Start(limits);
+  const std::string payload = "{\"x\":\"" + std::string(16 * 1024 + 7, 'a') + "\"}";
+  std::vector<FramedEvent> items;
+  for (uint64_t seq = 1; seq <= 200; ++seq) items.push_back(Item(seq, payload));
+  std::vector<const FramedEvent*> batch;
+  for (const FramedEvent& item : items) batch.push_back(&item);
+  std::string received;
+  asio::async_read(c_.client, asio::dynamic_buffer(received), [](boost::system::error_code, size_t) {});
+  asio::co_spawn(io_, session.Run(), [this](std::exception_ptr) { ended_ = true; });
+  WaitUntilIdle(session);  // the head is out; the session waits for events
+  session.OnEvents(std::span<const FramedEvent* const>(batch).subspan(0, 100), std::chrono::steady_clock::now());
+  session.OnEvents(std::span<const FramedEvent* const>(batch).subspan(100), std::chrono::steady_clock::now());
+  items.clear();  // the session holds what it still needs
+  session.OnEnd();
+  io_.run_for(10s);
+  ASSERT_TRUE(ended_);
+  std::string expected = SseHead();
+  for (uint64_t seq = 1; seq <= 200; ++seq) expected += *Item(seq, payload).frame;
+  EXPECT_EQ(received.size(), expected.size());
+  EXPECT_TRUE(received == expected);  // every frame whole, in order, nothing twice
+  EXPECT_EQ(Ids(received).size(), 200u);
+}
+
+// Events the client already has (Last-Event-ID) are skipped in a batch too.
+TEST_F(SseSessionTest, ABatchSkipsWhatTheLastEventIdHas) {
+  spec_.after_seq = 2;
+  SseSession& session = Start();
+  const std::vector<FramedEvent> items = {Item(1), Item(2), Item(3), Item(4)};
+  const std::vector<const FramedEvent*> batch = {&items[0], &items[1], &items[2], &items[3]};
+  std::string received;
+  asio::async_read(c_.client, asio::dynamic_buffer(received), [](boost::system::error_code, size_t) {});
+  asio::co_spawn(io_, session.Run(), [this](std::exception_ptr) { ended_ = true; });
+  WaitUntilIdle(session);
+  session.OnEvents(batch, std::chrono::steady_clock::now());
+  session.OnEnd();
+  io_.run_for(10s);
+  ASSERT_TRUE(ended_);
+  EXPECT_EQ(Ids(received), (std::vector<uint64_t>{3, 4}));
 }
 
 }  // namespace
