@@ -12,7 +12,11 @@ namespace trtwatch {
 struct McpCommandOptions {
   // The builds' part of `serve`'s options (builds/builds_config.h); here data_dir empty
   // means DefaultMcpDataDir(), and two builds run at once unless --max-concurrent says.
-  builds::BuildsConfig builds = {.data_dir = "", .max_concurrent = 2};
+  McpCommandOptions() {
+    builds.data_dir.clear();
+    builds.max_concurrent = 2;
+  }
+  builds::BuildsConfig builds;
   std::string max_build_time;  // a duration; empty = none
 };
 
