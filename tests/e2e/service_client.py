@@ -212,7 +212,8 @@ class SseReader:
                 continue
             if not data:
                 continue
-            return {"id": int(fields["id"]), "event": fields["event"], "data": json.loads("\n".join(data))}
+            raw = "\n".join(data)  # the data as sent, for byte-for-byte comparisons
+            return {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(raw), "raw": raw}
 
     def read_all(self):
         events = []
@@ -234,3 +235,21 @@ def read_until(reader, predicate):
         events.append(e)
         if predicate(e):
             return events
+
+
+def replica(tmp_path, uri, name, *extra):
+    """A service replica named `name` on the shared PostgreSQL store `uri`."""
+    return Server(tmp_path, "--store", uri, "--replica", name, *extra, data_dir=tmp_path / name, name=name)
+
+
+def start_all(servers):
+    """Starts every server, or none: those started are stopped if one fails."""
+    started = []
+    try:
+        for s in servers:
+            started.append(s.start())
+    except BaseException:
+        for s in started:
+            s.stop()
+        raise
+    return started

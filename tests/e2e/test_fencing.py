@@ -19,50 +19,10 @@ import signal
 import time
 
 from pg_server import pg  # noqa: F401  (the fixture)
-from service_client import Server, SseReader
+from service_client import SseReader, replica, start_all
 from waiting import wait_for
 
 LEASE = "3"  # seconds (the least --lease-seconds takes): the pause drills outlast it
-
-
-def replica(tmp_path, uri, name, *extra):
-    return Server(tmp_path, "--store", uri, "--replica", name, *extra, data_dir=tmp_path / name, name=name)
-
-
-def start_all(servers):
-    started = []
-    try:
-        for s in servers:
-            started.append(s.start())
-    except BaseException:
-        for s in started:
-            s.stop()
-        raise
-    return started
-
-
-class RawSseReader(SseReader):
-    """SseReader that also keeps each event's data line as sent (for byte comparisons)."""
-
-    def next_event(self):
-        while True:
-            while b"\n\n" not in self.buf:
-                if self.closed or not self._fill():
-                    return None
-            block, _, self.buf = self.buf.partition(b"\n\n")
-            fields, data = {}, []
-            for line in block.decode().split("\n"):
-                if line.startswith(":"):
-                    continue
-                k, _, v = line.partition(":")
-                v = v[1:] if v.startswith(" ") else v
-                if k == "data":
-                    data.append(v)
-                else:
-                    fields[k] = v
-            if data:
-                raw = "\n".join(data)
-                return {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(raw), "raw": raw}
 
 
 def follow_to_the_end(first, servers, path, deadline_s=60):
@@ -81,7 +41,7 @@ def follow_to_the_end(first, servers, path, deadline_s=60):
         time.sleep(0.2)
         for s in servers:
             if s.proc.poll() is None:
-                reader = RawSseReader(s.port, path, last_event_id=events[-1]["id"] if events else None)
+                reader = SseReader(s.port, path, last_event_id=events[-1]["id"] if events else None)
                 if reader.status == 200:
                     break
 
@@ -123,7 +83,7 @@ def judge(pg, db, build_id, servers, live):
     # A resuming reader, at or past the end, gets the ending on every replica.
     for s in servers:
         for last in (seqs[-1], seqs[-1] + 10):
-            resumed = RawSseReader(s.port, f"/builds/{build_id}/events", last_event_id=last)
+            resumed = SseReader(s.port, f"/builds/{build_id}/events", last_event_id=last)
             assert resumed.status == 200
             rest = resumed.read_all()
             assert [e["raw"] for e in rest] == [log[-1][1]], rest
@@ -153,7 +113,7 @@ def test_a_replica_paused_mid_build_past_its_lease_writes_nothing_more(tmp_path,
     try:
         doc = a.submit({"simulate": "large-transformer", "seed": 3})  # minutes long: it runs on a
         path = doc["events_url"]
-        follower = RawSseReader(a.port, path)
+        follower = SseReader(a.port, path)
         first = [follower.next_event() for _ in range(20)]
         assert first[-1] is not None
         workers = a.worker_pids()
@@ -185,7 +145,7 @@ def test_a_replica_paused_right_after_its_workers_last_event_cannot_conclude_aga
         # a is paused; b concludes it first, and a's succeeded is refused by the store.
         doc = a.submit({"simulate": "small-cnn", "speed": 20, "seed": 2})
         path = doc["events_url"]
-        follower = RawSseReader(a.port, path)
+        follower = SseReader(a.port, path)
         first = [follower.next_event()]
         assert first[0] is not None
         record = pause_past_the_lease(pg, a, b, doc["id"])
@@ -218,7 +178,7 @@ def drill_database_restart(tmp_path, pg, db, body, when):
     try:
         doc = a.submit(body)
         path = doc["events_url"]
-        follower = RawSseReader(a.port, path)
+        follower = SseReader(a.port, path)
         when(follower)
         for s in (a, b):  # each replica back on the database (a read that fails finds no build)
             wait_for(lambda: s.request("GET", "/healthz")[0] == 200, 40, f"{s.log_path.stem} healthy again")

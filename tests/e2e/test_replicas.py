@@ -9,23 +9,8 @@ import signal
 import time
 
 from pg_server import pg  # noqa: F401  (the fixture)
-from service_client import Server, SseReader, read_until
+from service_client import SseReader, read_until, replica, start_all
 from waiting import wait_for
-
-
-def replica(tmp_path, uri, name, *extra):
-    return Server(tmp_path, "--store", uri, "--replica", name, *extra, data_dir=tmp_path / name, name=name)
-
-
-def start_all(servers):
-    started = []
-    try:
-        for s in servers:
-            started.append(s.start())
-    except BaseException:
-        stop_all(started)
-        raise
-    return started
 
 
 def stop_all(servers):

@@ -281,24 +281,26 @@ Result<std::vector<std::string>> SqliteStore::WithStatus(const std::vector<std::
   return docs;
 }
 
+// The events' rows, inside the caller's transaction (a seq stored already is kept).
+Status SqliteStore::InsertEvents(const std::string& id, const std::vector<StoredEvent>& events) {
+  Stmt s(db_, "INSERT OR IGNORE INTO events(build_id, seq, json) VALUES(?, ?, ?)");
+  if (!s.ok()) return LastError();
+  for (const StoredEvent& e : events) {
+    sqlite3_reset(s.get());
+    s.Text(1, id);
+    s.Int(2, static_cast<int64_t>(e.seq));
+    s.Text(3, e.json);
+    if (s.Step() != SQLITE_DONE) return LastError();
+  }
+  return OkStatus();
+}
+
 Status SqliteStore::AppendEvents(const std::string& id, const std::vector<StoredEvent>& events) {
   if (events.empty()) return OkStatus();
   if (Status begun = Exec("BEGIN"); !begun.ok()) return begun;
-  {
-    Stmt s(db_, "INSERT OR IGNORE INTO events(build_id, seq, json) VALUES(?, ?, ?)");
-    auto fail = [&] {
-      Status failed = LastError();
-      (void)Exec("ROLLBACK");
-      return failed;
-    };
-    if (!s.ok()) return fail();
-    for (const StoredEvent& e : events) {
-      sqlite3_reset(s.get());
-      s.Text(1, id);
-      s.Int(2, static_cast<int64_t>(e.seq));
-      s.Text(3, e.json);
-      if (s.Step() != SQLITE_DONE) return fail();
-    }
+  if (Status inserted = InsertEvents(id, events); !inserted.ok()) {
+    (void)Exec("ROLLBACK");
+    return inserted;
   }
   Status committed = Exec("COMMIT");
   // A failed COMMIT (disk full) may leave the transaction open: end it, or every
@@ -326,15 +328,10 @@ Result<bool> SqliteStore::AppendEventsFenced(const std::string& id, const std::v
     if (finish) fence.Int(3, static_cast<int64_t>(events.back().seq));
     if (fence.Step() != SQLITE_DONE) return fail();
     if (sqlite3_changes(db_) == 0) return (void)Exec("ROLLBACK"), false;
-    Stmt s(db_, "INSERT OR IGNORE INTO events(build_id, seq, json) VALUES(?, ?, ?)");
-    if (!s.ok()) return fail();
-    for (const StoredEvent& e : events) {
-      sqlite3_reset(s.get());
-      s.Text(1, id);
-      s.Int(2, static_cast<int64_t>(e.seq));
-      s.Text(3, e.json);
-      if (s.Step() != SQLITE_DONE) return fail();
-    }
+  }
+  if (Status inserted = InsertEvents(id, events); !inserted.ok()) {
+    (void)Exec("ROLLBACK");
+    return inserted;
   }
   if (Status committed = Exec("COMMIT"); !committed.ok()) {
     if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");

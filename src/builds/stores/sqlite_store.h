@@ -79,6 +79,7 @@ class SqliteStore final : public RecordStore, public BuildQueue {
   Status Exec(const char* sql);
   // The error of the last statement.
   Status LastError() const;
+  [[nodiscard]] Status InsertEvents(const std::string& id, const std::vector<StoredEvent>& events);
   // The error of the last statement, as a failed queue result (a transaction open is rolled back).
   template <typename Result>
   Result QueueError();
