@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from service_client import Server, exchange, rss_kib
+from service_client import Server, SseReader, exchange, rss_kib
 
 BUILD = json.dumps({"simulate": "small-cnn", "speed": 8}).encode()
 
@@ -241,15 +241,19 @@ def stream_refusal(port, path, last_event_id=None):
     return statuses[0], received.partition(b"\r\n\r\n")[2].decode()
 
 
-# Item 7: Last-Event-ID is decimal digits within the seq type (0 to 2^64-1); an id
-# beyond the build's last event is refused, not a stream that silently skips events.
+# Item 7: Last-Event-ID is decimal digits within the seq type (0 to 2^64-1). An id
+# beyond a live build's last event is refused, not a stream that silently skips events;
+# at or past the end of a finished build it gets the ending (issue 36: a reconnecting
+# client always learns that the build ended).
 def test_last_event_id_range_and_ids_ahead_of_the_build(server):
     done = server.submit({"simulate": "small-cnn", "speed": 8})
     server.wait_status(done["id"], ["succeeded"])
-    for value, words in [("9223372036854775808", "ahead"), ("18446744073709551615", "ahead"),
-                         ("18446744073709551616", "digits only"), ("+5", "digits only")]:
+    for value, words in [("18446744073709551616", "digits only"), ("+5", "digits only")]:
         status, body = stream_refusal(server.port, done["events_url"], value)
         assert status == 400 and words in body, (value, body)
+    for value in ("9223372036854775808", "18446744073709551615"):
+        ending = SseReader(server.port, done["events_url"], last_event_id=value).read_all()
+        assert [e["event"] for e in ending] == ["build_finish"], (value, ending)
     live = server.submit({"simulate": "large-transformer", "speed": 4})
     server.wait_status(live["id"], ["running"])
     status, body = stream_refusal(server.port, live["events_url"], "100000000")
