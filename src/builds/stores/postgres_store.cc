@@ -90,8 +90,8 @@ constexpr const char* kPgSteps[] = {
     "CREATE INDEX history_key ON history(key, finished_at);",
     // 4: fencing (RecordStore's *Fenced writes): each claim increments a build's lease
     // generation; finish_seq is the seq of its log's build_finish, once stored.
-    "ALTER TABLE builds ADD COLUMN lease_gen BIGINT NOT NULL DEFAULT 0;"
-    "ALTER TABLE builds ADD COLUMN finish_seq BIGINT;",
+    ("ALTER TABLE builds ADD COLUMN lease_gen BIGINT NOT NULL DEFAULT 0;"
+     "ALTER TABLE builds ADD COLUMN finish_seq BIGINT;"),  // one step, two statements
 };
 
 // PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the

@@ -94,8 +94,8 @@ constexpr const char* kSqliteSteps[] = {
     "CREATE INDEX history_finished ON history(finished_at);"
     "CREATE INDEX history_key ON history(key, finished_at);",
     // 4: fencing, as in PostgreSQL (RecordStore's *Fenced writes).
-    "ALTER TABLE builds ADD COLUMN lease_gen INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE builds ADD COLUMN finish_seq INTEGER;",
+    ("ALTER TABLE builds ADD COLUMN lease_gen INTEGER NOT NULL DEFAULT 0;"
+     "ALTER TABLE builds ADD COLUMN finish_seq INTEGER;"),  // one step, two statements
 };
 
 // SQLite's side of a migration: the version is PRAGMA user_version, the lock is the
