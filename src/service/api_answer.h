@@ -27,6 +27,9 @@ struct ApiRequest {
   std::string_view cookie;  // the Cookie header; empty when absent
   Route route;
   std::string_view want_repr_digest;  // the Want-Repr-Digest header (RFC 9530 §4); empty when absent
+  // Who asked: the user's name (the users file, a trusted proxy's identity header, a
+  // dashboard sign-in); empty where the service asks for no credentials.
+  std::string_view caller;
 };
 
 // A whole response: status, header fields in the order set, body.
