@@ -111,10 +111,12 @@ void AttachedBuilds::ForwardCancels() {
   }
 }
 
-bool AttachedBuilds::CancelAll(CancelReason reason, const std::string& why) {
+bool AttachedBuilds::CancelAll(CancelReason reason, const std::string& why, const std::string& notice) {
+  if (active_.empty()) return false;
   for (auto& [key, build] : active_) build->runner->monitor().RequestCancel(reason, why);
   ForwardCancels();
-  return !active_.empty();
+  active_.begin()->second->runner->Say(notice);  // one line, above the views
+  return true;
 }
 
 void AttachedBuilds::EndAll(const std::string& why) {

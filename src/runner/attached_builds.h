@@ -37,8 +37,9 @@ class AttachedBuilds {
   void OnMessage(std::string_view message);
   // Sends the cancels the runners asked for since the last call (once per build).
   void ForwardCancels();
-  // Cancels every build in progress (Ctrl+C); false when none is.
-  bool CancelAll(CancelReason reason, const std::string& why);
+  // Cancels every build in progress (Ctrl+C) and says `notice` above their view; false
+  // when none is.
+  bool CancelAll(CancelReason reason, const std::string& why, const std::string& notice);
   // COMMAND ended: builds still open end failed, with `why`.
   void EndAll(const std::string& why);
 

@@ -97,9 +97,9 @@ bool CheckOptions(const RunOptions& base, std::string* error) {
 // Ctrl+C (or SIGTERM): the first cancels the builds in progress at their next step; a
 // later one, or the first when no build runs, interrupts COMMAND.
 void HandleInterrupt(bool first, AttachedBuilds& builds, CommandProcess& command) {
-  if (first && builds.CancelAll(CancelReason::kSignal, "Ctrl+C")) {
-    std::fprintf(stderr, "trtwatch run: cancelling the build at its next step (Ctrl+C again interrupts COMMAND)\n");
-  } else {
+  if (!first || !builds.CancelAll(CancelReason::kSignal, "Ctrl+C",
+                                  "trtwatch run: cancelling the build at its next step (Ctrl+C again interrupts "
+                                  "COMMAND)")) {
     command.Interrupt();
   }
 }

@@ -191,6 +191,13 @@ Runner::~Runner() {
 
 Monitor& Runner::monitor() { return parts_->session->monitor(); }
 
+void Runner::Say(const std::string& line) {
+  if (parts_->view != nullptr) parts_->view->Suspend();
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  if (parts_->view != nullptr) parts_->view->Resume();
+}
+
 void Runner::SetKeyRecipe(keys::RecipeOutcome recipe) { parts_->options.key_recipe = std::move(recipe); }
 
 const keys::BuildKey* Runner::key() const { return parts_->key ? &*parts_->key : nullptr; }

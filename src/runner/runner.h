@@ -93,6 +93,10 @@ class Runner {
   // Thread-safe: the callbacks, Log, RequestCancel.
   Monitor& monitor();
 
+  // Prints `line` on stderr above the live view (which is cleared, then drawn again
+  // below it), so that the view's next frame does not draw over it.
+  void Say(const std::string& line);
+
   // Computes the build key (when the options have a recipe), emits build_start (a build
   // id is drawn when `info` has none), starts the watchdog and, when asked for, signal
   // handling.
