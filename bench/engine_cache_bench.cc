@@ -6,12 +6,14 @@
 //           the same file, on the cache's file system and to tmpfs (another one). The
 //           placement is durable (fsync'd) and `cp` is not: the same-file-system line
 //           also shows `cp` followed by `sync FILE`.
-//   verify: `trtwatch cache verify` of the cache's entries (2 x 1 GiB), in GB/s;
+//   verify: `trtwatch cache verify` of the cache's entries (VERIFY_GIB x 1 GiB, the
+//           hit's entry among them), in GB/s, goal >= 1 GB/s on the 16-core machine;
 //           against `cat` of the same files to /dev/null (the read alone).
 //   key:    the build key of a 2 GiB model plus its external weights (1 GiB + 1 GiB),
 //           goal within 1.3x of `sha256sum` of the same files.
 //
-// usage: trtwatch_engine_cache_bench [FOLDER] [COPY_FOLDER]  (defaults: /tmp, /dev/shm)
+// usage: trtwatch_engine_cache_bench [FOLDER] [COPY_FOLDER] [VERIFY_GIB]
+//        (defaults: /tmp, /dev/shm, 2; the figure is VERIFY_GIB 10)
 // Each figure is the median of 3 runs, caches warm (the baseline reads the same page
 // cache). Prints one line per figure and ratio; exits 1 if a goal is missed.
 #include <algorithm>
@@ -62,6 +64,7 @@ void Shell(const std::string& command) {
 int main(int argc, char** argv) {
   const fs::path root = fs::path(argc > 1 ? argv[1] : "/tmp") / "trtwatch-cache-bench";
   const fs::path other = fs::path(argc > 2 ? argv[2] : "/dev/shm") / "trtwatch-cache-bench";
+  const int verify_gib = std::clamp(argc > 3 ? std::atoi(argv[3]) : 2, 2, 64);
   fs::remove_all(root);
   fs::remove_all(other);
   fs::create_directories(root);
@@ -107,20 +110,25 @@ int main(int argc, char** argv) {
   goals_met &= copy / cp_other <= 1.2;
   fs::remove_all(other);
 
-  // --- verify: a second 1 GiB entry beside the first, then every byte of both.
-  WriteBytes(engine, kGiB, 'f');
-  trtwatch::keys::BuildKey second_key{"", {{"backend", "bench-2"}}};
-  second_key.digest = trtwatch::keys::ComputeBuildKey({second_key.parts, {}}).key->digest;
-  if (!opened.cache->Store(second_key, "bench-2", engine.string(), 60).stored) return 2;
-  fs::remove(engine);
+  // --- verify: more 1 GiB entries beside the first, then every byte of all of them.
+  for (int i = 1; i < verify_gib; ++i) {
+    WriteBytes(engine, kGiB, static_cast<char>('f' + i));
+    trtwatch::keys::BuildKey more_key{"", {{"backend", "bench-" + std::to_string(i)}}};
+    more_key.digest = trtwatch::keys::ComputeBuildKey({more_key.parts, {}}).key->digest;
+    if (!opened.cache->Store(more_key, "bench", engine.string(), 60).stored) return 2;
+    fs::remove(engine);
+  }
   size_t damaged = 0;
   const double verified = MedianSeconds([&] {
     damaged = 0;
     for (const auto& check : opened.cache->CheckAll(false)) damaged += check.damage.empty() ? 0 : 1;
   });
   const double cat = MedianSeconds([&] { Shell("cat " + (root / "cache" / "v1" / "*" / "engine").string() + " > /dev/null"); });
-  std::printf("cache verify, 2 entries of 1 GiB: %.0f ms (%.2f GB/s, %zu damaged); cat > /dev/null: %.0f ms (%.2f GB/s)\n",
-              verified * 1e3, 2 * kGiB / verified / 1e9, damaged, cat * 1e3, 2 * kGiB / cat / 1e9);
+  const double verify_bytes = static_cast<double>(verify_gib * kGiB);
+  std::printf("cache verify, %d entries of 1 GiB: %.0f ms (%.2f GB/s, goal >= 1: %s, %zu damaged); "
+              "cat > /dev/null: %.0f ms (%.2f GB/s)\n",
+              verify_gib, verified * 1e3, verify_bytes / verified / 1e9, verify_bytes / verified >= 1e9 ? "met" : "MISSED",
+              damaged, cat * 1e3, verify_bytes / cat / 1e9);
   goals_met &= damaged == 0;
 
   // --- key: a 2 GiB model as a 1 GiB graph file and 1 GiB of external weights.

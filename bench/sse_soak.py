@@ -18,10 +18,15 @@ Reports:
   - the server's CPU (user and system) per delivery while the build streams;
   - the server's RSS (VmRSS sampled, VmHWM peak) from /proc/PID/status.
 
+Credentials (--users): 0, none asked for (the default); 1, one token (--token-file);
+N > 1, a users file of N users (--users), every request with one of their tokens: the
+cost of checking tokens against a users file, against one token in another run.
+
 Usage: bench/sse_soak.py [--bin build/trtwatch] [--clients 1000] [--processes 2] [--profile small-cnn]
-       [--speed 1] [--io-threads N]
+       [--speed 1] [--io-threads N] [--users N]
 """
 import argparse
+import hashlib
 import json
 import os
 import pathlib
@@ -36,12 +41,28 @@ import multiprocessing
 import urllib.request
 
 STRUCTURAL = {"build_start", "phase_start", "phase_finish", "cancel_requested", "build_finish"}
+AUTH = {}  # the Authorization header every request carries, when the server asks for one
+
+
+def write_credentials(folder, users):
+    """The server's credential flags for `users` (see the module's doc) and the token to send."""
+    if users == 0:
+        return [], None
+    tokens = [os.urandom(32).hex() for _ in range(users)]
+    path = folder / ("token" if users == 1 else "users")
+    if users == 1:
+        path.write_text(tokens[0] + "\n")
+    else:
+        path.write_text("".join(f"user{i} {'admin' if i == users // 2 else 'viewer'} "
+                                f"{hashlib.sha256(t.encode()).hexdigest()}\n" for i, t in enumerate(tokens)))
+    path.chmod(0o600)
+    return ["--token-file" if users == 1 else "--users", str(path)], tokens[users // 2]
 
 
 def http(port, method, path, body=None):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
                                  data=json.dumps(body).encode() if body is not None else None,
-                                 headers={"Content-Type": "application/json"})
+                                 headers={"Content-Type": "application/json", **AUTH})
     try:
         with urllib.request.urlopen(req, timeout=30) as res:
             return res.status, json.loads(res.read() or b"null")
@@ -88,14 +109,15 @@ def rss_kib(pid):
     return fields
 
 
-def client_process(port, path, count, sample_every, connected_q, results_q):
+def client_process(port, path, count, sample_every, connected_q, results_q, auth):
     """One process holding `count` raw-socket clients on an epoll loop (asyncio's
     per-wakeup cost would make Python, not the server, the bottleneck). Responses are
     read while later clients still connect, so each client's connect time is its own;
     while streaming, chunks are only stamped and kept, and parsed after the end."""
     import select
     import socket
-    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode()
+    AUTH.update(auth)
+    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{auth_lines()}\r\n".encode()
     ep = select.epoll()
     socks, bufs, chunks, headed, started, connect_s = {}, {}, {}, {}, {}, []
     errors = []
@@ -200,7 +222,7 @@ def read_stream(port, path):
     """The whole stored log of a finished build, as (seq, type, None)."""
     import socket
     with socket.create_connection(("127.0.0.1", port), timeout=60) as s:
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth_lines()}\r\n".encode())
         data = b""
         while chunk := s.recv(1 << 20):
             data += chunk
@@ -210,6 +232,10 @@ def read_stream(port, path):
             nl = frame.index(b"\n")
             out.append((int(frame[4:nl]), frame[nl + 8:frame.index(b"\n", nl + 1)].decode(), None))
     return out
+
+
+def auth_lines():
+    return "".join(f"{k}: {v}\r\n" for k, v in AUTH.items())
 
 
 def client_shares(clients, processes):
@@ -251,7 +277,11 @@ def soak(args):
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="trtwatch_soak_"))
     log = open(tmp / "server.stderr", "w+")
-    cmd = [args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp / "data"), "--max-concurrent", "1"]
+    flags, token = write_credentials(tmp, args.users)
+    if token:
+        AUTH["Authorization"] = f"Bearer {token}"
+    cmd = [args.bin, "serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp / "data"), "--max-concurrent", "1",
+           *flags]
     if args.io_threads is not None:
         cmd += ["--io-threads", str(args.io_threads)]
     server = subprocess.Popen(cmd, stderr=log, stdout=subprocess.DEVNULL)
@@ -277,7 +307,7 @@ def soak(args):
         t0 = time.monotonic()
         procs = [multiprocessing.Process(target=client_process,
                                          args=(port, build["events_url"], n, args.sample_every, connected_q,
-                                               results_q))
+                                               results_q, dict(AUTH)))
                  for n in shares if n]
         errors, connects, connect_s = start_clients(procs, connected_q, t0, "sse_soak")
         listen_after = listen_counters()
@@ -302,7 +332,8 @@ def soak(args):
         clients_cpu = clients_cpu.ru_utime + clients_cpu.ru_stime
         rss_end = rss_kib(server.pid)
         _, record = http(port, "GET", f"/builds/{build['id']}")
-        metrics_text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+        metrics_text = urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/metrics",
+                                                                     headers=AUTH)).read().decode()
 
         # The stored log is the truth: every event with its t.
         stored = results[0]["stored"]
@@ -327,7 +358,8 @@ def soak(args):
         dropped = re.search(r"^trtwatch_sse_events_dropped_total (\d+)", metrics_text, re.M)
         cut = re.search(r"^trtwatch_sse_clients_cut_off_total (\d+)", metrics_text, re.M)
 
-        print(f"sse_soak: {args.clients} clients, profile {args.profile} at speed {args.speed}: "
+        print(f"sse_soak: {args.clients} clients, profile {args.profile} at speed {args.speed}, "
+              f"credentials: {['none', 'one token'][args.users] if args.users < 2 else f'{args.users} users'}: "
               f"{len(stored)} events in the log, build {record['status']}")
         print(f"  {len(connects)}/{args.clients} connected, all within {connect_s:.2f} s; each: p50 "
               f"{percentile(connects, 50) * 1000:.1f} ms, p99 {percentile(connects, 99) * 1000:.1f} ms, "
@@ -372,6 +404,8 @@ def main():
     parser.add_argument("--sample-every", type=int, default=10,
                         help="latencies and delays from every Nth client's deliveries (losses count all)")
     parser.add_argument("--io-threads", type=int, default=None, help="the server's --io-threads (default: its own)")
+    parser.add_argument("--users", type=int, default=0,
+                        help="0: no credentials; 1: one token (--token-file); N: a users file of N users")
     sys.exit(soak(parser.parse_args()))
 
 
