@@ -87,8 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     o.allowed_hosts = {"allowed.example"};
     return o;
   }();
-  const bool token_required = size % 2 == 1;
-  const std::string refused = BrowserCheck(Header(req, "Origin"), Header(req, "Host"), token_required, options);
+  const bool credentials_required = size % 2 == 1;
+  const std::string refused = BrowserCheck(Header(req, "Origin"), Header(req, "Host"), credentials_required, options);
   if (!refused.empty()) CheckSendable(refused);
 
   if (std::optional<std::string_view> token = BearerToken(Header(req, "Authorization"))) {

@@ -27,14 +27,14 @@ McpToolsConfig ToolsConfigOf(const service::ServerOptions& options) {
 }  // namespace
 
 int RunServe(const service::ServerOptions& options) {
-  const service::CheckedServerOptions checked = service::CheckServerOptions(options);
+  service::CheckedServerOptions checked = service::CheckServerOptions(options);
   if (!checked.error.empty()) return Usage(checked.error);
   boost::asio::io_context io(1);  // the manager's thread: builds, store, HTTP requests
   BuildsRoot::Opening opening = BuildsRoot::Open(io, options.builds, ToolsConfigOf(options));
   if (!opening.root) return Usage(opening.error);
   BuildsRoot& root = *opening.root;
   McpOverHttp mcp(root.tools(), mcp::ServerInfo{options.version, mcp::Instructions()});
-  const int code = service::RunServer(options, checked.token,
+  const int code = service::RunServer(options, std::move(*checked.users),
                                       {io, root.store(), root.metrics(), root.manager(), root.artifacts(), mcp});
   opening.root.reset();  // tools, manager and workers go before the event loop does
   if (code == 0) std::fprintf(stderr, "trtwatch serve: stopped\n");

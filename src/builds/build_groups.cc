@@ -44,7 +44,7 @@ bool BuildGroups::AsksForGroup(const JsonBody& body) {
   return body.outcome == JsonBody::Outcome::kOk && body.value.is_object() && body.value.contains("targets");
 }
 
-GroupResult BuildGroups::Submit(const JsonBody& body) {
+GroupResult BuildGroups::Submit(const JsonBody& body, const std::string& submitted_by) {
   const GroupRequestResult parsed = ParseGroupRequest(body, gpu_types_);
   if (parsed.outcome == GroupRequestResult::Outcome::kInvalid) return GroupRefusal(GroupOutcome::kInvalid, parsed.error);
   if (parsed.outcome == GroupRequestResult::Outcome::kNotAGroup) {
@@ -58,6 +58,7 @@ GroupResult BuildGroups::Submit(const JsonBody& body) {
     Result<BuildRequest> member = manager_.Parse(JsonBody{JsonBody::Outcome::kOk, m.body, ""});
     if (!member.ok()) return GroupRefusal(GroupOutcome::kInvalid, "target \"" + m.target + "\": " + member.error());
     requests.push_back(std::move(member).value());
+    requests.back().submitted_by = submitted_by;
   }
   const std::string gid = NewGroupId();
   std::vector<std::string> builds;
@@ -128,7 +129,7 @@ std::vector<std::string> BuildGroups::MemberRecords(const std::string& gid) {
   return records;
 }
 
-GroupResult BuildGroups::Cancel(const std::string& gid, std::string_view body) {
+GroupResult BuildGroups::Cancel(const std::string& gid, std::string_view body, const std::string& by) {
   std::optional<double> grace;
   std::string body_error;
   if (!ParseCancelBody(body, &grace, &body_error)) return GroupRefusal(GroupOutcome::kInvalid, body_error);
@@ -138,7 +139,7 @@ GroupResult BuildGroups::Cancel(const std::string& gid, std::string_view body) {
   for (const GroupMember& m : loaded.members) {
     if (IsFinal(m.state)) continue;
     // Each member says what stopped it: its group's cancel, not one of its own.
-    const CancelResult r = manager_.CancelFor(m.build, "group", "cancelled by POST /groups/" + gid + "/cancel", grace);
+    const CancelResult r = manager_.CancelFor(m.build, "group", "cancelled by POST /groups/" + gid + "/cancel", grace, by);
     if (r.outcome == CancelOutcome::kUnavailable) unavailable = r.error;
   }
   if (!unavailable.empty()) return {GroupOutcome::kUnavailable, "", unavailable, gid};

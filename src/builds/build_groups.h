@@ -44,14 +44,14 @@ class BuildGroups {
 
   // Checks the request whole (every member as a build of its own) before any member is
   // recorded; then submits them. A member refused after others were recorded (a full
-  // queue) cancels those: nothing of the group runs.
-  GroupResult Submit(const JsonBody& body);
+  // queue) cancels those: nothing of the group runs. `submitted_by`: every member's.
+  GroupResult Submit(const JsonBody& body, const std::string& submitted_by = {});
   GroupResult Get(const std::string& gid);
   // The members' record documents, in the group's order (GET /builds?group=).
   std::vector<std::string> MemberRecords(const std::string& gid);
   // POST /groups/{gid}/cancel: every member that has not ended, with the body a build's
-  // cancel takes.
-  GroupResult Cancel(const std::string& gid, std::string_view body);
+  // cancel takes; `by`: the user who asks (each member's cancelled_by).
+  GroupResult Cancel(const std::string& gid, std::string_view body, const std::string& by = {});
   // GET /groups/{gid}/manifest: kNotYet until every member has ended.
   GroupResult Manifest(const std::string& gid);
   // GET /groups/{gid}/engines/{name}: the member's engine, as the build's download.

@@ -213,6 +213,7 @@ SubmitResult BuildManager::Submit(BuildRequest request, const std::optional<Grou
   r.model = request.resolved_model;
   r.created_at = clock_.UnixSeconds();
   r.group = group;
+  r.submitted_by = request.submitted_by;
   const std::string doc = RecordToJson(r);
   Status stored = OkStatus();
   if (!slot_free) {

@@ -167,7 +167,8 @@ class BuildManager {
   GetResult Get(const std::string& id);
   // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
   // stop cooperatively before it is killed (default: the service's grace).
-  CancelResult Cancel(const std::string& id, std::string_view body = {});
+  // `by`: the user who asks (the record's cancelled_by); empty: no credentials asked for.
+  CancelResult Cancel(const std::string& id, std::string_view body = {}, const std::string& by = {});
   // Where a finished build's engine or timing cache is, with its size and digest (from
   // its sidecar, or hashed once and kept there).
   ArtifactResult Artifact(const std::string& id, ArtifactKind kind);
@@ -183,7 +184,7 @@ class BuildManager {
   // `reason` ("api", "budget", "group") and `message` are what the record and the
   // stream keep, instead of POST /builds/{id}/cancel's; `grace` as Cancel's body gives it.
   CancelResult CancelFor(const std::string& id, const std::string& reason, const std::string& message,
-                         std::optional<double> grace = std::nullopt);
+                         std::optional<double> grace = std::nullopt, const std::string& by = {});
 
   struct Subscription {
     bool found = false;

@@ -19,8 +19,9 @@ namespace trtwatch::builds {
 
 namespace asio = boost::asio;
 
-CancelResult BuildManager::Cancel(const std::string& id, std::string_view body) {
+CancelResult BuildManager::Cancel(const std::string& id, std::string_view body, const std::string& by) {
   CancelAsk ask;
+  ask.by = by;
   std::string body_error;
   if (!ParseCancelBody(body, &ask.grace, &body_error)) return Refusal(CancelOutcome::kInvalid, body_error, id);
   return CancelBuild(id, ask);
@@ -82,6 +83,7 @@ CancelResult BuildManager::CancelQueued(const ClaimedBuild& claimed, const Cance
     const CancelAsk full = WithDefaults(ask, id);
     b.record.cancel_reason = full.reason;
     b.record.cancel_message = full.message;
+    b.record.cancelled_by = full.by;
     b.record.cancel_requested_at = clock_.UnixSeconds();
   }
   EndWithoutWorker(b, BuildState::kCancelled, b.record.cancel_message + " while it was queued");
@@ -101,6 +103,7 @@ CancelResult BuildManager::CancelElsewhere(const BuildRecord& r, const CancelAsk
   if (shown.cancel_reason.empty()) {
     shown.cancel_reason = full.reason;
     shown.cancel_message = full.message;
+    shown.cancelled_by = full.by;
     shown.cancel_requested_at = clock_.UnixSeconds();
   }
   if (full.grace) shown.cancel_grace = *full.grace;
@@ -112,6 +115,7 @@ CancelResult BuildManager::CancelActive(Active& b, const CancelAsk& ask) {
   if (b.record.cancel_reason.empty() && !ask.reason.empty()) {
     b.record.cancel_reason = ask.reason;
     b.record.cancel_message = ask.message;
+    b.record.cancelled_by = ask.by;
     b.record.cancel_requested_at = clock_.UnixSeconds();
   }
   if (b.record.state == BuildState::kRunning && b.worker) {
@@ -122,6 +126,7 @@ CancelResult BuildManager::CancelActive(Active& b, const CancelAsk& ask) {
       b.record.cancel_reason = shutting_down_ ? "signal" : "api";
       b.record.cancel_message = shutting_down_ ? "the service is shutting down"
                                                : "cancelled by POST /builds/" + id + "/cancel";
+      b.record.cancelled_by = shutting_down_ ? std::string() : ask.by;
       b.record.cancel_requested_at = clock_.UnixSeconds();
     }
     b.record.cancel_grace = ask.grace.value_or(options_.cancel_grace_seconds);
@@ -154,9 +159,9 @@ void BuildManager::StartGraceTimer(Active& b, double seconds) {
 
 
 CancelResult BuildManager::CancelFor(const std::string& id, const std::string& reason, const std::string& message,
-                                     std::optional<double> grace) {
+                                     std::optional<double> grace, const std::string& by) {
   // The message quotes the client's reason.
-  return CancelBuild(id, CancelAsk{grace, reason, ValidBoundedText(message, kMaxClientText)});
+  return CancelBuild(id, CancelAsk{grace, reason, ValidBoundedText(message, kMaxClientText), by});
 }
 
 

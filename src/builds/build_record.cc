@@ -151,6 +151,8 @@ std::string RecordToJson(const BuildRecord& r) {
   j["exit_code"] = r.exit_code ? json(*r.exit_code) : json(nullptr);
   j["exit_signal"] = r.exit_signal ? json(*r.exit_signal) : json(nullptr);
   j["group"] = r.group ? json{{"id", r.group->id}, {"target", r.group->target}} : json(nullptr);
+  j["submitted_by"] = r.submitted_by.empty() ? json(nullptr) : json(r.submitted_by);
+  j["cancelled_by"] = r.cancelled_by.empty() ? json(nullptr) : json(r.cancelled_by);
   // Every string was made valid UTF-8 on its way in; replace rather than throw regardless.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -200,6 +202,8 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
       j["group"].contains("target") && j["group"]["target"].is_string()) {
     r->group = GroupTag{j["group"]["id"].get<std::string>(), j["group"]["target"].get<std::string>()};
   }
+  r->submitted_by = str("submitted_by");  // absent or null in records made before users
+  r->cancelled_by = str("cancelled_by");
   return true;
 }
 

@@ -38,6 +38,7 @@ inline bool IsFinal(BuildState s) {
 // (an error, a log message). Documented in docs/api.md.
 inline constexpr size_t kMaxClientText = 4096;
 inline constexpr size_t kMaxWorkerText = 16384;
+inline constexpr size_t kMaxUserText = 64;  // a user's name (submitted_by, cancelled_by)
 
 // A build's job on a cluster scheduler (the Slurm executor, builds/executors/slurm_executor.h):
 // what the record shows, and what a later service process needs to follow the job again.
@@ -103,6 +104,12 @@ struct BuildRecord {
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
   std::optional<GroupTag> group;  // none: a build of its own
+  // Who submitted and who cancelled it: users of the service (its --users file, its
+  // --token-file's "admin"). Empty: no credentials were asked for, the record predates
+  // users, or (cancelled_by) the service cancelled it itself (stopping, a follower
+  // gone, a budget). JSON null when empty.
+  std::string submitted_by;
+  std::string cancelled_by;
 };
 
 std::string RecordToJson(const BuildRecord& record);

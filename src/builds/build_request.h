@@ -29,6 +29,9 @@ struct BuildRequest {
   bool cache = true;    // "cache": false: build even when the engine cache has the engine
   GpuNeed gpu;          // "gpu": {"type": "h200"} or {"compute_capability": "9.0"}; empty: any
   std::string json;     // the request, normalised, as stored in the record
+  // Who submitted it: the caller's name as the front end authenticated it (the
+  // service's users); empty where no credentials are asked for. Not part of `json`.
+  std::string submitted_by;
 };
 
 // Where a request's files may be: models inside a model root; files the build writes

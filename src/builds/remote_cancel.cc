@@ -11,7 +11,10 @@ namespace trtwatch::builds {
 using nlohmann::json;
 
 std::string CancelAskToJson(const CancelAsk& ask) {
-  return json{{"reason", ask.reason}, {"message", ask.message}, {"grace", ask.grace ? json(*ask.grace) : json(nullptr)}}
+  return json{{"reason", ask.reason},
+              {"message", ask.message},
+              {"grace", ask.grace ? json(*ask.grace) : json(nullptr)},
+              {"by", ask.by}}
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -28,6 +31,10 @@ std::optional<CancelAsk> CancelAskFromJson(const std::string& text) {
   ask.reason = reason->get<std::string>();
   if (ask.reason != "api" && ask.reason != "budget" && ask.reason != "group") return std::nullopt;
   ask.message = ValidBoundedText(message->get<std::string>(), kMaxClientText);
+  // Absent in asks stored before users existed.
+  if (const auto by = j.find("by"); by != j.end() && by->is_string()) {
+    ask.by = ValidBoundedText(by->get<std::string>(), kMaxUserText);
+  }
   if (!grace->is_null()) {
     if (!grace->is_number()) return std::nullopt;
     const GraceResult checked = GraceFromSeconds(grace->get<double>());

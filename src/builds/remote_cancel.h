@@ -17,6 +17,7 @@ struct CancelAsk {
   std::string reason;           // "api" | "budget" | "group"; empty: the manager's own ("api"; "signal" when
                                 // stopping)
   std::string message;          // what the record and the stream say; empty with an empty reason
+  std::string by;               // the user who asked (the record's cancelled_by); empty: the service itself
 };
 
 std::string CancelAskToJson(const CancelAsk& ask);

@@ -15,6 +15,7 @@
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
 #include "cli/unknown_command.h"
+#include "cli/user_command.h"
 #include "platform/utf8_edges.h"
 
 #ifndef TRTWATCH_VERSION
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   std::string on_shutdown;
   CLI::App* serve_cmd = trtwatch::AddServeCommand(app, &serve, &on_shutdown);
 
+  trtwatch::UserCommandOptions user;
+  CLI::App* user_cmd = trtwatch::AddUserCommand(app, &user);
+
   trtwatch::McpCommandOptions mcp;
   CLI::App* mcp_cmd = trtwatch::AddMcpCommand(app, &mcp);
 
@@ -114,6 +118,7 @@ int main(int argc, char** argv) {
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   if (cache_cmd->parsed()) return trtwatch::RunCacheCommand(cache);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
+  if (user_cmd->parsed()) return trtwatch::RunUserCommand(user);
   if (replay_cmd->parsed()) return trtwatch::RunReplayCommand(replay);
 #ifdef TRTWATCH_HAS_RUN_COMMAND
   if (run_cmd->parsed()) return trtwatch::RunRunCommand(run);

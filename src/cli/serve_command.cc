@@ -71,6 +71,20 @@ void AddConnectionFlags(CLI::App* cmd, service::ServerOptions* options) {
 }
 
 // When finished builds are pruned.
+// Who may call: users and roles, the one admin token, a single-sign-on proxy.
+void AddUserFlags(CLI::App* cmd, service::ServerOptions* options) {
+  cmd->add_option("--token-file", options->token_file,
+                  "File holding the bearer token of one admin, named admin (a non-loopback --listen needs it or "
+                  "--users)");
+  cmd->add_option("--users", options->users_file,
+                  "Users file: NAME ROLE SHA256-OF-TOKEN a line, roles viewer|builder|admin (trtwatch user add); "
+                  "re-read when it changes");
+  cmd->add_option("--trusted-proxy", options->trusted_proxies,
+                  "Address of a single-sign-on proxy whose --identity-header names the user (repeatable)");
+  cmd->add_option("--identity-header", options->identity_header,
+                  "Header a --trusted-proxy names the signed-in user in, e.g. X-Forwarded-User");
+}
+
 void AddRetentionFlags(CLI::App* cmd, service::ServerOptions* options) {
   cmd->add_option("--retain-for", options->retain_for,
                   "Prune finished builds (record, event log, stored engine) this long after they finished (720h, 90m)");
@@ -98,8 +112,7 @@ CLI::App* AddServeCommand(CLI::App& app, service::ServerOptions* options, std::s
   cmd->add_option("--max-upload-size", options->max_upload_size_text,
                   "Largest file PUT /models accepts (512M, 8G); larger bodies get 413")
       ->default_val("8G");
-  cmd->add_option("--token-file", options->token_file,
-                  "File holding the bearer token clients must send (required for a non-loopback --listen)");
+  AddUserFlags(cmd, options);
   AddCapacityFlags(cmd, options);
   AddReplicaFlags(cmd, &options->builds);
   AddExecutorFlags(cmd, options);

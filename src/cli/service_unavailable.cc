@@ -8,6 +8,7 @@
 
 #include "app/run_mcp.h"
 #include "app/run_serve.h"
+#include "app/user_admin.h"
 
 namespace trtwatch::app {
 
@@ -26,5 +27,16 @@ int RunMcp(const builds::BuildsConfig& /*config*/, const McpToolsConfig& /*tools
                "docs/windows.md\n");
   return exit_code::kUsage;
 }
+
+namespace {
+Status NoUsers() {
+  return Status::Error("the users of the build service are not part of this trtwatch (built with "
+                       "TRTWATCH_BUILD_SERVICE=OFF, as on Windows); manage them where the service runs");
+}
+}  // namespace
+
+Result<std::string> AddUser(const std::string&, const std::string&, const std::string&) { return NoUsers(); }
+Result<std::vector<service::User>> ListUsers(const std::string&) { return NoUsers(); }
+Status RemoveUser(const std::string&, const std::string&) { return NoUsers(); }
 
 }  // namespace trtwatch::app

@@ -8,6 +8,7 @@
 #include "builds/stores/record_store.h"
 #include "protocol/event_json.h"
 #include "protocol/json_body.h"
+#include "service/access_check.h"
 #include "service/api_outcomes.h"
 #include "service/http_request.h"
 #include "sinks/trace_sink.h"
@@ -22,17 +23,22 @@ using nlohmann::json;
 namespace {
 
 // POST /builds: the body is read once, here; the manager (or the groups, for a request
-// that asks for a group) checks it and the typed request travels with the build.
+// that asks for a group) checks it and the typed request travels with the build, with
+// the caller as its submitter.
 ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
   const JsonBody body = ParseJsonBody(req.body);
+  const std::string caller(req.caller);
   if (builds::BuildGroups::AsksForGroup(body)) {
-    builds::GroupResult r = api.manager.groups().Submit(body);
+    builds::GroupResult r = api.manager.groups().Submit(body, caller);
     const std::string location = r.outcome == builds::GroupOutcome::kCreated ? "/groups/" + r.id : std::string();
     ApiAnswer answer = ManagerAnswer(std::move(r));
     if (!location.empty()) answer.Set("Location", location);
     return answer;
   }
-  builds::SubmitResult r = api.manager.Submit(body);
+  Result<builds::BuildRequest> parsed = api.manager.Parse(body);
+  if (!parsed.ok()) return ManagerAnswer(builds::Refusal(builds::SubmitOutcome::kInvalid, parsed.error()));
+  parsed.value().submitted_by = caller;
+  builds::SubmitResult r = api.manager.Submit(std::move(parsed).value());
   const std::string location = r.outcome == builds::SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
   ApiAnswer answer = ManagerAnswer(std::move(r));
   if (!location.empty()) answer.Set("Location", location);
@@ -108,6 +114,18 @@ ApiAnswer Trace(ApiContext& api, const std::string& id) {
   return answer;
 }
 
+// A builder cancels only what they submitted (access_check.h); an unknown build is the
+// manager's 404.
+std::optional<ApiAnswer> NotTheirs(ApiContext& api, const ApiRequest& req, const std::string& id) {
+  if (req.caller.empty()) return std::nullopt;
+  GetResult record = api.manager.Get(id);
+  if (record.outcome != GetOutcome::kFound) return std::nullopt;
+  const json doc = json::parse(record.record, nullptr, false);
+  const json owner = doc.is_object() ? doc.value("submitted_by", json(nullptr)) : json(nullptr);
+  return OwnershipRefusal(req.caller, owner.is_string() ? owner.get<std::string>() : std::string(), CurrentUsers(api),
+                          "build " + id);
+}
+
 }  // namespace
 
 ApiAnswer BuildsAnswer(ApiContext& api, const ApiRequest& req) {
@@ -127,7 +145,8 @@ ApiAnswer BuildAnswer(ApiContext& api, const ApiRequest& req) {
       return Trace(api, id);
     case Endpoint::kBuildCancel:
       if (req.method != Method::kPost) return MethodNotAllowed("POST");
-      return ManagerAnswer(api.manager.Cancel(id, req.body));
+      if (std::optional<ApiAnswer> refused = NotTheirs(api, req, id)) return std::move(*refused);
+      return ManagerAnswer(api.manager.Cancel(id, req.body, std::string(req.caller)));
     default:
       if (req.method != Method::kGet) return MethodNotAllowed("GET");
       return ManagerAnswer(api.manager.Get(id));

@@ -1,4 +1,4 @@
-// What the routes answer from: the builds layer's objects, the options, the token and
+// What the routes answer from: the builds layer's objects, the options, the users and
 // the dashboard's sign-ins. One per service, owned by HttpApi (service/http_api.h).
 //
 // Threading: the service's event-loop thread only (the manager's), as every route.
@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <string>
 
+#include "core/clock.h"
 #include "service/server_options.h"
 #include "service/ui_session.h"
+#include "service/users_file.h"
 
 namespace trtwatch::builds {
 class ArtifactStore;
@@ -28,12 +30,17 @@ struct ApiContext {
   builds::RecordStore& store;
   builds::ArtifactStore& artifacts;
   builds::Metrics& metrics;
-  const std::string token;  // --token-file's; empty: no token asked for
+  UsersSource users;  // --users and --token-file's; none: no credentials asked for
   // Beyond these, 503 (connections) and 429 (event streams) with Retry-After.
   const int64_t max_connections;  // open connections, event streams included
   const int64_t max_sse_clients;  // open event streams
   bool stopping = false;    // a graceful stop began: health says so, keep-alive ends
   UiSessions ui_sessions{kUiSessionSeconds, kUiSessionLimit};
 };
+
+// The users now: re-read when the users file changed (UsersSource::Current).
+inline const Users& CurrentUsers(ApiContext& api) {
+  return api.users.Current(NsToSeconds(SteadyClock::Instance().NowNs()));
+}
 
 }  // namespace trtwatch::service

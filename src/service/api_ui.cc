@@ -6,7 +6,6 @@
 #include "core/clock.h"
 #include "builds/build_record.h"
 #include "service/http_request.h"
-#include "service/request_checks.h"
 #include "service/ui_routes.h"
 
 namespace trtwatch::service {
@@ -23,25 +22,32 @@ ApiAnswer SignIn(ApiContext& api, const ApiRequest& req) {
   const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object() || !body.contains("token") || !body["token"].is_string()) {
     return ErrorAnswer(400,
-                       "send Content-Type: application/json with {\"token\": \"...\"}, the token from the server's "
-                       "--token-file");
+                       "send Content-Type: application/json with {\"token\": \"...\"}, your token from the server's "
+                       "--users file or its --token-file");
   }
-  if (api.token.empty()) return ErrorAnswer(409, "this server needs no sign-in (no --token-file)");
-  if (!TokenMatches(body["token"].get<std::string>(), api.token)) {
-    return ErrorAnswer(401, "wrong token; use the one in the server's --token-file");
-  }
-  ApiAnswer answer = JsonAnswer(200, json{{"signed_in", true}}.dump());
-  answer.Set("Set-Cookie",
-             SessionSetCookie(api.ui_sessions.Create(Clock::SystemUnixSeconds()), api.ui_sessions.lifetime_seconds()));
+  if (!api.users.required()) return ErrorAnswer(409, "this server needs no sign-in (no --users, no --token-file)");
+  const User* user = CurrentUsers(api).ByToken(body["token"].get<std::string>());
+  if (!user) return ErrorAnswer(401, "unknown token; use yours from the server's --users file or its --token-file");
+  ApiAnswer answer = JsonAnswer(200, json{{"signed_in", true}, {"user", user->name}, {"role", RoleName(user->role)}}.dump());
+  answer.Set("Set-Cookie", SessionSetCookie(api.ui_sessions.Create(Clock::SystemUnixSeconds(), user->name),
+                                            api.ui_sessions.lifetime_seconds()));
   return answer;
 }
 
+// GET /ui/session: whether a sign-in is needed, and who is signed in with which role,
+// so that the dashboard hides what the role may not do (the server checks anyway).
+ApiAnswer SessionStatus(ApiContext& api, const ApiRequest& req) {
+  const bool needed = api.users.required();
+  const User* user = req.caller.empty() ? nullptr : CurrentUsers(api).ByName(req.caller);
+  json status{{"token_required", needed}, {"signed_in", !needed || user}};
+  status["user"] = user ? json(user->name) : json(nullptr);
+  // Without credentials every caller may do everything.
+  status["role"] = user ? json(RoleName(user->role)) : needed ? json(nullptr) : json("admin");
+  return JsonAnswer(200, status.dump());
+}
+
 ApiAnswer Session(ApiContext& api, const ApiRequest& req) {
-  if (req.method == Method::kGet) {
-    const bool needed = !api.token.empty();
-    return JsonAnswer(200,
-                      json{{"token_required", needed}, {"signed_in", !needed || HasUiSession(api, req.cookie)}}.dump());
-  }
+  if (req.method == Method::kGet) return SessionStatus(api, req);
   if (req.method == Method::kDelete) {
     if (!req.cookie.empty()) api.ui_sessions.Revoke(CookieValue(req.cookie, kSessionCookieName));
     ApiAnswer answer = JsonAnswer(200, json{{"signed_in", false}}.dump());
@@ -71,10 +77,11 @@ std::optional<ApiAnswer> UiAnswer(ApiContext& api, const ApiRequest& req) {
   return answer;
 }
 
-bool HasUiSession(ApiContext& api, std::string_view cookie) {
-  if (cookie.empty()) return false;
+std::optional<std::string> UiSessionUser(ApiContext& api, std::string_view cookie) {
+  if (cookie.empty()) return std::nullopt;
   const std::string_view id = CookieValue(cookie, kSessionCookieName);
-  return !id.empty() && api.ui_sessions.Valid(id, Clock::SystemUnixSeconds());
+  if (id.empty()) return std::nullopt;
+  return api.ui_sessions.UserOf(id, Clock::SystemUnixSeconds());
 }
 
 }  // namespace trtwatch::service

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "builds/metrics.h"
+#include "service/access_check.h"
 #include "service/api_builds.h"
 #include "service/api_context.h"
 #include "service/api_events.h"
@@ -139,12 +140,12 @@ awaitable<void> Close(beast::tcp_stream& stream, bool linger) {
 class HttpApi::Impl {
  public:
   Impl(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-       ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps,
+       ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, UsersSource users, ConnectionCaps caps,
        HostedEndpoint& mcp)
       : io_(io),
         hubs_(hubs),
         mcp_(mcp),
-        api_{options, manager, store, artifacts, metrics, std::move(token), caps.connections, caps.sse_clients} {}
+        api_{options, manager, store, artifacts, metrics, std::move(users), caps.connections, caps.sse_clients} {}
 
   awaitable<void> Accept(tcp::acceptor& acceptor) {
     auto backoff = 10ms;
@@ -235,7 +236,9 @@ class HttpApi::Impl {
     if (HeadRefusal r = CheckHead(head)) co_return co_await Refuse(stream, ErrorAnswer(r.status, r.message));
     const bool has_body = !parser.is_done();
     const Route route = RouteOf(PathOf(req));
-    if (std::optional<ApiAnswer> refused = RefusedBeforeBody(req, route, has_body, parser.content_length().value_or(0))) {
+    const AccessDecision access = CheckAccessOf(req, route, stream);
+    if (std::optional<ApiAnswer> refused =
+            RefusedBeforeBody(req, route, access, has_body, parser.content_length().value_or(0))) {
       // A body not read cannot be skipped reliably: the connection closes.
       const bool open = co_await SendAnswer(stream, std::move(*refused), req.keep_alive() && !has_body);
       co_return open ? Next::kRequest : Next::kCloseLinger;
@@ -245,12 +248,13 @@ class HttpApi::Impl {
                                                ExpectsContinue(head));
       co_return open ? Next::kRequest : Next::kCloseLinger;
     }
-    co_return co_await ReadBodyAndAnswer(stream, buffer, parser, ExpectsContinue(head), route);
+    const std::string caller = access.caller ? access.caller->name : std::string();
+    co_return co_await ReadBodyAndAnswer(stream, buffer, parser, ExpectsContinue(head), route, caller);
   }
 
   awaitable<Next> ReadBodyAndAnswer(beast::tcp_stream& stream, beast::flat_buffer& buffer,
                                     http::request_parser<http::string_body>& parser, bool expects_continue,
-                                    const Route& route) {
+                                    const Route& route, const std::string& caller) {
     parser.body_limit(api_.options.body_limit);  // a chunked body is cut off there
     if (!parser.is_done()) {
       if (expects_continue) co_await SendContinue(stream);
@@ -259,7 +263,7 @@ class HttpApi::Impl {
       if (ClientWentAway(ec)) co_return Next::kCloseLinger;
       if (ec) co_return co_await Refuse(stream, BodyReadError(ec, api_.options.body_limit, api_.options));
     }
-    co_return co_await Dispatch(stream, parser.get(), route) ? Next::kRequest : Next::kClose;
+    co_return co_await Dispatch(stream, parser.get(), route, caller) ? Next::kRequest : Next::kClose;
   }
 
   // Answers and closes.
@@ -276,21 +280,13 @@ class HttpApi::Impl {
 
   // Why a request is refused on its head alone, before its body is read (so that no
   // client gets to send a body it is not allowed to), or nullopt.
-  std::optional<ApiAnswer> RefusedBeforeBody(const Request& req, const Route& route, bool has_body,
-                                             uint64_t content_length) {
-    const std::string browser = BrowserCheck(HeaderValue(req, http::field::origin),
-                                             HeaderValue(req, http::field::host), !api_.token.empty(), api_.options);
+  std::optional<ApiAnswer> RefusedBeforeBody(const Request& req, const Route& route, const AccessDecision& access,
+                                             bool has_body, uint64_t content_length) {
+    const std::string browser = BrowserCheck(HeaderValue(req, http::field::origin), HeaderValue(req, http::field::host),
+                                             api_.users.required(), api_.options);
     if (!browser.empty()) return ErrorAnswer(403, browser);
     const std::string_view path = PathOf(req);
-    // The dashboard's paths are public and none is an API route (route_table_test).
-    const bool ui = route.endpoint == Endpoint::kNotFound && IsUiPath(path);
-    if (!ui && !Authorized(req, route)) {
-      ApiAnswer answer = ErrorAnswer(401,
-                                     "missing or wrong bearer token; send \"Authorization: Bearer TOKEN\" with the "
-                                     "token from the server's --token-file");
-      answer.Set("WWW-Authenticate", "Bearer");
-      return answer;
-    }
+    if (access.refusal) return access.refusal;
     const bool upload = IsUpload(req, route);
     const uint64_t limit = upload ? api_.options.max_upload_size : api_.options.body_limit;
     if (content_length > limit) return TooLarge(limit, api_.options);  // RFC 9110 §15.5.14, before the body is read
@@ -304,24 +300,40 @@ class HttpApi::Impl {
     return std::nullopt;
   }
 
-  // The route's access (route_table.h) against the bearer token or a dashboard sign-in.
-  bool Authorized(const Request& req, const Route& route) {
+  // Who calls, and whether the route's access (route_table.h, roles.h) lets them: a
+  // trusted proxy's identity header, a dashboard sign-in or the bearer token. The
+  // dashboard's paths (none an API route, route_table_test) have no entry: public.
+  AccessDecision CheckAccessOf(const Request& req, const Route& route, beast::tcp_stream& stream) {
+    if (!api_.users.required()) return {};
+    Credentials credentials;
+    if (!api_.options.trusted_proxies.empty()) {
+      boost::system::error_code ec;
+      const tcp::endpoint peer = stream.socket().remote_endpoint(ec);
+      auto it = req.find(beast::string_view(api_.options.identity_header));
+      const std::optional<std::string_view> header =
+          it == req.end() ? std::nullopt : std::optional(std::string_view(it->value().data(), it->value().size()));
+      credentials.proxy = TrustedProxyIdentity(ec ? std::string() : peer.address().to_string(), header,
+                                               api_.options.trusted_proxies, api_.options.identity_header);
+    }
+    credentials.session_user = UiSessionUser(api_, HeaderValue(req, http::field::cookie));
+    if (auto it = req.find(http::field::authorization); it != req.end()) {
+      credentials.bearer = BearerToken(std::string_view(it->value().data(), it->value().size()));
+    }
+    // A path that is neither the API's nor the dashboard's answers 404 to viewers only.
+    static constexpr RouteEntry kUnknownPath{"", "(an unknown path)", Endpoint::kNotFound, Access::kViewer,
+                                             Delivery::kAnswer};
     const RouteEntry* entry = EntryOf(route.endpoint);
-    if (api_.token.empty() || (entry && entry->access == Access::kPublic)) return true;
-    if (HasUiSession(api_, HeaderValue(req, http::field::cookie))) return true;
-    auto it = req.find(http::field::authorization);
-    if (it == req.end()) return false;
-    const std::optional<std::string_view> presented =
-        BearerToken(std::string_view(it->value().data(), it->value().size()));
-    return presented && TokenMatches(std::string(*presented), api_.token);
+    if (!entry && !IsUiPath(PathOf(req))) entry = &kUnknownPath;
+    return CheckAccess(entry, MethodOf(req.method()), credentials, CurrentUsers(api_), true);
   }
 
   // Answers a request whose head and body were read; returns whether the connection
   // stays open. HEAD is GET without the body (RFC 9110 §9.3.2).
-  awaitable<bool> Dispatch(beast::tcp_stream& stream, const Request& req, const Route& route) {
+  awaitable<bool> Dispatch(beast::tcp_stream& stream, const Request& req, const Route& route,
+                           std::string_view caller) {
     const bool head_only = req.method() == http::verb::head;
     const ApiRequest request{MethodOf(req.method()), TargetOf(req), PathOf(req), req.body(),
-                             HeaderValue(req, http::field::cookie), route, HeaderValue(req, "Want-Repr-Digest")};
+                             HeaderValue(req, http::field::cookie), route, HeaderValue(req, "Want-Repr-Digest"), caller};
     const RouteEntry* entry = EntryOf(route.endpoint);
     if (!entry) {  // the dashboard's, or nothing
       // No conditional operator inside co_await: g++ 12 destroys its temporary twice.
@@ -388,9 +400,9 @@ class HttpApi::Impl {
 };
 
 HttpApi::HttpApi(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-                 ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps,
+                 ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, UsersSource users, ConnectionCaps caps,
                  HostedEndpoint& mcp)
-    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, hubs, std::move(token), caps,
+    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, hubs, std::move(users), caps,
                                    mcp)) {}
 
 HttpApi::~HttpApi() = default;

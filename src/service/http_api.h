@@ -1,6 +1,6 @@
 // The service's HTTP side: the accept loop and each connection's requests (HTTP/1.1
 // keep-alive): the head read and checked (service/http_request.h,
-// service/request_checks.h), the token, then the route (service/route_table.h) whose
+// service/request_checks.h), the caller and their role (service/access_check.h), then the route (service/route_table.h) whose
 // resource answers (service/api_*.h). An event stream is handed to the SSE hubs
 // (service/sse_hubs.h) once its request is accepted; uploads and downloads stream
 // through service/http_transfer.h; /mcp goes to the hosted endpoint
@@ -20,6 +20,7 @@
 #include <string>
 
 #include "service/server_options.h"
+#include "service/users_file.h"
 
 namespace trtwatch::builds {
 class ArtifactStore;
@@ -45,7 +46,8 @@ struct ConnectionCaps {
 class HttpApi {
  public:
   HttpApi(boost::asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-          ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps, HostedEndpoint& mcp);
+          ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, UsersSource users, ConnectionCaps caps,
+          HostedEndpoint& mcp);
   ~HttpApi();
 
   // Accepts connections until the acceptor closes; out of descriptors, it backs off.

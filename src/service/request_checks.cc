@@ -7,7 +7,7 @@
 
 namespace trtwatch::service {
 
-std::string BrowserCheck(std::string_view origin, std::string_view host, bool token_required,
+std::string BrowserCheck(std::string_view origin, std::string_view host, bool credentials_required,
                          const ServerOptions& options) {
   auto listed = [](const std::vector<std::string>& list, std::string_view value) {
     for (const std::string& item : list) {
@@ -15,7 +15,7 @@ std::string BrowserCheck(std::string_view origin, std::string_view host, bool to
     }
     return false;
   };
-  if (!host.empty() && !token_required) {
+  if (!host.empty() && !credentials_required) {
     // The name without the port; an IP literal or localhost cannot be rebound to
     // another address by a hostile DNS server.
     std::string_view name = host;

@@ -13,9 +13,11 @@
 
 namespace trtwatch::service {
 
-// What a caller must present. Today a route is public or needs the bearer token (or a
-// dashboard sign-in); per-route roles (viewer, builder, admin) become values here.
-enum class Access { kPublic, kToken };
+// Who may call a route (roles.h turns it and the method into the role needed): anyone;
+// a viewer; kReadWrite: a viewer to read (GET, HEAD) and a builder for the rest
+// (submit, upload, delete); a builder for every method (cancels; /mcp, whose tools
+// submit builds).
+enum class Access { kPublic, kViewer, kReadWrite, kBuilder };
 
 // How the answer goes out: a whole response, an event stream handed to the SSE hubs,
 // a file sent by the kernel, a body streamed to the artifact store, or the hosted
@@ -33,28 +35,28 @@ enum class Delivery { kAnswer, kEventStream, kDownload, kUpload, kHosted };
 // handlers, fuzzed alone) while the connection (http_api.cc) takes the handlers from
 // the same lines.
 #define TRTWATCH_SERVICE_ROUTES(ROUTE) \
-  ROUTE("GET",             "/healthz",                     kHealth,           kPublic, kAnswer,      HealthAnswer) \
-  ROUTE("GET",             "/metrics",                     kMetrics,          kToken,  kAnswer,      MetricsAnswer) \
-  ROUTE("GET",             "/openapi.json",                kOpenApi,          kToken,  kAnswer,      OpenApiAnswer) \
-  ROUTE("POST, DELETE",    "/mcp",                         kMcp,              kToken,  kHosted,      nullptr) \
-  ROUTE("GET",             "/builds/changes",              kBuildChanges,     kToken,  kEventStream, BuildChangesAnswer) \
-  ROUTE("GET",             "/models",                      kModels,           kToken,  kAnswer,      ModelsAnswer) \
-  ROUTE("GET",             "/history",                     kHistory,          kToken,  kAnswer,      HistoryListAnswer) \
-  ROUTE("GET",             "/history/report",              kHistoryReport,    kToken,  kAnswer,      HistoryReportAnswer) \
-  ROUTE("GET, PUT, DELETE","/models/{name}",               kModel,            kToken,  kUpload,      ModelsAnswer) \
-  ROUTE("GET, HEAD, PUT",  "/models/{name}/{file}",        kModelFile,        kToken,  kUpload,      ModelsAnswer) \
-  ROUTE("GET",             "/groups/{gid+}",               kGroup,            kToken,  kAnswer,      GroupAnswer) \
-  ROUTE("POST",            "/groups/{gid+}/cancel",        kGroupCancel,      kToken,  kAnswer,      GroupAnswer) \
-  ROUTE("GET",             "/groups/{gid+}/manifest",      kGroupManifest,    kToken,  kAnswer,      GroupAnswer) \
-  ROUTE("GET, HEAD",       "/groups/{gid+}/engines/{name}",kGroupEngine,      kToken,  kDownload,    nullptr) \
-  ROUTE("GET, POST",       "/builds",                      kBuilds,           kToken,  kAnswer,      BuildsAnswer) \
-  ROUTE("GET",             "/builds/{id}",                 kBuild,            kToken,  kAnswer,      BuildAnswer) \
-  ROUTE("POST",            "/builds/{id}/cancel",          kBuildCancel,      kToken,  kAnswer,      BuildAnswer) \
-  ROUTE("GET",             "/builds/{id}/events",          kBuildEvents,      kToken,  kEventStream, BuildAnswer) \
-  ROUTE("GET",             "/builds/{id}/trace",           kBuildTrace,       kToken,  kAnswer,      BuildAnswer) \
-  ROUTE("GET, HEAD",       "/builds/{id}/engine",          kBuildEngine,      kToken,  kDownload,    nullptr) \
-  ROUTE("GET, HEAD",       "/builds/{id}/timing-cache",    kBuildTimingCache, kToken,  kDownload,    nullptr) \
-  ROUTE("GET",             "/builds/{id}/compare",         kBuildCompare,     kToken,  kAnswer,      CompareAnswer)
+  ROUTE("GET",             "/healthz",                     kHealth,           kPublic,    kAnswer,      HealthAnswer) \
+  ROUTE("GET",             "/metrics",                     kMetrics,          kViewer,    kAnswer,      MetricsAnswer) \
+  ROUTE("GET",             "/openapi.json",                kOpenApi,          kViewer,    kAnswer,      OpenApiAnswer) \
+  ROUTE("POST, DELETE",    "/mcp",                         kMcp,              kBuilder,   kHosted,      nullptr) \
+  ROUTE("GET",             "/builds/changes",              kBuildChanges,     kViewer,    kEventStream, BuildChangesAnswer) \
+  ROUTE("GET",             "/models",                      kModels,           kViewer,    kAnswer,      ModelsAnswer) \
+  ROUTE("GET",             "/history",                     kHistory,          kViewer,    kAnswer,      HistoryListAnswer) \
+  ROUTE("GET",             "/history/report",              kHistoryReport,    kViewer,    kAnswer,      HistoryReportAnswer) \
+  ROUTE("GET, PUT, DELETE","/models/{name}",               kModel,            kReadWrite, kUpload,      ModelsAnswer) \
+  ROUTE("GET, HEAD, PUT",  "/models/{name}/{file}",        kModelFile,        kReadWrite, kUpload,      ModelsAnswer) \
+  ROUTE("GET",             "/groups/{gid+}",               kGroup,            kViewer,    kAnswer,      GroupAnswer) \
+  ROUTE("POST",            "/groups/{gid+}/cancel",        kGroupCancel,      kBuilder,   kAnswer,      GroupAnswer) \
+  ROUTE("GET",             "/groups/{gid+}/manifest",      kGroupManifest,    kViewer,    kAnswer,      GroupAnswer) \
+  ROUTE("GET, HEAD",       "/groups/{gid+}/engines/{name}",kGroupEngine,      kViewer,    kDownload,    nullptr) \
+  ROUTE("GET, POST",       "/builds",                      kBuilds,           kReadWrite, kAnswer,      BuildsAnswer) \
+  ROUTE("GET",             "/builds/{id}",                 kBuild,            kViewer,    kAnswer,      BuildAnswer) \
+  ROUTE("POST",            "/builds/{id}/cancel",          kBuildCancel,      kBuilder,   kAnswer,      BuildAnswer) \
+  ROUTE("GET",             "/builds/{id}/events",          kBuildEvents,      kViewer,    kEventStream, BuildAnswer) \
+  ROUTE("GET",             "/builds/{id}/trace",           kBuildTrace,       kViewer,    kAnswer,      BuildAnswer) \
+  ROUTE("GET, HEAD",       "/builds/{id}/engine",          kBuildEngine,      kViewer,    kDownload,    nullptr) \
+  ROUTE("GET, HEAD",       "/builds/{id}/timing-cache",    kBuildTimingCache, kViewer,    kDownload,    nullptr) \
+  ROUTE("GET",             "/builds/{id}/compare",         kBuildCompare,     kViewer,    kAnswer,      CompareAnswer)
 
 struct RouteEntry {
   std::string_view methods;  // what the route serves; HEAD is GET without the body

@@ -183,7 +183,7 @@ class GracefulStop {
 
 }  // namespace
 
-int RunServer(const ServerOptions& options, const std::string& token, ServiceParts parts) {
+int RunServer(const ServerOptions& options, UsersSource users, ServiceParts parts) {
   asio::io_context& io = parts.io;
   BuildManager& manager = parts.manager;
   IgnoreBrokenPipe();
@@ -195,7 +195,8 @@ int RunServer(const ServerOptions& options, const std::string& token, ServicePar
   if (options.retention.enabled()) retention.Prune();
   const ConnectionCaps limits = ConnectionLimitsFor(options);
   auto hubs = std::make_unique<SseHubs>(io, manager, parts.metrics, IoThreadsFor(options));
-  HttpApi api(io, options, manager, parts.store, parts.artifacts, parts.metrics, *hubs, token, limits, parts.mcp);
+  HttpApi api(io, options, manager, parts.store, parts.artifacts, parts.metrics, *hubs, std::move(users), limits,
+              parts.mcp);
   AnnounceListening(acceptor, options);
   asio::co_spawn(io, api.Accept(acceptor), asio::detached);
   GracefulStop stop(io, options, manager, api, *hubs, acceptor);

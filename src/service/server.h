@@ -13,6 +13,7 @@
 // The options and the request checks, for the callers that start the server.
 #include "service/request_checks.h"
 #include "service/server_options.h"
+#include "service/users_file.h"
 
 namespace boost::asio {
 class io_context;
@@ -42,7 +43,8 @@ struct ServiceParts {
 
 // Listens, recovers what an earlier process left (builds that were running become
 // interrupted, queued ones run), and serves until SIGTERM/SIGINT and a graceful stop.
-// Returns the exit code; 2 with a message naming the fix if it cannot listen.
-int RunServer(const ServerOptions& options, const std::string& token, ServiceParts parts);
+// `users`: who may call (CheckServerOptions opens them). Returns the exit code; 2 with
+// a message naming the fix if it cannot listen.
+int RunServer(const ServerOptions& options, UsersSource users, ServiceParts parts);
 
 }  // namespace trtwatch::service

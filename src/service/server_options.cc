@@ -2,6 +2,7 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <filesystem>
+#include <cctype>
 #include <fstream>
 
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds
@@ -78,6 +79,36 @@ bool ReadTokenFile(const std::string& path, std::string* token, std::string* err
   return true;
 }
 
+namespace {
+
+// --trusted-proxy and --identity-header: both or neither, numeric addresses, a header
+// name that is a token (RFC 9110 §5.1).
+std::string CheckTrustedProxy(const ServerOptions& options) {
+  if (options.trusted_proxies.empty() != options.identity_header.empty()) {
+    return options.trusted_proxies.empty()
+               ? "--identity-header needs --trusted-proxy ADDR, the proxy's address, to know whom to believe"
+               : "--trusted-proxy needs --identity-header NAME, the header the proxy names the user in (e.g. "
+                 "X-Forwarded-User)";
+  }
+  for (const std::string& address : options.trusted_proxies) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(address, ec);
+    if (ec) return "--trusted-proxy must be an IP address, e.g. 127.0.0.1 (got \"" + address + "\")";
+  }
+  for (char c : options.identity_header) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) {
+      return "--identity-header must be a header name of letters, digits, - and _ (got \"" + options.identity_header +
+             "\")";
+    }
+  }
+  if (!options.trusted_proxies.empty() && options.users_file.empty()) {
+    return "--trusted-proxy needs --users FILE: the proxy's users must be listed there with their roles";
+  }
+  return {};
+}
+
+}  // namespace
+
 CheckedServerOptions CheckServerOptions(const ServerOptions& options) {
   CheckedServerOptions checked;
   std::string& error = checked.error;
@@ -87,14 +118,24 @@ CheckedServerOptions CheckServerOptions(const ServerOptions& options) {
     return checked;
   }
   if (!options.token_file.empty() && !ReadTokenFile(options.token_file, &checked.token, &error)) return checked;
+  if (error = CheckTrustedProxy(options); !error.empty()) return checked;
   boost::system::error_code ec;
-  if (!boost::asio::ip::make_address(listen.host, ec).is_loopback() && checked.token.empty()) {
+  if (!boost::asio::ip::make_address(listen.host, ec).is_loopback() && checked.token.empty() &&
+      options.users_file.empty()) {
     error = "listening on " + options.listen +
-            " (not loopback) needs a bearer token: add --token-file FILE, or listen on 127.0.0.1";
+            " (not loopback) needs credentials: add --users FILE (trtwatch user add) or --token-file FILE, or listen "
+            "on 127.0.0.1";
   } else if (options.max_connections < 0 || options.max_sse_clients < 0) {
     error = "--max-connections and --max-sse-clients must be 0 (automatic) or more";
   } else if (!(options.builds.cancel_grace_seconds >= 0 && options.builds.cancel_grace_seconds <= builds::kMaxCancelGraceSeconds)) {
     error = "--cancel-grace must be from 0 to 1h";
+  }
+  if (!error.empty()) return checked;
+  Result<UsersSource> users = UsersSource::Open(options.users_file, checked.token);
+  if (!users.ok()) {
+    error = users.error();
+  } else {
+    checked.users.emplace(std::move(users).value());
   }
   return checked;
 }

@@ -7,11 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "builds/builds_config.h"
 #include "builds/retention.h"
+#include "service/users_file.h"
 
 namespace trtwatch::service {
 
@@ -20,7 +22,12 @@ using builds::RetentionPolicy;
 struct ServerOptions {
   std::string listen = "127.0.0.1:8470";  // HOST:PORT; port 0 picks a free one
   builds::BuildsConfig builds;  // where builds are kept, how many run, where (builds/builds_config.h)
-  std::string token_file;  // bearer token; required for a non-loopback bind
+  std::string token_file;  // bearer token of one admin (users_file.h's kTokenFileUser)
+  std::string users_file;  // --users: the users, their roles and token digests (service/users_file.h)
+  // --trusted-proxy (repeatable) and --identity-header, both or neither: a request from
+  // one of these addresses that carries the header is the user it names.
+  std::vector<std::string> trusted_proxies;
+  std::string identity_header;
   size_t body_limit = 64 * 1024;  // JSON bodies
   // Uploaded models (PUT /models/...; kept in builds.artifact_dir): the largest file
   // accepted (--max-upload-size).
@@ -64,11 +71,12 @@ struct ListenAddress {
 // one line of 16 to 4096 visible characters. Returns false with `*error` set.
 bool ReadTokenFile(const std::string& path, std::string* token, std::string* error);
 
-// The options checked and the token read, before anything is opened: `error` is empty,
-// or names the problem and the fix.
+// The options checked and the users read (--users, --token-file), before anything is
+// opened: `error` is empty, or names the problem and the fix.
 struct CheckedServerOptions {
   std::string error;
   std::string token;  // from --token-file; empty without one
+  std::optional<UsersSource> users;  // set when `error` is empty
 };
 [[nodiscard]] CheckedServerOptions CheckServerOptions(const ServerOptions& options);
 

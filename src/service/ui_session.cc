@@ -7,14 +7,14 @@
 
 namespace trtwatch::service {
 
-std::string UiSessions::Create(double now) {
+std::string UiSessions::Create(double now, std::string user) {
   DropExpired(now);
-  while (expiry_.size() >= max_sessions_ && !expiry_.empty()) {
-    auto soonest = expiry_.begin();
-    for (auto it = expiry_.begin(); it != expiry_.end(); ++it) {
-      if (it->second < soonest->second) soonest = it;
+  while (sessions_.size() >= max_sessions_ && !sessions_.empty()) {
+    auto soonest = sessions_.begin();
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (it->second.expires < soonest->second.expires) soonest = it;
     }
-    expiry_.erase(soonest);
+    sessions_.erase(soonest);
   }
   std::random_device os_random;  // /dev/urandom on Linux
   std::string id;
@@ -23,26 +23,29 @@ std::string UiSessions::Create(double now) {
     std::snprintf(word, sizeof word, "%08x", static_cast<unsigned>(os_random()));
     id += word;
   }
-  expiry_[id] = now + lifetime_seconds_;
+  sessions_[id] = Session{now + lifetime_seconds_, std::move(user)};
   return id;
 }
 
-bool UiSessions::Valid(std::string_view id, double now) {
+std::optional<std::string> UiSessions::UserOf(std::string_view id, double now) {
   DropExpired(now);
   const std::string presented(id);
-  bool found = false;
-  for (const auto& [live, expires] : expiry_) found |= TokenMatches(presented, live);
-  return found;
+  const Session* found = nullptr;
+  for (const auto& [live, session] : sessions_) {
+    if (TokenMatches(presented, live)) found = &session;
+  }
+  if (!found) return std::nullopt;
+  return found->user;
 }
 
 void UiSessions::Revoke(std::string_view id) {
-  auto it = expiry_.find(id);
-  if (it != expiry_.end()) expiry_.erase(it);
+  auto it = sessions_.find(id);
+  if (it != sessions_.end()) sessions_.erase(it);
 }
 
 void UiSessions::DropExpired(double now) {
-  for (auto it = expiry_.begin(); it != expiry_.end();) {
-    it = it->second <= now ? expiry_.erase(it) : std::next(it);
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    it = it->second.expires <= now ? sessions_.erase(it) : std::next(it);
   }
 }
 

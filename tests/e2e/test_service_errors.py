@@ -180,7 +180,7 @@ def snapshot_with(server, token):
 
 
 @pytest.mark.parametrize("args,words", [
-    (["--listen", "0.0.0.0:0"], ["needs a bearer token", "--token-file"]),
+    (["--listen", "0.0.0.0:0"], ["needs credentials", "--users", "--token-file"]),
     (["--listen", "nonsense"], ["HOST:PORT"]),
     (["--listen", "127.0.0.1:99999"], ["HOST:PORT"]),
     (["--model-root", "/no/such/folder"], ["--model-root", "not an existing folder"]),

@@ -311,13 +311,13 @@ TEST(ReplicaNameTest, NamesFollowTheRuleAndTheDefaultAlwaysDoes) {
 
 // A cancel left in the store for another replica is read back as untrusted text.
 TEST(RemoteCancelTest, OnlyWellFormedAsksComeBackAndTheirTextsAreBounded) {
-  const CancelAsk ask{2.5, "budget", "the agent's budget ran out"};
+  const CancelAsk ask{2.5, "budget", "the agent's budget ran out", "ada"};
   const std::optional<CancelAsk> back = CancelAskFromJson(CancelAskToJson(ask));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->grace.value_or(-1), 2.5);
   EXPECT_EQ(back->reason, "budget");
   EXPECT_EQ(back->message, ask.message);
-  EXPECT_FALSE(CancelAskFromJson(CancelAskToJson({std::nullopt, "api", "m"}))->grace);
+  EXPECT_FALSE(CancelAskFromJson(CancelAskToJson({std::nullopt, "api", "m", ""}))->grace);
   for (const char* bad : {"", "[]", "{}", R"({"reason":"signal","message":"m","grace":null})",
                           R"({"reason":"api","message":3,"grace":null})",
                           R"({"reason":"api","message":"m","grace":-1})",

@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "service/api_answer.h"
 #include "service/assets.h"
+#include "service/roles.h"
 #include "service/ui_routes.h"
 
 namespace trtwatch::service {
@@ -82,10 +85,43 @@ TEST(RouteTableTest, NoDashboardFileIsAnApiRoute) {
   }
 }
 
-TEST(RouteTableTest, OnlyHealthIsPublic) {
+// Every entry's access, spelled out (docs/api.md, "Users and roles"): a new route
+// fails here until its rule is written down.
+TEST(RouteTableTest, EveryRouteHasItsRoles) {
+  const std::map<Endpoint, Access> expected = {
+      {Endpoint::kHealth, Access::kPublic},           {Endpoint::kMetrics, Access::kViewer},
+      {Endpoint::kOpenApi, Access::kViewer},          {Endpoint::kMcp, Access::kBuilder},
+      {Endpoint::kBuildChanges, Access::kViewer},     {Endpoint::kModels, Access::kViewer},
+      {Endpoint::kHistory, Access::kViewer},          {Endpoint::kHistoryReport, Access::kViewer},
+      {Endpoint::kModel, Access::kReadWrite},         {Endpoint::kModelFile, Access::kReadWrite},
+      {Endpoint::kGroup, Access::kViewer},            {Endpoint::kGroupCancel, Access::kBuilder},
+      {Endpoint::kGroupManifest, Access::kViewer},    {Endpoint::kGroupEngine, Access::kViewer},
+      {Endpoint::kBuilds, Access::kReadWrite},        {Endpoint::kBuild, Access::kViewer},
+      {Endpoint::kBuildCancel, Access::kBuilder},     {Endpoint::kBuildEvents, Access::kViewer},
+      {Endpoint::kBuildTrace, Access::kViewer},       {Endpoint::kBuildEngine, Access::kViewer},
+      {Endpoint::kBuildTimingCache, Access::kViewer}, {Endpoint::kBuildCompare, Access::kViewer},
+  };
+  ASSERT_EQ(expected.size(), Routes().size());
   for (const RouteEntry& entry : Routes()) {
-    EXPECT_EQ(entry.access, entry.endpoint == Endpoint::kHealth ? Access::kPublic : Access::kToken) << entry.pattern;
+    ASSERT_TRUE(expected.count(entry.endpoint)) << entry.pattern;
+    EXPECT_EQ(entry.access, expected.at(entry.endpoint)) << entry.pattern;
   }
+}
+
+TEST(RouteTableTest, ReadingNeedsAViewerChangingABuilder) {
+  EXPECT_EQ(NeededRole(Access::kPublic, Method::kGet), std::nullopt);
+  EXPECT_EQ(NeededRole(Access::kPublic, Method::kPost), std::nullopt);
+  EXPECT_EQ(NeededRole(Access::kViewer, Method::kGet), Role::kViewer);
+  EXPECT_EQ(NeededRole(Access::kReadWrite, Method::kGet), Role::kViewer);  // HEAD arrives as GET
+  for (Method m : {Method::kPost, Method::kPut, Method::kDelete, Method::kOther}) {
+    EXPECT_EQ(NeededRole(Access::kReadWrite, m), Role::kBuilder);
+    EXPECT_EQ(NeededRole(Access::kBuilder, m), Role::kBuilder);
+  }
+  EXPECT_EQ(NeededRole(Access::kBuilder, Method::kGet), Role::kBuilder);
+  EXPECT_TRUE(RoleAllows(Role::kAdmin, Role::kBuilder));
+  EXPECT_TRUE(RoleAllows(Role::kBuilder, Role::kViewer));
+  EXPECT_FALSE(RoleAllows(Role::kViewer, Role::kBuilder));
+  EXPECT_FALSE(RoleAllows(Role::kBuilder, Role::kAdmin));
 }
 
 TEST(RouteTableTest, EveryEndpointHasOneEntryThatItsOwnPatternReaches) {

@@ -18,6 +18,16 @@ TEST(UiSessions, ANewSessionIsValidUntilItExpires) {
   EXPECT_EQ(sessions.size(), 0u);
 }
 
+TEST(UiSessions, ASessionKeepsTheUserWhoSignedIn) {
+  UiSessions sessions(100, 8);
+  const std::string alice = sessions.Create(1000, "alice");
+  const std::string bob = sessions.Create(1000, "bob");
+  EXPECT_EQ(sessions.UserOf(alice, 1001), "alice");
+  EXPECT_EQ(sessions.UserOf(bob, 1001), "bob");
+  EXPECT_EQ(sessions.UserOf(alice, 1100), std::nullopt);  // expired
+  EXPECT_EQ(sessions.UserOf("nope", 1001), std::nullopt);
+}
+
 TEST(UiSessions, UnknownEmptyAndTruncatedIdsAreRefused) {
   UiSessions sessions(100, 8);
   const std::string id = sessions.Create(0);

@@ -1,5 +1,7 @@
-// Signing in to a server started with --token-file: the token is traded for a session
-// cookie (POST /ui/session) and never kept by the page. The form replaces the view
+// Signing in to a server started with --users or --token-file: the user's token is
+// traded for a session cookie (POST /ui/session) and never kept by the page. The
+// session's role goes on <body data-role>, so that a viewer sees no cancel buttons
+// (the server refuses them anyway). The form replaces the view
 // until it succeeds; "Sign out" ends the session.
 import { api } from "./api.js";
 import { showAlert } from "./alerts.js";
@@ -15,6 +17,7 @@ export async function sessionAllowsViews() {
   try {
     const session = await api("/ui/session");
     signOutButton.hidden = !(session.token_required && session.signed_in);
+    document.body.dataset.role = session.role || "";
     if (session.token_required && !session.signed_in) { requireSignIn(); return false; }
   } catch (e) {
     if (e.status === 401) return false;
@@ -31,7 +34,7 @@ export function requireSignIn() {
   const error = h("p.form-error", {role: "alert"});
   const form = h("form", {on: {submit: (e) => signIn(e, input, error)}},
     h("label", {for: "token", text: "Access token"}), input,
-    h("p.muted", {id: "token-help", text: "This server was started with --token-file. Paste the token from that file; " +
+    h("p.muted", {id: "token-help", text: "This server was started with --users or --token-file. Paste your token; " +
       "it is exchanged for a browser session cookie and is not stored by this page."}),
     error, h("button.primary", {type: "submit", text: "Sign in"}));
   mainEl.replaceChildren(h("section.panel.signin", {"aria-labelledby": "signin-title"},
@@ -43,7 +46,8 @@ async function signIn(e, input, error) {
   e.preventDefault();
   setText(error, "");
   try {
-    await api("/ui/session", {method: "POST", body: JSON.stringify({token: input.value.trim()})});
+    const session = await api("/ui/session", {method: "POST", body: JSON.stringify({token: input.value.trim()})});
+    document.body.dataset.role = (session && session.role) || "";
     input.value = "";
     signOutButton.hidden = false;
     setConnection("connecting");

@@ -1,0 +1,227 @@
+"""Issue 38 item 3: users and roles. A real `trtwatch serve --users FILE --token-file F`
+with a viewer, two builders and an admin made by `trtwatch user add`; every route and
+method of the route table (src/service/route_table.h, so that a new route without a
+rule fails here) asked by nobody, a viewer, a builder and an admin. No credentials:
+401 with WWW-Authenticate (RFC 9110 §11.6.1); a known user whose role is too low: 403
+(RFC 9110 §15.5.4) naming the role needed; ownership of builds; a trusted proxy's
+identity header."""
+import http.client
+import json
+import os
+import re
+import stat
+import time
+
+import pytest
+
+from conftest import SOURCE_DIR, run
+from service_client import Server
+
+TABLE = (SOURCE_DIR / "src" / "service" / "route_table.h").read_text()
+ROLES = ["viewer", "builder", "admin"]
+# The role each access of the table needs, by method (src/service/roles.h).
+NEEDED = {
+    "kPublic": lambda method: None,
+    "kViewer": lambda method: "viewer",
+    "kReadWrite": lambda method: "viewer" if method in ("GET", "HEAD") else "builder",
+    "kBuilder": lambda method: "builder",
+}
+NO_BUILD = "b_" + "0" * 32
+NO_GROUP = "g_" + "0" * 32
+
+
+def table_routes():
+    """(method, concrete path, access) for every method of every line of the table."""
+    routes = []
+    for methods, pattern, access in re.findall(r'ROUTE\("([A-Z, ]+)",\s*"([^"]+)",\s*\w+,\s*(\w+),', TABLE):
+        path = (pattern.replace("{id}", NO_BUILD).replace("{gid+}", NO_GROUP).replace("{name}", "nomodel")
+                .replace("{file}", "nofile.onnx"))
+        for method in (m.strip() for m in methods.split(",")):
+            routes.append((method, path, access))
+    return routes
+
+
+def add_user(users_file, name, role):
+    r = run("user", "add", name, "--role", role, "--users", str(users_file))
+    assert r.returncode == 0, r.stderr
+    assert "will not be shown again" in r.stderr
+    token = r.stdout.strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", token), r.stdout
+    return token
+
+
+def ask(server, method, path, token=None, headers=None, body=None):
+    """(status, parsed body or None, headers); an event stream's body is not read."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    hdrs = dict(headers or {})
+    if token:
+        hdrs["Authorization"] = f"Bearer {token}"
+    data = None
+    if method in ("POST", "PUT"):
+        data = json.dumps(body if body is not None else {})
+        hdrs.setdefault("Content-Type", "application/json")
+    conn.request(method, path, body=data, headers=hdrs)
+    res = conn.getresponse()
+    got = dict(res.getheaders())
+    parsed = None
+    if "text/event-stream" not in got.get("Content-Type", "") and method != "HEAD":
+        text = res.read().decode(errors="replace")
+        try:
+            parsed = json.loads(text) if text else None
+        except ValueError:
+            parsed = text
+    conn.close()
+    return res.status, parsed, got
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("roles")
+    users_file = tmp / "users"
+    tokens = {name: add_user(users_file, name, role)
+              for name, role in [("vera", "viewer"), ("bo", "builder"), ("bea", "builder"), ("ada", "admin")]}
+    assert stat.S_IMODE(os.stat(users_file).st_mode) == 0o600
+    token_file = tmp / "token"
+    token_file.write_text("the-admin-token-of-the-token-file\n")
+    token_file.chmod(0o600)
+    tokens["admin"] = "the-admin-token-of-the-token-file"
+    server = Server(tmp, "--users", str(users_file), "--token-file", str(token_file),
+                    "--trusted-proxy", "127.0.0.1", "--identity-header", "X-Forwarded-User").start()
+    yield server, tokens, users_file
+    server.stop()
+
+
+ROLE_OF = {"vera": "viewer", "bo": "builder", "ada": "admin", "admin": "admin"}
+
+
+@pytest.mark.parametrize("method,path,access", table_routes())
+def test_every_route_and_method_asks_for_its_role(team, method, path, access):
+    server, tokens, _ = team
+    needed = NEEDED[access](method)
+    status, body, headers = ask(server, method, path)
+    if needed is None:
+        assert status not in (401, 403), (method, path, status, body)
+    else:
+        assert status == 401, (method, path, status, body)
+        assert headers.get("WWW-Authenticate") == "Bearer"
+    for user in ("vera", "bo", "ada", "admin"):
+        status, body, _ = ask(server, method, path, tokens[user])
+        if needed and ROLES.index(ROLE_OF[user]) < ROLES.index(needed):
+            assert status == 403, (method, path, user, status, body)
+            if method != "HEAD":
+                assert body["needed_role"] == needed
+                assert f"needs the role {needed}; {user} is a {ROLE_OF[user]}" in body["error"]
+        else:
+            assert status not in (401, 403), (method, path, user, status, body)
+
+
+def test_an_unknown_token_is_401_and_the_session_says_who_and_which_role(team):
+    server, tokens, _ = team
+    status, body, headers = ask(server, "GET", "/builds", "not-a-token")
+    assert status == 401 and headers["WWW-Authenticate"] == "Bearer"
+    assert "--users" in body["error"] and "--token-file" in body["error"]
+    status, body, headers = ask(server, "POST", "/ui/session", body={"token": tokens["vera"]})
+    assert status == 200 and body == {"signed_in": True, "user": "vera", "role": "viewer"}
+    cookie = headers["Set-Cookie"].split(";")[0]
+    status, body, _ = ask(server, "GET", "/ui/session", headers={"Cookie": cookie})
+    assert body["user"] == "vera" and body["role"] == "viewer" and body["signed_in"]
+    # The session's requests are vera's: reading yes, submitting no.
+    assert ask(server, "GET", "/builds", headers={"Cookie": cookie})[0] == 200
+    status, body, _ = ask(server, "POST", "/builds", headers={"Cookie": cookie}, body={"simulate": "small-cnn"})
+    assert status == 403 and body["needed_role"] == "builder"
+
+
+def wait_status(server, token, build_id, wanted, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        _, doc, _ = ask(server, "GET", f"/builds/{build_id}", token)
+        if doc["status"] in wanted:
+            return doc
+        time.sleep(0.05)
+    raise AssertionError(doc)
+
+
+def test_a_builder_cancels_only_their_own_and_an_admin_any(team):
+    server, tokens, _ = team
+    status, doc, _ = ask(server, "POST", "/builds", tokens["bo"], body={"simulate": "large-transformer"})
+    assert status == 201, doc
+    assert doc["submitted_by"] == "bo" and doc["cancelled_by"] is None
+    build = doc["id"]
+    status, body, _ = ask(server, "POST", f"/builds/{build}/cancel", tokens["bea"])
+    assert status == 403, body
+    assert "submitted by bo" in body["error"] and "admin" in body["error"]
+    status, doc, _ = ask(server, "POST", f"/builds/{build}/cancel", tokens["ada"])
+    assert status in (200, 202), doc
+    doc = wait_status(server, tokens["vera"], build, {"cancelled"})
+    assert doc["submitted_by"] == "bo" and doc["cancelled_by"] == "ada"
+    # Their own: bo cancels bo's.
+    _, doc, _ = ask(server, "POST", "/builds", tokens["bo"], body={"simulate": "large-transformer"})
+    status, _, _ = ask(server, "POST", f"/builds/{doc['id']}/cancel", tokens["bo"])
+    assert status in (200, 202)
+    assert wait_status(server, tokens["vera"], doc["id"], {"cancelled"})["cancelled_by"] == "bo"
+    # Lists carry them too.
+    _, listed, _ = ask(server, "GET", "/builds", tokens["vera"])
+    assert {b["submitted_by"] for b in listed["builds"]} == {"bo"}
+
+
+def test_a_user_added_to_the_file_works_without_a_restart(team):
+    server, tokens, users_file = team
+    time.sleep(0.01)
+    token = add_user(users_file, "newcomer", "builder")
+    deadline = time.time() + 5
+    while ask(server, "GET", "/builds", token)[0] == 401 and time.time() < deadline:
+        time.sleep(0.1)
+    assert ask(server, "GET", "/builds", token)[0] == 200
+    r = run("user", "add", "newcomer", "--role", "viewer", "--users", str(users_file))
+    assert r.returncode == 2 and "already in" in r.stderr and r.stdout == ""
+    r = run("user", "add", "x", "--role", "owner", "--users", str(users_file))
+    assert r.returncode == 2 and "viewer, builder or admin" in r.stderr
+    listed = run("user", "ls", "--users", str(users_file))
+    assert "newcomer builder" in listed.stdout and tokens["bo"] not in listed.stdout
+    assert re.search(r"[0-9a-f]{64}", listed.stdout) is None  # never the digests
+
+
+def test_a_trusted_proxy_names_the_user_and_an_unlisted_one_is_refused(team):
+    server, tokens, _ = team
+    status, doc, _ = ask(server, "POST", "/builds", headers={"X-Forwarded-User": "bo"},
+                         body={"simulate": "small-cnn", "speed": 50})
+    assert status == 201 and doc["submitted_by"] == "bo"
+    status, body, _ = ask(server, "GET", "/builds", headers={"X-Forwarded-User": "mallory"})
+    assert status == 403 and "trtwatch user add mallory" in body["error"]
+    status, body, _ = ask(server, "GET", "/builds", headers={"X-Forwarded-User": "not a name"})
+    assert status == 400 and "X-Forwarded-User" in body["error"]
+    # The proxy without the header: the token decides.
+    assert ask(server, "GET", "/builds", tokens["vera"])[0] == 200
+
+
+def test_the_identity_header_from_an_untrusted_peer_is_ignored(tmp_path):
+    users_file = tmp_path / "users"
+    add_user(users_file, "ada", "admin")
+    server = Server(tmp_path, "--users", str(users_file), "--trusted-proxy", "10.9.9.9",
+                    "--identity-header", "X-Forwarded-User").start()
+    try:
+        status, _, headers = ask(server, "GET", "/builds", headers={"X-Forwarded-User": "ada"})
+        assert status == 401 and headers["WWW-Authenticate"] == "Bearer"
+    finally:
+        server.stop()
+
+
+def test_bad_users_files_and_flags_refuse_the_start(tmp_path):
+    bad = tmp_path / "users"
+    bad.write_text("alice owner -\n")
+    bad.chmod(0o600)
+    r = run("serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "d"), "--users", str(bad), timeout=30)
+    assert r.returncode == 2 and f"{bad}:1:" in r.stderr and "none of viewer, builder, admin" in r.stderr
+    bad.write_text("admin viewer -\n")
+    token = tmp_path / "token"
+    token.write_text("sixteen-chars-or-more\n")
+    token.chmod(0o600)
+    r = run("serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "d"), "--users", str(bad),
+            "--token-file", str(token), timeout=30)
+    assert r.returncode == 2 and "--token-file" in r.stderr and "rename" in r.stderr
+    r = run("serve", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "d"), "--users", str(bad),
+            "--trusted-proxy", "127.0.0.1", timeout=30)
+    assert r.returncode == 2 and "--identity-header" in r.stderr
+    bad.chmod(0o666)
+    r = run("user", "add", "x", "--role", "viewer", "--users", str(bad))
+    assert r.returncode == 2 and "chmod go-w" in r.stderr
