@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "builds/audit_log.h"
 #include "builds/build_groups.h"
 #include "builds/stores/record_store.h"
 #include "protocol/event_json.h"
@@ -21,6 +22,23 @@ using nlohmann::json;
 
 namespace {
 
+// A field of a record (JSON) for the audit trail's detail; null when it has none.
+json FieldOf(const std::string& record, const char* field) {
+  const json doc = json::parse(record, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains(field) ? doc[field] : json(nullptr);
+}
+
+// The audit entry of a submit that created `id` (a build, or a group and its members).
+void RecordSubmit(ApiContext& api, const ApiRequest& req, bool group, const std::string& id, const std::string& record) {
+  json detail = {{"model", FieldOf(record, "model")}};
+  if (group) {
+    const json members = FieldOf(record, "members");
+    detail["members"] = members.is_array() ? members.size() : 0;
+  }
+  (void)api.audit.Record(req.caller, group ? builds::audit_action::kGroupSubmit : builds::audit_action::kBuildSubmit,
+                         id, detail.dump());
+}
+
 // POST /builds: the body is read once, here; the manager (or the groups, for a request
 // that asks for a group) checks it and the typed request travels with the build.
 ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
@@ -28,12 +46,14 @@ ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
   if (builds::BuildGroups::AsksForGroup(body)) {
     builds::GroupResult r = api.manager.groups().Submit(body);
     const std::string location = r.outcome == builds::GroupOutcome::kCreated ? "/groups/" + r.id : std::string();
+    if (!location.empty()) RecordSubmit(api, req, true, r.id, r.record);
     ApiAnswer answer = ManagerAnswer(std::move(r));
     if (!location.empty()) answer.Set("Location", location);
     return answer;
   }
   builds::SubmitResult r = api.manager.Submit(body);
   const std::string location = r.outcome == builds::SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
+  if (!location.empty()) RecordSubmit(api, req, false, r.id, r.record);
   ApiAnswer answer = ManagerAnswer(std::move(r));
   if (!location.empty()) answer.Set("Location", location);
   return answer;
@@ -108,6 +128,19 @@ ApiAnswer Trace(ApiContext& api, const std::string& id) {
   return answer;
 }
 
+// POST /builds/{id}/cancel; a cancel that took (now or before: it is idempotent) is
+// recorded with the record's reason.
+ApiAnswer Cancel(ApiContext& api, const ApiRequest& req, const std::string& id) {
+  builds::CancelResult r = api.manager.Cancel(id, req.body);
+  if (r.outcome == builds::CancelOutcome::kCancelled || r.outcome == builds::CancelOutcome::kCancelling) {
+    const json cancel = FieldOf(r.record, "cancel");
+    const json detail = cancel.is_object() ? json{{"reason", cancel.value("reason", "")}, {"message", cancel.value("message", "")}}
+                                           : json::object();
+    (void)api.audit.Record(req.caller, builds::audit_action::kBuildCancel, id, detail.dump());
+  }
+  return ManagerAnswer(std::move(r));
+}
+
 }  // namespace
 
 ApiAnswer BuildsAnswer(ApiContext& api, const ApiRequest& req) {
@@ -127,7 +160,7 @@ ApiAnswer BuildAnswer(ApiContext& api, const ApiRequest& req) {
       return Trace(api, id);
     case Endpoint::kBuildCancel:
       if (req.method != Method::kPost) return MethodNotAllowed("POST");
-      return ManagerAnswer(api.manager.Cancel(id, req.body));
+      return Cancel(api, req, id);
     default:
       if (req.method != Method::kGet) return MethodNotAllowed("GET");
       return ManagerAnswer(api.manager.Get(id));

@@ -12,6 +12,7 @@
 
 namespace trtwatch::builds {
 class ArtifactStore;
+class AuditLog;
 class BuildManager;
 class Metrics;
 class RecordStore;
@@ -28,6 +29,7 @@ struct ApiContext {
   builds::RecordStore& store;
   builds::ArtifactStore& artifacts;
   builds::Metrics& metrics;
+  builds::AuditLog& audit;  // written after each action that succeeded (builds/audit_log.h)
   const std::string token;  // --token-file's; empty: no token asked for
   // Beyond these, 503 (connections) and 429 (event streams) with Retry-After.
   const int64_t max_connections;  // open connections, event streams included

@@ -2,6 +2,9 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "builds/audit_log.h"
 #include "builds/build_group.h"
 #include "service/api_outcomes.h"
 #include "platform/sha256.h"
@@ -29,7 +32,12 @@ ApiAnswer GroupAnswer(ApiContext& api, const ApiRequest& req) {
   }
   if (req.route.endpoint == Endpoint::kGroupCancel) {
     if (req.method != Method::kPost) return MethodNotAllowed("POST");
-    return ManagerAnswer(api.manager.groups().Cancel(gid, req.body));
+    builds::GroupResult cancelled = api.manager.groups().Cancel(gid, req.body);
+    if (cancelled.outcome == builds::GroupOutcome::kCancelling) {
+      (void)api.audit.Record(req.caller, builds::audit_action::kGroupCancel, gid,
+                             nlohmann::json{{"reason", "api"}}.dump());
+    }
+    return ManagerAnswer(std::move(cancelled));
   }
   if (req.method != Method::kGet) return MethodNotAllowed("GET");
   if (req.route.endpoint == Endpoint::kGroupManifest) return GroupManifestAnswer(api, gid, req.want_repr_digest);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "builds/audit_log.h"
 #include "core/clock.h"
 #include "builds/build_record.h"
 #include "service/http_request.h"
@@ -30,6 +31,7 @@ ApiAnswer SignIn(ApiContext& api, const ApiRequest& req) {
   if (!TokenMatches(body["token"].get<std::string>(), api.token)) {
     return ErrorAnswer(401, "wrong token; use the one in the server's --token-file");
   }
+  (void)api.audit.Record(req.caller, builds::audit_action::kUiSignIn, "");
   ApiAnswer answer = JsonAnswer(200, json{{"signed_in", true}}.dump());
   answer.Set("Set-Cookie",
              SessionSetCookie(api.ui_sessions.Create(Clock::SystemUnixSeconds()), api.ui_sessions.lifetime_seconds()));
@@ -43,7 +45,12 @@ ApiAnswer Session(ApiContext& api, const ApiRequest& req) {
                       json{{"token_required", needed}, {"signed_in", !needed || HasUiSession(api, req.cookie)}}.dump());
   }
   if (req.method == Method::kDelete) {
-    if (!req.cookie.empty()) api.ui_sessions.Revoke(CookieValue(req.cookie, kSessionCookieName));
+    // Only a live sign-in's end is recorded: anyone may send DELETE.
+    const std::string_view id = req.cookie.empty() ? std::string_view() : CookieValue(req.cookie, kSessionCookieName);
+    if (!id.empty() && api.ui_sessions.Valid(id, Clock::SystemUnixSeconds())) {
+      (void)api.audit.Record(req.caller, builds::audit_action::kUiSignOut, "");
+    }
+    if (!id.empty()) api.ui_sessions.Revoke(id);
     ApiAnswer answer = JsonAnswer(200, json{{"signed_in", false}}.dump());
     answer.Set("Set-Cookie", SessionSetCookie("", 0));
     return answer;

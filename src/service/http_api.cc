@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "builds/metrics.h"
+#include "service/api_audit.h"
 #include "service/api_builds.h"
 #include "service/api_context.h"
 #include "service/api_events.h"
@@ -139,12 +140,12 @@ awaitable<void> Close(beast::tcp_stream& stream, bool linger) {
 class HttpApi::Impl {
  public:
   Impl(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-       ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps,
-       HostedEndpoint& mcp)
+       ArtifactStore& artifacts, Metrics& metrics, builds::AuditLog& audit, SseHubs& hubs, std::string token,
+       ConnectionCaps caps, HostedEndpoint& mcp)
       : io_(io),
         hubs_(hubs),
         mcp_(mcp),
-        api_{options, manager, store, artifacts, metrics, std::move(token), caps.connections, caps.sse_clients} {}
+        api_{options, manager, store, artifacts, metrics, audit, std::move(token), caps.connections, caps.sse_clients} {}
 
   awaitable<void> Accept(tcp::acceptor& acceptor) {
     auto backoff = 10ms;
@@ -241,8 +242,9 @@ class HttpApi::Impl {
       co_return open ? Next::kRequest : Next::kCloseLinger;
     }
     if (IsUpload(req, route)) {  // the body streams to a file, never into memory
+      // The caller: empty until the users part names it (ApiRequest::caller).
       const bool open = co_await ReceiveUpload(api_, stream, buffer, parser, route, ExpectedDigestOf(req),
-                                               ExpectsContinue(head));
+                                               ExpectsContinue(head), std::string());
       co_return open ? Next::kRequest : Next::kCloseLinger;
     }
     co_return co_await ReadBodyAndAnswer(stream, buffer, parser, ExpectsContinue(head), route);
@@ -388,9 +390,9 @@ class HttpApi::Impl {
 };
 
 HttpApi::HttpApi(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-                 ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, std::string token, ConnectionCaps caps,
-                 HostedEndpoint& mcp)
-    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, hubs, std::move(token), caps,
+                 ArtifactStore& artifacts, Metrics& metrics, builds::AuditLog& audit, SseHubs& hubs, std::string token,
+                 ConnectionCaps caps, HostedEndpoint& mcp)
+    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, audit, hubs, std::move(token), caps,
                                    mcp)) {}
 
 HttpApi::~HttpApi() = default;

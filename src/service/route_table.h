@@ -41,6 +41,7 @@ enum class Delivery { kAnswer, kEventStream, kDownload, kUpload, kHosted };
   ROUTE("GET",             "/models",                      kModels,           kToken,  kAnswer,      ModelsAnswer) \
   ROUTE("GET",             "/history",                     kHistory,          kToken,  kAnswer,      HistoryListAnswer) \
   ROUTE("GET",             "/history/report",              kHistoryReport,    kToken,  kAnswer,      HistoryReportAnswer) \
+  ROUTE("GET",             "/audit",                       kAudit,            kToken,  kAnswer,      AuditAnswer) \
   ROUTE("GET, PUT, DELETE","/models/{name}",               kModel,            kToken,  kUpload,      ModelsAnswer) \
   ROUTE("GET, HEAD, PUT",  "/models/{name}/{file}",        kModelFile,        kToken,  kUpload,      ModelsAnswer) \
   ROUTE("GET",             "/groups/{gid+}",               kGroup,            kToken,  kAnswer,      GroupAnswer) \

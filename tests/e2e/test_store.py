@@ -68,7 +68,7 @@ def test_a_database_of_a_newer_schema_is_refused(tmp_path, pg):
     pg.psql("newer", "UPDATE trtwatch_schema SET version = 99")
     code, err = serve_refused(tmp_path, "--store", uri)
     assert code == 2
-    assert ("was written by a newer trtwatch (schema 99, this binary knows up to 4): upgrade trtwatch or point "
+    assert ("was written by a newer trtwatch (schema 99, this binary knows up to 5): upgrade trtwatch or point "
             "--store elsewhere") in err
 
 

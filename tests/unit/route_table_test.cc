@@ -40,6 +40,7 @@ TEST(RouteTableTest, PathsReachTheirEndpointsWithTheirIds) {
       {"/builds/b_1/compare", Endpoint::kBuildCompare, "b_1", ""},
       {"/history", Endpoint::kHistory, "", ""},
       {"/history/report", Endpoint::kHistoryReport, "", ""},
+      {"/audit", Endpoint::kAudit, "", ""},
       {"/models", Endpoint::kModels, "", ""},
       {"/models/resnet", Endpoint::kModel, "resnet", ""},
       {"/models/", Endpoint::kModel, "", ""},  // the name rule answers it with 400
