@@ -27,7 +27,7 @@ def test_builds_events_and_records_survive_a_restart_in_postgresql(tmp_path, pg)
         assert s.stop() == 0
     stored = pg.psql("restart", f"SELECT count(*), max(seq) FROM events WHERE build_id = '{doc['id']}'")
     assert stored == f"{len(events)}|{events[-1]['id']}"
-    assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "4"
+    assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "5"
     data = tmp_path / "data"
     assert not (data / "trtwatch.db").exists() and not (data / "trtwatch.lock").exists(), os.listdir(data)
 
