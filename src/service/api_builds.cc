@@ -29,7 +29,8 @@ json FieldOf(const std::string& record, const char* field) {
 }
 
 // The audit entry of a submit that created `id` (a build, or a group and its members).
-void RecordSubmit(ApiContext& api, const ApiRequest& req, bool group, const std::string& id, const std::string& record) {
+void RecordSubmit(ApiContext& api, const ApiRequest& req, bool group, const std::string& id,
+                  const std::string& record) {
   json detail = {{"model", FieldOf(record, "model")}};
   if (group) {
     const json members = FieldOf(record, "members");
@@ -134,8 +135,8 @@ ApiAnswer Cancel(ApiContext& api, const ApiRequest& req, const std::string& id) 
   builds::CancelResult r = api.manager.Cancel(id, req.body);
   if (r.outcome == builds::CancelOutcome::kCancelled || r.outcome == builds::CancelOutcome::kCancelling) {
     const json cancel = FieldOf(r.record, "cancel");
-    const json detail = cancel.is_object() ? json{{"reason", cancel.value("reason", "")}, {"message", cancel.value("message", "")}}
-                                           : json::object();
+    json detail = json::object();
+    if (cancel.is_object()) detail = {{"reason", cancel.value("reason", "")}, {"message", cancel.value("message", "")}};
     (void)api.audit.Record(req.caller, builds::audit_action::kBuildCancel, id, detail.dump());
   }
   return ManagerAnswer(std::move(r));

@@ -145,7 +145,8 @@ class HttpApi::Impl {
       : io_(io),
         hubs_(hubs),
         mcp_(mcp),
-        api_{options, manager, store, artifacts, metrics, audit, std::move(token), caps.connections, caps.sse_clients} {}
+        api_{options, manager, store, artifacts, metrics, audit, std::move(token), caps.connections,
+             caps.sse_clients} {}
 
   awaitable<void> Accept(tcp::acceptor& acceptor) {
     auto backoff = 10ms;

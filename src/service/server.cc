@@ -116,7 +116,9 @@ class RetentionTimer {
  private:
   void PruneAudit() {
     const Result<int64_t> pruned = builds::PruneAuditTrail(store_, options_.retention, Clock::SystemUnixSeconds());
-    if (!pruned.ok()) std::fprintf(stderr, "trtwatch serve: could not prune the audit trail: %s\n", pruned.error().c_str());
+    if (!pruned.ok()) {
+      std::fprintf(stderr, "trtwatch serve: could not prune the audit trail: %s\n", pruned.error().c_str());
+    }
     if (pruned.ok() && *pruned > 0) {
       std::fprintf(stderr, "trtwatch serve: pruned %lld audit entries (--audit-retain-for)\n",
                    static_cast<long long>(*pruned));

@@ -28,6 +28,8 @@ def test_builds_events_and_records_survive_a_restart_in_postgresql(tmp_path, pg)
     stored = pg.psql("restart", f"SELECT count(*), max(seq) FROM events WHERE build_id = '{doc['id']}'")
     assert stored == f"{len(events)}|{events[-1]['id']}"
     assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "5"
+    # The audit trail is the database's too (docs/api.md, "Audit trail").
+    assert pg.psql("restart", "SELECT user_name, action, target FROM audit") == f"anonymous|build.submit|{doc['id']}"
     data = tmp_path / "data"
     assert not (data / "trtwatch.db").exists() and not (data / "trtwatch.lock").exists(), os.listdir(data)
 
