@@ -52,7 +52,7 @@ def test_actions_appear_in_the_audit_trail_in_order_with_paging_and_filters(serv
     assert seqs == sorted(seqs, reverse=True) and len(set(seqs)) == 4
     assert all(e["at"].endswith("Z") and e["at"][4] == "-" for e in entries), entries
     upload = entries[1]["detail"]
-    assert upload == {"file": "net.onnx", "size": 10, "sha256": hashlib.sha256(b"onnx bytes").hexdigest()}, upload
+    assert upload == {"file": "model.onnx", "size": 10, "sha256": hashlib.sha256(b"onnx bytes").hexdigest()}, upload
     assert entries[2]["detail"]["reason"] == "api"
     assert entries[3]["detail"] == {"model": None}
 
