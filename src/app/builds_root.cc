@@ -147,6 +147,7 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const builds::
   // The one clock of the builds layer: tests give theirs (tests/support/fake_clock.h).
   root->manager_ = std::make_unique<builds::BuildManager>(io, *root->store_, root->metrics_, manager_options,
                                                           std::move(executor), SteadyClock::Instance());
+  root->audit_ = std::make_unique<builds::AuditLog>(*root->store_, SteadyClock::Instance(), root->metrics_);
   root->groups_ =
       std::make_unique<builds::BuildGroups>(*root->manager_, manager_options.data_dir, manager_options.gpu_types);
   root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);

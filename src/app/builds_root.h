@@ -10,6 +10,7 @@
 
 #include "app/mcp_tools_config.h"
 #include "builds/artifacts/artifact_store.h"
+#include "builds/audit_log.h"
 #include "builds/build_manager.h"
 #include "builds/builds_config.h"
 #include "builds/metrics.h"
@@ -35,6 +36,7 @@ class BuildsRoot {
 
   builds::RecordStore& store() { return *store_; }
   builds::Metrics& metrics() { return metrics_; }
+  builds::AuditLog& audit() { return *audit_; }
   builds::BuildManager& manager() { return *manager_; }
   builds::ArtifactStore& artifacts() { return *artifacts_; }
   mcp::Tools& tools() { return *tools_; }
@@ -45,6 +47,7 @@ class BuildsRoot {
   // Members in construction order; each depends only on those above it.
   std::unique_ptr<builds::RecordStore> store_;
   builds::Metrics metrics_;
+  std::unique_ptr<builds::AuditLog> audit_;  // writes to store_, counts failures in metrics_
   std::unique_ptr<builds::ArtifactStore> artifacts_;
   std::unique_ptr<builds::BuildManager> manager_;
   std::unique_ptr<builds::BuildGroups> groups_;  // over manager_, which it attaches to

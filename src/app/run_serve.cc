@@ -35,7 +35,8 @@ int RunServe(const service::ServerOptions& options) {
   BuildsRoot& root = *opening.root;
   McpOverHttp mcp(root.tools(), mcp::ServerInfo{options.version, mcp::Instructions()});
   const int code = service::RunServer(options, std::move(*checked.users),
-                                      {io, root.store(), root.metrics(), root.manager(), root.artifacts(), mcp});
+                                      {io, root.store(), root.metrics(), root.manager(), root.artifacts(),
+                                       root.audit(), mcp});
   opening.root.reset();  // tools, manager and workers go before the event loop does
   if (code == 0) std::fprintf(stderr, "trtwatch serve: stopped\n");
   return code;

@@ -145,6 +145,11 @@ void Metrics::BuildFenced() {
   ++fenced_;
 }
 
+void Metrics::AuditWriteFailed() {
+  MutexLock lock(&mu_);
+  ++audit_write_failures_;
+}
+
 void Metrics::Request(int status) {
   MutexLock lock(&mu_);
   ++requests_[status];
@@ -205,6 +210,9 @@ std::string Metrics::Render(int64_t running, int64_t queued) const {
   out.append("trtwatch_accept_failures_total ").append(std::to_string(accept_failures_)).append("\n");
   Header(&out, "trtwatch_connections_refused_total", "counter", "Connections answered 503 over --max-connections.");
   out.append("trtwatch_connections_refused_total ").append(std::to_string(refused_)).append("\n");
+  Header(&out, "trtwatch_audit_write_failures_total", "counter",
+         "Audit entries the store did not take (the actions themselves were done); see stderr.");
+  out.append("trtwatch_audit_write_failures_total ").append(std::to_string(audit_write_failures_)).append("\n");
   Header(&out, "trtwatch_engine_cache_hits_total", "counter",
          "Builds that reused an engine from the engine cache: no builder was created.");
   out.append("trtwatch_engine_cache_hits_total ").append(std::to_string(cache_hits_)).append("\n");

@@ -59,6 +59,8 @@ class Metrics {
   void Request(int status) EXCLUDES(mu_);
   void AcceptFailed() EXCLUDES(mu_);       // accept() failed (out of descriptors)
   void ConnectionRefused() EXCLUDES(mu_);  // over --max-connections: 503
+  // An audit entry the store did not take (builds/audit_log.h); the action itself stood.
+  void AuditWriteFailed() EXCLUDES(mu_);
   // A build that used the engine cache ended: a hit placed `engine_bytes` without
   // building; a miss built (docs/cache.md).
   void EngineCacheUsed(bool hit, uint64_t engine_bytes) EXCLUDES(mu_);
@@ -84,6 +86,7 @@ class Metrics {
   std::map<int, uint64_t> requests_ GUARDED_BY(mu_);  // HTTP status -> count
   uint64_t accept_failures_ GUARDED_BY(mu_) = 0;
   uint64_t refused_ GUARDED_BY(mu_) = 0;
+  uint64_t audit_write_failures_ GUARDED_BY(mu_) = 0;
   std::string replica_ GUARDED_BY(mu_);  // empty: no replica label
   uint64_t cache_hits_ GUARDED_BY(mu_) = 0;
   uint64_t cache_misses_ GUARDED_BY(mu_) = 0;

@@ -1,5 +1,6 @@
 #include "builds/retention.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -36,6 +37,11 @@ size_t RemoveFoldersOfPrunedGroups(const std::string& groups_dir, const std::vec
 }
 
 }  // namespace
+
+Result<int64_t> PruneAuditTrail(RecordStore& store, const RetentionPolicy& policy, double now_unix) {
+  if (policy.audit_max_age_seconds <= 0) return int64_t{0};
+  return store.PruneAudit(static_cast<int64_t>(std::floor(now_unix - policy.audit_max_age_seconds)));
+}
 
 PruneReport PruneFinishedBuilds(RecordStore& store, const RetentionPolicy& policy, double now_unix,
                                 const BuildFolders& folders) {

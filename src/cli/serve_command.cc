@@ -97,6 +97,9 @@ void AddRetentionFlags(CLI::App* cmd, service::ServerOptions* options) {
                        : "must be a whole number: 0 keeps every build, N keeps the newest N";
           },
           "N"));
+  cmd->add_option("--audit-retain-for", options->audit_retain_for,
+                  "Prune audit-trail entries this long after they were recorded (0: keep them forever)")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -216,6 +219,11 @@ int RunServeCommand(service::ServerOptions options, const std::string& on_shutdo
       std::fprintf(stderr, "trtwatch serve: --retain-for: %s\n", error.c_str());
       return exit_code::kUsage;
     }
+  }
+  if (std::string error; !ParseDurationOrZero(options.audit_retain_for, &options.retention.audit_max_age_seconds,
+                                              &error)) {
+    std::fprintf(stderr, "trtwatch serve: --audit-retain-for: %s\n", error.c_str());
+    return exit_code::kUsage;
   }
   const MemorySize upload_size = ParseMemorySize(options.max_upload_size_text, "--max-upload-size");
   if (!upload_size.bytes) {

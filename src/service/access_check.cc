@@ -119,4 +119,12 @@ std::optional<ApiAnswer> OwnershipRefusal(std::string_view caller, std::string_v
   return JsonAnswer(403, nlohmann::json{{"error", message}, {"needed_role", "admin"}}.dump());
 }
 
+std::optional<ApiAnswer> RecordOwnershipRefusal(std::string_view caller, std::string_view record, const Users& users,
+                                                std::string_view what) {
+  if (caller.empty()) return std::nullopt;
+  const nlohmann::json doc = nlohmann::json::parse(record, nullptr, false);
+  const nlohmann::json owner = doc.is_object() ? doc.value("submitted_by", nlohmann::json(nullptr)) : nullptr;
+  return OwnershipRefusal(caller, owner.is_string() ? owner.get<std::string>() : std::string(), users, what);
+}
+
 }  // namespace trtwatch::service

@@ -61,5 +61,8 @@ AccessDecision CheckAccess(const RouteEntry* entry, Method method, const Credent
 // no credentials asked for). An owner of "" (made before users existed) is an admin's.
 std::optional<ApiAnswer> OwnershipRefusal(std::string_view caller, std::string_view owner, const Users& users,
                                           std::string_view what);
+// OwnershipRefusal with the owner read from a build record's submitted_by.
+std::optional<ApiAnswer> RecordOwnershipRefusal(std::string_view caller, std::string_view record, const Users& users,
+                                                std::string_view what);
 
 }  // namespace trtwatch::service

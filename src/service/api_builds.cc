@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "builds/audit_log.h"
 #include "builds/build_groups.h"
 #include "builds/stores/record_store.h"
 #include "protocol/event_json.h"
@@ -22,6 +23,24 @@ using nlohmann::json;
 
 namespace {
 
+// A field of a record (JSON) for the audit trail's detail; null when it has none.
+json FieldOf(const std::string& record, const char* field) {
+  const json doc = json::parse(record, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains(field) ? doc[field] : json(nullptr);
+}
+
+// The audit entry of a submit that created `id` (a build, or a group and its members).
+void RecordSubmit(ApiContext& api, const ApiRequest& req, bool group, const std::string& id,
+                  const std::string& record) {
+  json detail = {{"model", FieldOf(record, "model")}};
+  if (group) {
+    const json members = FieldOf(record, "members");
+    detail["members"] = members.is_array() ? members.size() : 0;
+  }
+  (void)api.audit.Record(req.caller, group ? builds::audit_action::kGroupSubmit : builds::audit_action::kBuildSubmit,
+                         id, detail.dump());
+}
+
 // POST /builds: the body is read once, here; the manager (or the groups, for a request
 // that asks for a group) checks it and the typed request travels with the build, with
 // the caller as its submitter.
@@ -31,6 +50,7 @@ ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
   if (builds::BuildGroups::AsksForGroup(body)) {
     builds::GroupResult r = api.manager.groups().Submit(body, caller);
     const std::string location = r.outcome == builds::GroupOutcome::kCreated ? "/groups/" + r.id : std::string();
+    if (!location.empty()) RecordSubmit(api, req, true, r.id, r.record);
     ApiAnswer answer = ManagerAnswer(std::move(r));
     if (!location.empty()) answer.Set("Location", location);
     return answer;
@@ -40,6 +60,7 @@ ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
   parsed.value().submitted_by = caller;
   builds::SubmitResult r = api.manager.Submit(std::move(parsed).value());
   const std::string location = r.outcome == builds::SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
+  if (!location.empty()) RecordSubmit(api, req, false, r.id, r.record);
   ApiAnswer answer = ManagerAnswer(std::move(r));
   if (!location.empty()) answer.Set("Location", location);
   return answer;
@@ -116,14 +137,25 @@ ApiAnswer Trace(ApiContext& api, const std::string& id) {
 
 // A builder cancels only what they submitted (access_check.h); an unknown build is the
 // manager's 404.
-std::optional<ApiAnswer> NotTheirs(ApiContext& api, const ApiRequest& req, const std::string& id) {
+std::optional<ApiAnswer> BuildNotTheirs(ApiContext& api, const ApiRequest& req, const std::string& id) {
   if (req.caller.empty()) return std::nullopt;
   GetResult record = api.manager.Get(id);
   if (record.outcome != GetOutcome::kFound) return std::nullopt;
-  const json doc = json::parse(record.record, nullptr, false);
-  const json owner = doc.is_object() ? doc.value("submitted_by", json(nullptr)) : json(nullptr);
-  return OwnershipRefusal(req.caller, owner.is_string() ? owner.get<std::string>() : std::string(), CurrentUsers(api),
-                          "build " + id);
+  return RecordOwnershipRefusal(req.caller, record.record, CurrentUsers(api), "build " + id);
+}
+
+// POST /builds/{id}/cancel, by its submitter or an admin; a cancel that took (now or
+// before: it is idempotent) is recorded with the record's reason.
+ApiAnswer Cancel(ApiContext& api, const ApiRequest& req, const std::string& id) {
+  if (std::optional<ApiAnswer> refused = BuildNotTheirs(api, req, id)) return std::move(*refused);
+  builds::CancelResult r = api.manager.Cancel(id, req.body, std::string(req.caller));
+  if (r.outcome == builds::CancelOutcome::kCancelled || r.outcome == builds::CancelOutcome::kCancelling) {
+    const json cancel = FieldOf(r.record, "cancel");
+    json detail = json::object();
+    if (cancel.is_object()) detail = {{"reason", cancel.value("reason", "")}, {"message", cancel.value("message", "")}};
+    (void)api.audit.Record(req.caller, builds::audit_action::kBuildCancel, id, detail.dump());
+  }
+  return ManagerAnswer(std::move(r));
 }
 
 }  // namespace
@@ -145,8 +177,7 @@ ApiAnswer BuildAnswer(ApiContext& api, const ApiRequest& req) {
       return Trace(api, id);
     case Endpoint::kBuildCancel:
       if (req.method != Method::kPost) return MethodNotAllowed("POST");
-      if (std::optional<ApiAnswer> refused = NotTheirs(api, req, id)) return std::move(*refused);
-      return ManagerAnswer(api.manager.Cancel(id, req.body, std::string(req.caller)));
+      return Cancel(api, req, id);
     default:
       if (req.method != Method::kGet) return MethodNotAllowed("GET");
       return ManagerAnswer(api.manager.Get(id));

@@ -14,6 +14,7 @@
 
 namespace trtwatch::builds {
 class ArtifactStore;
+class AuditLog;
 class BuildManager;
 class Metrics;
 class RecordStore;
@@ -30,6 +31,7 @@ struct ApiContext {
   builds::RecordStore& store;
   builds::ArtifactStore& artifacts;
   builds::Metrics& metrics;
+  builds::AuditLog& audit;  // written after each action that succeeded (builds/audit_log.h)
   UsersSource users;  // --users and --token-file's; none: no credentials asked for
   // Beyond these, 503 (connections) and 429 (event streams) with Retry-After.
   const int64_t max_connections;  // open connections, event streams included

@@ -1,13 +1,15 @@
 #include "service/api_groups.h"
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "builds/audit_log.h"
 #include "builds/build_group.h"
+#include "platform/sha256.h"
 #include "service/access_check.h"
 #include "service/api_outcomes.h"
-#include "platform/sha256.h"
 #include "service/repr_digest.h"
 
 namespace trtwatch::service {
@@ -24,15 +26,10 @@ ApiAnswer GroupManifestAnswer(ApiContext& api, const std::string& gid, std::stri
 }
 
 // A builder cancels only a group they submitted: every member's submitted_by is theirs.
-std::optional<ApiAnswer> NotTheirs(ApiContext& api, const ApiRequest& req, const std::string& gid) {
+std::optional<ApiAnswer> GroupNotTheirs(ApiContext& api, const ApiRequest& req, const std::string& gid) {
   if (req.caller.empty()) return std::nullopt;
   for (const std::string& record : api.manager.groups().MemberRecords(gid)) {
-    const nlohmann::json doc = nlohmann::json::parse(record, nullptr, false);
-    const nlohmann::json owner = doc.is_object() ? doc.value("submitted_by", nlohmann::json(nullptr)) : nullptr;
-    const std::string by = owner.is_string() ? owner.get<std::string>() : std::string();
-    if (std::optional<ApiAnswer> refused = OwnershipRefusal(req.caller, by, CurrentUsers(api), "group " + gid)) {
-      return refused;
-    }
+    if (auto refused = RecordOwnershipRefusal(req.caller, record, CurrentUsers(api), "group " + gid)) return refused;
   }
   return std::nullopt;
 }
@@ -46,8 +43,13 @@ ApiAnswer GroupAnswer(ApiContext& api, const ApiRequest& req) {
   }
   if (req.route.endpoint == Endpoint::kGroupCancel) {
     if (req.method != Method::kPost) return MethodNotAllowed("POST");
-    if (std::optional<ApiAnswer> refused = NotTheirs(api, req, gid)) return std::move(*refused);
-    return ManagerAnswer(api.manager.groups().Cancel(gid, req.body, std::string(req.caller)));
+    if (std::optional<ApiAnswer> refused = GroupNotTheirs(api, req, gid)) return std::move(*refused);
+    builds::GroupResult cancelled = api.manager.groups().Cancel(gid, req.body, std::string(req.caller));
+    if (cancelled.outcome == builds::GroupOutcome::kCancelling) {
+      (void)api.audit.Record(req.caller, builds::audit_action::kGroupCancel, gid,
+                             nlohmann::json{{"reason", "api"}}.dump());
+    }
+    return ManagerAnswer(std::move(cancelled));
   }
   if (req.method != Method::kGet) return MethodNotAllowed("GET");
   if (req.route.endpoint == Endpoint::kGroupManifest) return GroupManifestAnswer(api, gid, req.want_repr_digest);

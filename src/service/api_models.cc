@@ -4,6 +4,7 @@
 
 #include "builds/artifacts/artifact_store.h"
 #include "builds/artifacts/model_names.h"
+#include "builds/audit_log.h"
 #include "builds/build_group.h"
 #include "builds/build_groups.h"
 #include "builds/build_manager.h"
@@ -38,10 +39,11 @@ ApiAnswer ListModels(ApiContext& api) {
   return JsonAnswer(200, json{{"models", models}}.dump());
 }
 
-ApiAnswer RemoveModel(ApiContext& api, const std::string& name) {
+ApiAnswer RemoveModel(ApiContext& api, const std::string& name, std::string_view caller) {
   std::string error;
   switch (api.artifacts.Remove(name, &error)) {
     case builds::ArtifactStore::RemoveOutcome::kRemoved:
+      (void)api.audit.Record(caller, builds::audit_action::kModelDelete, name);
       return ApiAnswer{204, {}, {}};
     case builds::ArtifactStore::RemoveOutcome::kNotFound:
       return ErrorAnswer(404, "no uploaded model \"" + name + "\"; list them with GET /models");
@@ -120,7 +122,7 @@ ApiAnswer ModelsAnswer(ApiContext& api, const ApiRequest& req) {
   const std::string name(req.route.id);
   if (req.method == Method::kGet) return ModelResponse(api, 200, name);
   if (req.method != Method::kDelete) return MethodNotAllowed("GET, PUT, DELETE");
-  return RemoveModel(api, name);
+  return RemoveModel(api, name, req.caller);
 }
 
 std::optional<ApiAnswer> RefusedModelRequest(const Route& route, const ExpectedDigest* digest) {
@@ -137,9 +139,12 @@ UploadTarget UploadTargetOf(const Route& route) {
           route.endpoint == Endpoint::kModel ? std::string(builds::kModelFileName) : std::string(route.file)};
 }
 
-ApiAnswer UploadedAnswer(ApiContext& api, const std::string& model) {
-  ApiAnswer answer = ModelResponse(api, 201, model);
-  answer.Set("Location", "/models/" + model);
+ApiAnswer UploadedAnswer(ApiContext& api, const UploadTarget& target, const builds::StoredFile& stored,
+                         std::string_view caller) {
+  (void)api.audit.Record(caller, builds::audit_action::kModelUpload, target.model,
+                         json{{"file", target.file}, {"size", stored.size}, {"sha256", stored.sha256}}.dump());
+  ApiAnswer answer = ModelResponse(api, 201, target.model);
+  answer.Set("Location", "/models/" + target.model);
   return answer;
 }
 

@@ -18,8 +18,16 @@
 namespace trtwatch::service {
 
 struct ExpectedDigest;
+}  // namespace trtwatch::service
+
+namespace trtwatch::builds {
+struct StoredFile;
+}  // namespace trtwatch::builds
+
+namespace trtwatch::service {
 
 // GET /models, GET and DELETE /models/{name}; 405 for other methods (PUT is an upload).
+// A removal is recorded in the audit trail (model.delete).
 [[nodiscard]] ApiAnswer ModelsAnswer(ApiContext& api, const ApiRequest& req);
 
 // A model route whose names break the rule, or an upload whose digest header is
@@ -34,8 +42,10 @@ struct UploadTarget {
 };
 [[nodiscard]] UploadTarget UploadTargetOf(const Route& route);
 
-// 201 for a stored upload: the model's description, and its Location.
-[[nodiscard]] ApiAnswer UploadedAnswer(ApiContext& api, const std::string& model);
+// 201 for a stored upload: the model's description, and its Location. The upload is
+// recorded in the audit trail as `caller`'s (model.upload: the file, its size and sha256).
+[[nodiscard]] ApiAnswer UploadedAnswer(ApiContext& api, const UploadTarget& target, const builds::StoredFile& stored,
+                                       std::string_view caller);
 
 // The headers a download's answer depends on (empty when absent).
 struct DownloadHeaders {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "builds/audit_log.h"
 #include "core/clock.h"
 #include "builds/build_record.h"
 #include "service/http_request.h"
@@ -28,6 +29,7 @@ ApiAnswer SignIn(ApiContext& api, const ApiRequest& req) {
   if (!api.users.required()) return ErrorAnswer(409, "this server needs no sign-in (no --users, no --token-file)");
   const User* user = CurrentUsers(api).ByToken(body["token"].get<std::string>());
   if (!user) return ErrorAnswer(401, "unknown token; use yours from the server's --users file or its --token-file");
+  (void)api.audit.Record(user->name, builds::audit_action::kUiSignIn, "");
   ApiAnswer answer = JsonAnswer(200, json{{"signed_in", true}, {"user", user->name}, {"role", RoleName(user->role)}}.dump());
   answer.Set("Set-Cookie", SessionSetCookie(api.ui_sessions.Create(Clock::SystemUnixSeconds(), user->name),
                                             api.ui_sessions.lifetime_seconds()));
@@ -49,7 +51,12 @@ ApiAnswer SessionStatus(ApiContext& api, const ApiRequest& req) {
 ApiAnswer Session(ApiContext& api, const ApiRequest& req) {
   if (req.method == Method::kGet) return SessionStatus(api, req);
   if (req.method == Method::kDelete) {
-    if (!req.cookie.empty()) api.ui_sessions.Revoke(CookieValue(req.cookie, kSessionCookieName));
+    // Only a live sign-in's end is recorded: anyone may send DELETE.
+    const std::string_view id = req.cookie.empty() ? std::string_view() : CookieValue(req.cookie, kSessionCookieName);
+    if (!id.empty() && api.ui_sessions.Valid(id, Clock::SystemUnixSeconds())) {
+      (void)api.audit.Record(req.caller, builds::audit_action::kUiSignOut, "");
+    }
+    if (!id.empty()) api.ui_sessions.Revoke(id);
     ApiAnswer answer = JsonAnswer(200, json{{"signed_in", false}}.dump());
     answer.Set("Set-Cookie", SessionSetCookie("", 0));
     return answer;

@@ -17,6 +17,7 @@
 
 #include "builds/metrics.h"
 #include "service/access_check.h"
+#include "service/api_audit.h"
 #include "service/api_builds.h"
 #include "service/api_context.h"
 #include "service/api_events.h"
@@ -140,12 +141,13 @@ awaitable<void> Close(beast::tcp_stream& stream, bool linger) {
 class HttpApi::Impl {
  public:
   Impl(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-       ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, UsersSource users, ConnectionCaps caps,
-       HostedEndpoint& mcp)
+       ArtifactStore& artifacts, Metrics& metrics, builds::AuditLog& audit, SseHubs& hubs, UsersSource users,
+       ConnectionCaps caps, HostedEndpoint& mcp)
       : io_(io),
         hubs_(hubs),
         mcp_(mcp),
-        api_{options, manager, store, artifacts, metrics, std::move(users), caps.connections, caps.sse_clients} {}
+        api_{options, manager, store, artifacts, metrics, audit, std::move(users), caps.connections,
+             caps.sse_clients} {}
 
   awaitable<void> Accept(tcp::acceptor& acceptor) {
     auto backoff = 10ms;
@@ -243,12 +245,12 @@ class HttpApi::Impl {
       const bool open = co_await SendAnswer(stream, std::move(*refused), req.keep_alive() && !has_body);
       co_return open ? Next::kRequest : Next::kCloseLinger;
     }
+    const std::string caller = access.caller ? access.caller->name : std::string();
     if (IsUpload(req, route)) {  // the body streams to a file, never into memory
       const bool open = co_await ReceiveUpload(api_, stream, buffer, parser, route, ExpectedDigestOf(req),
-                                               ExpectsContinue(head));
+                                               ExpectsContinue(head), caller);
       co_return open ? Next::kRequest : Next::kCloseLinger;
     }
-    const std::string caller = access.caller ? access.caller->name : std::string();
     co_return co_await ReadBodyAndAnswer(stream, buffer, parser, ExpectsContinue(head), route, caller);
   }
 
@@ -400,9 +402,9 @@ class HttpApi::Impl {
 };
 
 HttpApi::HttpApi(asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-                 ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, UsersSource users, ConnectionCaps caps,
-                 HostedEndpoint& mcp)
-    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, hubs, std::move(users), caps,
+                 ArtifactStore& artifacts, Metrics& metrics, builds::AuditLog& audit, SseHubs& hubs, UsersSource users,
+                 ConnectionCaps caps, HostedEndpoint& mcp)
+    : impl_(std::make_unique<Impl>(io, options, manager, store, artifacts, metrics, audit, hubs, std::move(users), caps,
                                    mcp)) {}
 
 HttpApi::~HttpApi() = default;

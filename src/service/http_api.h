@@ -24,6 +24,7 @@
 
 namespace trtwatch::builds {
 class ArtifactStore;
+class AuditLog;
 class BuildManager;
 class Metrics;
 class RecordStore;
@@ -46,8 +47,8 @@ struct ConnectionCaps {
 class HttpApi {
  public:
   HttpApi(boost::asio::io_context& io, const ServerOptions& options, BuildManager& manager, RecordStore& store,
-          ArtifactStore& artifacts, Metrics& metrics, SseHubs& hubs, UsersSource users, ConnectionCaps caps,
-          HostedEndpoint& mcp);
+          ArtifactStore& artifacts, Metrics& metrics, builds::AuditLog& audit, SseHubs& hubs, UsersSource users,
+          ConnectionCaps caps, HostedEndpoint& mcp);
   ~HttpApi();
 
   // Accepts connections until the acceptor closes; out of descriptors, it backs off.

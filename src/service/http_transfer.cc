@@ -134,7 +134,7 @@ awaitable<bool> SendFileRange(beast::tcp_stream& stream, FileSender& file, uint6
 
 awaitable<bool> ReceiveUpload(ApiContext& api, beast::tcp_stream& stream, beast::flat_buffer& buffer,
                               http::request_parser<http::string_body>& head_parser, const Route& route,
-                              const ExpectedDigest& expected, bool expects_continue) {
+                              const ExpectedDigest& expected, bool expects_continue, std::string caller) {
   const bool keep_alive = head_parser.get().keep_alive() && !api.stopping;
   const UploadTarget target = UploadTargetOf(route);
   bool bad_name = false;
@@ -165,7 +165,7 @@ awaitable<bool> ReceiveUpload(ApiContext& api, beast::tcp_stream& stream, beast:
     case builds::Upload::Outcome::kStored:
       break;
   }
-  co_return co_await Send(stream, ToResponse(UploadedAnswer(api, target.model)), keep_alive, false, api.metrics);
+  co_return co_await Send(stream, ToResponse(UploadedAnswer(api, target, stored, caller)), keep_alive, false, api.metrics);
 }
 
 awaitable<bool> SendDownload(ApiContext& api, beast::tcp_stream& stream, const DownloadPlan& plan, bool keep_alive,

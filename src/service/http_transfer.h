@@ -22,11 +22,12 @@ namespace trtwatch::service {
 // PUT /models/{name}[/{file}] to `route`: the body, read in bounded pieces, goes to a
 // temporary file in the model's folder, renamed into place once complete and its
 // digest checked (builds/artifacts/artifact_store.h). The head is in `head_parser`.
-// Returns whether the connection stays open.
+// Returns whether the connection stays open. A stored upload is recorded in the audit
+// trail as `caller`'s (ApiRequest::caller).
 boost::asio::awaitable<bool> ReceiveUpload(
     ApiContext& api, boost::beast::tcp_stream& stream, boost::beast::flat_buffer& buffer,
     boost::beast::http::request_parser<boost::beast::http::string_body>& head_parser, const Route& route,
-    const ExpectedDigest& expected, bool expects_continue);
+    const ExpectedDigest& expected, bool expects_continue, std::string caller);
 
 // Answers a download as `plan` says: an answer, a 304's head, or a file's head and its
 // bytes. Returns whether the connection stays open.

@@ -32,6 +32,8 @@ std::optional<Role> NeededRole(Access access, Method method) {
       return method == Method::kGet ? Role::kViewer : Role::kBuilder;
     case Access::kBuilder:
       return Role::kBuilder;
+    case Access::kAdmin:
+      return Role::kAdmin;
   }
   return Role::kAdmin;
 }

@@ -33,6 +33,7 @@ enum class Endpoint {
   kGroupCancel,       // POST /groups/{gid}/cancel
   kGroupManifest,     // GET /groups/{gid}/manifest
   kGroupEngine,       // GET /groups/{gid}/engines/{name}
+  kAudit,             // GET /audit
   kNotFound
 };
 

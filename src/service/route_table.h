@@ -16,8 +16,8 @@ namespace trtwatch::service {
 // Who may call a route (roles.h turns it and the method into the role needed): anyone;
 // a viewer; kReadWrite: a viewer to read (GET, HEAD) and a builder for the rest
 // (submit, upload, delete); a builder for every method (cancels; /mcp, whose tools
-// submit builds).
-enum class Access { kPublic, kViewer, kReadWrite, kBuilder };
+// submit builds); an admin (the audit trail).
+enum class Access { kPublic, kViewer, kReadWrite, kBuilder, kAdmin };
 
 // How the answer goes out: a whole response, an event stream handed to the SSE hubs,
 // a file sent by the kernel, a body streamed to the artifact store, or the hosted
@@ -43,6 +43,7 @@ enum class Delivery { kAnswer, kEventStream, kDownload, kUpload, kHosted };
   ROUTE("GET",             "/models",                      kModels,           kViewer,    kAnswer,      ModelsAnswer) \
   ROUTE("GET",             "/history",                     kHistory,          kViewer,    kAnswer,      HistoryListAnswer) \
   ROUTE("GET",             "/history/report",              kHistoryReport,    kViewer,    kAnswer,      HistoryReportAnswer) \
+  ROUTE("GET",             "/audit",                       kAudit,            kAdmin,     kAnswer,      AuditAnswer) \
   ROUTE("GET, PUT, DELETE","/models/{name}",               kModel,            kReadWrite, kUpload,      ModelsAnswer) \
   ROUTE("GET, HEAD, PUT",  "/models/{name}/{file}",        kModelFile,        kReadWrite, kUpload,      ModelsAnswer) \
   ROUTE("GET",             "/groups/{gid+}",               kGroup,            kViewer,    kAnswer,      GroupAnswer) \

@@ -106,6 +106,7 @@ class RetentionTimer {
       std::fprintf(stderr, "trtwatch serve: removed the folders of %zu build groups with their builds (retention)\n",
                    pruned.removed_groups);
     }
+    PruneAudit();
     timer_.expires_after(kRetentionPeriod);
     timer_.async_wait([this](const boost::system::error_code& e) {
       if (!e) Prune();
@@ -113,6 +114,17 @@ class RetentionTimer {
   }
 
  private:
+  void PruneAudit() {
+    const Result<int64_t> pruned = builds::PruneAuditTrail(store_, options_.retention, Clock::SystemUnixSeconds());
+    if (!pruned.ok()) {
+      std::fprintf(stderr, "trtwatch serve: could not prune the audit trail: %s\n", pruned.error().c_str());
+    }
+    if (pruned.ok() && *pruned > 0) {
+      std::fprintf(stderr, "trtwatch serve: pruned %lld audit entries (--audit-retain-for)\n",
+                   static_cast<long long>(*pruned));
+    }
+  }
+
   asio::steady_timer timer_;
   const ServerOptions& options_;
   RecordStore& store_;
@@ -192,11 +204,11 @@ int RunServer(const ServerOptions& options, UsersSource users, ServiceParts part
 
   manager.Recover();
   RetentionTimer retention(io, options, parts.store, manager);
-  if (options.retention.enabled()) retention.Prune();
+  if (options.retention.enabled() || options.retention.audit_max_age_seconds > 0) retention.Prune();
   const ConnectionCaps limits = ConnectionLimitsFor(options);
   auto hubs = std::make_unique<SseHubs>(io, manager, parts.metrics, IoThreadsFor(options));
-  HttpApi api(io, options, manager, parts.store, parts.artifacts, parts.metrics, *hubs, std::move(users), limits,
-              parts.mcp);
+  HttpApi api(io, options, manager, parts.store, parts.artifacts, parts.metrics, parts.audit, *hubs, std::move(users),
+              limits, parts.mcp);
   AnnounceListening(acceptor, options);
   asio::co_spawn(io, api.Accept(acceptor), asio::detached);
   GracefulStop stop(io, options, manager, api, *hubs, acceptor);

@@ -24,6 +24,7 @@ class BuildManager;
 class Metrics;
 class RecordStore;
 class ArtifactStore;
+class AuditLog;
 }  // namespace trtwatch::builds
 
 namespace trtwatch::service {
@@ -38,6 +39,7 @@ struct ServiceParts {
   builds::Metrics& metrics;
   builds::BuildManager& manager;
   builds::ArtifactStore& artifacts;
+  builds::AuditLog& audit;  // the audit trail the routes write (builds/audit_log.h)
   HostedEndpoint& mcp;
 };
 

@@ -43,6 +43,7 @@ struct ServerOptions {
   // Retention (builds/retention.h): finished builds older than this, or beyond the
   // newest count, are pruned at start and every 10 minutes. 0 = kept forever.
   std::string retain_for;  // as given; parsed into retention.max_age_seconds
+  std::string audit_retain_for = "8760h";  // as given; parsed into retention.audit_max_age_seconds (0: forever)
   RetentionPolicy retention;
   // Browser-borne requests: an Origin other than the service's own is refused unless
   // listed here ("http://host:port"); without a token, a Host that is neither an IP

@@ -5,10 +5,11 @@
 namespace trtwatch::service {
 namespace {
 
-// Every URL the page routes itself: the list and each build's page.
+// Every URL the page routes itself: the list, each build's page and the audit trail.
 bool IsPagePath(std::string_view path) {
   constexpr std::string_view kBuildPages = "/ui/builds/";
-  return path == "/" || path == "/index.html" || (path.size() > kBuildPages.size() && path.starts_with(kBuildPages));
+  return path == "/" || path == "/index.html" || path == "/ui/audit" ||
+         (path.size() > kBuildPages.size() && path.starts_with(kBuildPages));
 }
 
 }  // namespace

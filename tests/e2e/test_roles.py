@@ -25,6 +25,7 @@ NEEDED = {
     "kViewer": lambda method: "viewer",
     "kReadWrite": lambda method: "viewer" if method in ("GET", "HEAD") else "builder",
     "kBuilder": lambda method: "builder",
+    "kAdmin": lambda method: "admin",
 }
 NO_BUILD = "b_" + "0" * 32
 NO_GROUP = "g_" + "0" * 32

@@ -27,7 +27,9 @@ def test_builds_events_and_records_survive_a_restart_in_postgresql(tmp_path, pg)
         assert s.stop() == 0
     stored = pg.psql("restart", f"SELECT count(*), max(seq) FROM events WHERE build_id = '{doc['id']}'")
     assert stored == f"{len(events)}|{events[-1]['id']}"
-    assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "4"
+    assert pg.psql("restart", "SELECT version FROM trtwatch_schema") == "5"
+    # The audit trail is the database's too (docs/api.md, "Audit trail").
+    assert pg.psql("restart", "SELECT user_name, action, target FROM audit") == f"anonymous|build.submit|{doc['id']}"
     data = tmp_path / "data"
     assert not (data / "trtwatch.db").exists() and not (data / "trtwatch.lock").exists(), os.listdir(data)
 
@@ -68,7 +70,7 @@ def test_a_database_of_a_newer_schema_is_refused(tmp_path, pg):
     pg.psql("newer", "UPDATE trtwatch_schema SET version = 99")
     code, err = serve_refused(tmp_path, "--store", uri)
     assert code == 2
-    assert ("was written by a newer trtwatch (schema 99, this binary knows up to 4): upgrade trtwatch or point "
+    assert ("was written by a newer trtwatch (schema 99, this binary knows up to 5): upgrade trtwatch or point "
             "--store elsewhere") in err
 
 

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compactEstimateText, estimateText, isEstimate, rangeText, sinceEstimate } from "../../src/service/dashboard/estimate.js";
 import { CHART, chartLayout, niceCeiling } from "../../src/service/dashboard/history_chart.js";
-import { fmtChange } from "../../src/service/dashboard/format.js";
+import { fmtChange, fmtClock } from "../../src/service/dashboard/format.js";
 
 const seven = (extra = {}) => ({remaining: {p10: 250, p50: 300, p90: 340}, based_on: {builds: 7, match: "exact"},
   longer_than_history: false, t: 60, ...extra});
@@ -89,4 +89,23 @@ test("the comparison's change column", () => {
   assert.equal(fmtChange(100, 112), "+12 s (+12 %)");
   assert.equal(fmtChange(100, 97), "-3.0 s (-3 %)");
   assert.equal(fmtChange(0, 5), "+5.0 s");
+});
+
+test("an audit entry reads as its row: local time, user, action, target and detail", async () => {
+  const { auditErrorText, auditRow, detailText } = await import("../../src/service/dashboard/audit_rows.js");
+  const at = "2026-12-06T10:20:30.000Z";
+  const row = auditRow({seq: 3, at, user: "ana", action: "build.cancel", target: "b_0123",
+    detail: {reason: "api", message: "cancelled by POST /builds/b_0123/cancel"}});
+  assert.equal(row.time, fmtClock(Date.parse(at)));
+  assert.equal(row.user, "ana");
+  assert.equal(row.action, "build.cancel");
+  assert.equal(row.link, "/ui/builds/b_0123");
+  assert.equal(row.detail, "reason: api, message: cancelled by POST /builds/b_0123/cancel");
+  const upload = auditRow({at, user: "anonymous", action: "model.upload", target: "resnet", detail: {size: 3, sha256: null}});
+  assert.equal(upload.link, null, "a model has no dashboard page");
+  assert.equal(upload.detail, "size: 3");
+  assert.equal(auditRow({at, user: "bo", action: "ui.sign_in", target: "", detail: {}}).target, "—");
+  assert.equal(detailText(null), "");
+  assert.equal(auditErrorText(403, "forbidden"), "The audit trail is for admins.");
+  assert.equal(auditErrorText(503, "the store is down"), "Could not read the audit trail: the store is down.");
 });

@@ -89,12 +89,12 @@ TEST_F(AttachedBuildsTest, MalformedMessagesAreIgnored) {
 TEST_F(AttachedBuildsTest, CtrlCCancelsEveryBuildOnceAndTheRunExits130) {
   AttachedBuilds builds = Make();
   builds.OnMessage(Message(100, 3, Start("a")));
-  EXPECT_TRUE(builds.CancelAll(CancelReason::kSignal, "Ctrl+C"));
+  EXPECT_TRUE(builds.CancelAll(CancelReason::kSignal, "Ctrl+C", "cancelling"));
   builds.ForwardCancels();
   EXPECT_EQ(cancels, (std::vector<std::pair<int, int>>{{100, 3}}));
   builds.OnMessage(Message(100, 3, Finish(BuildStatus::kFailed)));
   EXPECT_EQ(builds.ExitCodeOverride(), exit_code::kInterrupted);
-  EXPECT_FALSE(builds.CancelAll(CancelReason::kSignal, "Ctrl+C"));  // none left
+  EXPECT_FALSE(builds.CancelAll(CancelReason::kSignal, "Ctrl+C", "cancelling"));  // none left
 }
 
 TEST_F(AttachedBuildsTest, ABuildOpenWhenCommandEndsEndsFailedWithTheReason) {

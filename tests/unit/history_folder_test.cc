@@ -7,20 +7,16 @@
 
 #include <map>
 
+#include "support/env_map.h"
+
 namespace trtwatch {
 namespace {
 
-EnvLookup Env(std::map<std::string, std::string> values) {
-  return [values](std::string_view name) -> std::optional<std::string> {
-    const auto found = values.find(std::string(name));
-    if (found == values.end()) return std::nullopt;
-    return found->second;
-  };
-}
+using testing::EnvOf;
 
 TEST(HistoryFolderTest, TheBoundIsAThousandUnlessTheVariableRaisesIt) {
-  EXPECT_EQ(ChooseHistoryFolder("/h", false, Env({})).max_entries, 1000u);
-  const HistoryFolder raised = ChooseHistoryFolder("/h", false, Env({{"TRTWATCH_HISTORY_MAX_ENTRIES", "10000"}}));
+  EXPECT_EQ(ChooseHistoryFolder("/h", false, EnvOf({})).max_entries, 1000u);
+  const HistoryFolder raised = ChooseHistoryFolder("/h", false, EnvOf({{"TRTWATCH_HISTORY_MAX_ENTRIES", "10000"}}));
   EXPECT_EQ(raised.outcome, HistoryFolder::Outcome::kFolder);
   EXPECT_EQ(raised.path, "/h");
   EXPECT_EQ(raised.max_entries, 10000u);
@@ -28,7 +24,7 @@ TEST(HistoryFolderTest, TheBoundIsAThousandUnlessTheVariableRaisesIt) {
 
 TEST(HistoryFolderTest, ABoundThatIsNotACountIsAnErrorNamingTheFix) {
   for (const char* bad : {"0", "ten", "12x", "-5", "1000001"}) {
-    const HistoryFolder folder = ChooseHistoryFolder("/h", false, Env({{"TRTWATCH_HISTORY_MAX_ENTRIES", bad}}));
+    const HistoryFolder folder = ChooseHistoryFolder("/h", false, EnvOf({{"TRTWATCH_HISTORY_MAX_ENTRIES", bad}}));
     EXPECT_EQ(folder.outcome, HistoryFolder::Outcome::kUnknown) << bad;
     EXPECT_NE(folder.error.find(std::string("TRTWATCH_HISTORY_MAX_ENTRIES=") + bad), std::string::npos) << folder.error;
     EXPECT_NE(folder.error.find("whole number from 1 to 1000000"), std::string::npos) << folder.error;
@@ -36,7 +32,7 @@ TEST(HistoryFolderTest, ABoundThatIsNotACountIsAnErrorNamingTheFix) {
 }
 
 TEST(HistoryFolderTest, NoHistoryWinsOverTheBound) {
-  const HistoryFolder off = ChooseHistoryFolder("", true, Env({{"TRTWATCH_HISTORY_MAX_ENTRIES", "0"}}));
+  const HistoryFolder off = ChooseHistoryFolder("", true, EnvOf({{"TRTWATCH_HISTORY_MAX_ENTRIES", "0"}}));
   EXPECT_EQ(off.outcome, HistoryFolder::Outcome::kOff);
 }
 

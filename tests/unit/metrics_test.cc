@@ -149,6 +149,7 @@ TEST(MetricsTest, CountersFromManyThreadsAddUp) {
         m.Request(i % 2 == 0 ? 200 : 404);
         m.AcceptFailed();
         m.ConnectionRefused();
+        m.AuditWriteFailed();
         m.SseClientCutOff();
         m.PhaseFinished("Tactic " + std::to_string(i), 0.25);
         if (t == 0 && i % 100 == 0) m.BuildFinished("succeeded", 1);
@@ -165,6 +166,7 @@ TEST(MetricsTest, CountersFromManyThreadsAddUp) {
   EXPECT_TRUE(HasLine(text, "trtwatch_sse_clients_cut_off_total " + total));
   EXPECT_TRUE(HasLine(text, "trtwatch_accept_failures_total " + total));
   EXPECT_TRUE(HasLine(text, "trtwatch_connections_refused_total " + total));
+  EXPECT_TRUE(HasLine(text, "trtwatch_audit_write_failures_total " + total));
   EXPECT_TRUE(HasLine(text, "trtwatch_http_responses_total{code=\"200\"} " + std::to_string(kThreads * kRounds / 2)));
   EXPECT_TRUE(HasLine(text, "trtwatch_http_responses_total{code=\"404\"} " + std::to_string(kThreads * kRounds / 2)));
   EXPECT_TRUE(HasLine(text, "trtwatch_phase_duration_seconds_count{phase=\"Tactic N\"} " + total));

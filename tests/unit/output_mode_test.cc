@@ -4,21 +4,17 @@
 
 #include <map>
 
+#include "support/env_map.h"
+
 namespace trtwatch {
 namespace {
 
-EnvLookup Env(const std::map<std::string, std::string>& vars) {
-  return [vars](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::EnvOf;
 
 std::optional<OutputMode> Resolve(const std::string& progress, const std::map<std::string, std::string>& env,
                                   bool tty, std::string* error = nullptr, const std::string& color = "auto") {
   std::string ignored;
-  return ResolveOutputMode(OutputFlags{progress, color}, Env(env), tty, error ? error : &ignored);
+  return ResolveOutputMode(OutputFlags{progress, color}, EnvOf(env), tty, error ? error : &ignored);
 }
 
 const std::map<std::string, std::string> kTerminal = {{"TERM", "xterm-256color"}, {"LANG", "en_US.UTF-8"}};

@@ -43,6 +43,7 @@ TEST(RouteTableTest, PathsReachTheirEndpointsWithTheirIds) {
       {"/builds/b_1/compare", Endpoint::kBuildCompare, "b_1", ""},
       {"/history", Endpoint::kHistory, "", ""},
       {"/history/report", Endpoint::kHistoryReport, "", ""},
+      {"/audit", Endpoint::kAudit, "", ""},
       {"/models", Endpoint::kModels, "", ""},
       {"/models/resnet", Endpoint::kModel, "resnet", ""},
       {"/models/", Endpoint::kModel, "", ""},  // the name rule answers it with 400
@@ -100,6 +101,7 @@ TEST(RouteTableTest, EveryRouteHasItsRoles) {
       {Endpoint::kBuildCancel, Access::kBuilder},     {Endpoint::kBuildEvents, Access::kViewer},
       {Endpoint::kBuildTrace, Access::kViewer},       {Endpoint::kBuildEngine, Access::kViewer},
       {Endpoint::kBuildTimingCache, Access::kViewer}, {Endpoint::kBuildCompare, Access::kViewer},
+      {Endpoint::kAudit, Access::kAdmin},
   };
   ASSERT_EQ(expected.size(), Routes().size());
   for (const RouteEntry& entry : Routes()) {
@@ -118,6 +120,7 @@ TEST(RouteTableTest, ReadingNeedsAViewerChangingABuilder) {
     EXPECT_EQ(NeededRole(Access::kBuilder, m), Role::kBuilder);
   }
   EXPECT_EQ(NeededRole(Access::kBuilder, Method::kGet), Role::kBuilder);
+  EXPECT_EQ(NeededRole(Access::kAdmin, Method::kGet), Role::kAdmin);
   EXPECT_TRUE(RoleAllows(Role::kAdmin, Role::kBuilder));
   EXPECT_TRUE(RoleAllows(Role::kBuilder, Role::kViewer));
   EXPECT_FALSE(RoleAllows(Role::kViewer, Role::kBuilder));

@@ -19,7 +19,8 @@ bool IsEmbedded(std::string_view name) {
 }
 
 TEST(UiAssetFor, ServesThePageForEveryDashboardUrl) {
-  for (const char* path : {"/", "/index.html", "/ui/builds/b_0123456789abcdef0123456789abcdef", "/ui/builds/x"}) {
+  for (const char* path :
+       {"/", "/index.html", "/ui/builds/b_0123456789abcdef0123456789abcdef", "/ui/builds/x", "/ui/audit"}) {
     const auto asset = UiAssetFor(path);
     ASSERT_TRUE(asset) << path;
     EXPECT_EQ(asset->content_type, "text/html; charset=utf-8");

@@ -92,6 +92,16 @@ constexpr const char* kPgSteps[] = {
     // generation; finish_seq is the seq of its log's build_finish, once stored.
     ("ALTER TABLE builds ADD COLUMN lease_gen BIGINT NOT NULL DEFAULT 0;"
      "ALTER TABLE builds ADD COLUMN finish_seq BIGINT;"),  // one step, two statements
+    // 5: the audit trail (builds/audit_entry.h), which every replica appends to: an
+    // identity numbers the entries without a lock (unique; a pruned seq never comes back).
+    ("CREATE TABLE audit ("
+     "  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+     "  at BIGINT NOT NULL,"
+     "  user_name TEXT NOT NULL,"
+     "  action TEXT NOT NULL,"
+     "  target TEXT NOT NULL,"
+     "  detail TEXT NOT NULL);"
+     "CREATE INDEX audit_at ON audit(at);"),
 };
 
 // PostgreSQL's side of a migration: the version is the one row of trtwatch_schema; the

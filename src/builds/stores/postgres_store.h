@@ -69,6 +69,9 @@ class PostgresStore final : public RecordStore, public BuildQueue, public Change
   Status PutHistory(const HistoryRow& row) override;
   Result<std::vector<std::string>> History(const HistoryQuery& query) override;
   Result<int64_t> PruneHistory(int64_t finished_before, int64_t keep_newest) override;
+  Result<int64_t> AppendAudit(const AuditEntry& entry) override;
+  Result<AuditEntries> AuditPage(const AuditQuery& query) override;
+  Result<int64_t> PruneAudit(int64_t before_unix) override;
   Result<std::vector<std::string>> Prune(const std::vector<std::string>& final_statuses,
                                          const std::string& finished_before, int64_t keep_newest) override;
   BuildQueue& queue() override { return *this; }

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "builds/audit_entry.h"
 #include "builds/stores/build_queue.h"
 #include "builds/stores/change_feed.h"
 #include "core/result.h"
@@ -130,6 +131,16 @@ class RecordStore {
   // Removes the rows finished before `finished_before` (Unix seconds; 0: no age limit)
   // and all but the newest `keep_newest` (0: no count limit). The count removed.
   virtual Result<int64_t> PruneHistory(int64_t finished_before, int64_t keep_newest) = 0;
+
+  // The audit trail (builds/audit_entry.h). Every replica of a shared store appends to
+  // the one trail; the store numbers the entries (seq, unique and increasing, never
+  // reused). An entry that breaks CheckAuditEntry is refused with its error.
+  // Appends `entry` (its seq ignored); the seq given.
+  [[nodiscard]] virtual Result<int64_t> AppendAudit(const AuditEntry& entry) = 0;
+  // Newest first, as `query` filters; a query that breaks CheckAuditQuery is refused.
+  [[nodiscard]] virtual Result<AuditEntries> AuditPage(const AuditQuery& query) = 0;
+  // Removes the entries recorded before `before_unix` (0 or less: none). The count removed.
+  [[nodiscard]] virtual Result<int64_t> PruneAudit(int64_t before_unix) = 0;
 
   // The queue of builds and their owners, kept in this store (builds/stores/build_queue.h).
   virtual BuildQueue& queue() = 0;

@@ -96,6 +96,15 @@ constexpr const char* kSqliteSteps[] = {
     // 4: fencing, as in PostgreSQL (RecordStore's *Fenced writes).
     ("ALTER TABLE builds ADD COLUMN lease_gen INTEGER NOT NULL DEFAULT 0;"
      "ALTER TABLE builds ADD COLUMN finish_seq INTEGER;"),  // one step, two statements
+    // 5: the audit trail (builds/audit_entry.h); AUTOINCREMENT: a pruned seq is never given again.
+    ("CREATE TABLE audit ("
+     "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+     "  at INTEGER NOT NULL,"
+     "  user_name TEXT NOT NULL,"
+     "  action TEXT NOT NULL,"
+     "  target TEXT NOT NULL,"
+     "  detail TEXT NOT NULL);"
+     "CREATE INDEX audit_at ON audit(at);"),
 };
 
 // SQLite's side of a migration: the version is PRAGMA user_version, the lock is the

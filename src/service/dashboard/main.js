@@ -3,6 +3,7 @@
 // Native ES modules, no framework and no build step: each view builds its DOM once and
 // then updates it in place (dom.js).
 import { onSignInNeeded } from "./api.js";
+import { AuditView } from "./audit_view.js";
 import { BuildView } from "./build_view.js";
 import { ListView } from "./list_view.js";
 import { currentView, route, startRouter } from "./router.js";
@@ -11,6 +12,7 @@ import { requireSignIn, sessionAllowsViews } from "./signin.js";
 onSignInNeeded(requireSignIn);
 
 startRouter((path) => {
+  if (path === "/ui/audit") return new AuditView();
   const match = path.match(/^\/ui\/builds\/([^/]+)$/);
   return match ? new BuildView(decodeURIComponent(match[1])) : new ListView();
 });
