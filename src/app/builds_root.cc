@@ -150,7 +150,7 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const builds::
   root->audit_ = std::make_unique<builds::AuditLog>(*root->store_, SteadyClock::Instance(), root->metrics_);
   root->groups_ =
       std::make_unique<builds::BuildGroups>(*root->manager_, manager_options.data_dir, manager_options.gpu_types);
-  root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_);
+  root->builds_ = std::make_unique<mcp::ManagerBuilds>(*root->manager_, *root->store_, *root->audit_);
   mcp::ToolOptions tools;
   tools.max_build_seconds = tools_config.max_build_seconds;
   tools.doctor = tools_config.doctor;

@@ -14,7 +14,8 @@ class McpOverHttp final : public service::HostedEndpoint {
  public:
   McpOverHttp(mcp::Tools& tools, mcp::ServerInfo info) : endpoint_(tools, std::move(info)) {}
 
-  boost::asio::awaitable<bool> Serve(boost::beast::tcp_stream& stream, const Request& request) override;
+  boost::asio::awaitable<bool> Serve(boost::beast::tcp_stream& stream, const Request& request,
+                                     const service::HostedCaller& caller) override;
 
  private:
   mcp::HttpEndpoint endpoint_;

@@ -37,6 +37,12 @@ class AuditLog {
   // text). Whether the entry was stored; a failure is reported as the header says.
   bool Record(std::string_view caller, std::string_view action, std::string_view target,
               std::string detail = "{}");
+  // Record for the two actions every front end records alike: a submit that created
+  // build or group `id` (its model, and a group's member count, from `record`, its
+  // document) and a build's cancel that took (the reason and message of `record`'s
+  // cancel).
+  bool RecordSubmit(std::string_view caller, bool group, std::string_view id, std::string_view record);
+  bool RecordCancel(std::string_view caller, std::string_view id, std::string_view record);
 
   // The entry Record would store (bounded, dated); pure apart from the clock.
   AuditEntry EntryOf(std::string_view caller, std::string_view action, std::string_view target,

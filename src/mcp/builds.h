@@ -22,7 +22,17 @@ enum class Outcome {
   kBusy,             // queue full, or the service is stopping: try later
   kNotFound,         // no build with that id
   kAlreadyFinished,  // nothing to cancel: `record` is the final record
+  kForbidden,        // another's build, and the caller may not cancel it (Caller)
   kStorageError,     // the record store failed
+};
+
+// Who calls the tools: the service's user behind /mcp, whose name goes into the records
+// (submitted_by, cancelled_by) and the audit trail; or nobody known (stdio, a service
+// that asks for no credentials, the server's own budget). Only those with
+// `cancels_any` may cancel builds that others submitted.
+struct Caller {
+  std::string name;         // empty: no credentials asked for
+  bool cancels_any = true;  // an admin, or nobody known
 };
 
 struct BuildsResult {
@@ -40,18 +50,20 @@ class BuildWatch {
 class Builds {
  public:
   virtual ~Builds() = default;
-  // `request` is a build request as POST /builds takes it.
-  virtual BuildsResult Submit(const nlohmann::json& request) = 0;
+  // `request` is a build request as POST /builds takes it; `caller` submits it.
+  virtual BuildsResult Submit(const nlohmann::json& request, const Caller& caller) = 0;
   // `request` has "targets": one build per GPU type, as a group (POST /builds with
   // "targets"); `record` is the group's document. Refused where groups are not served.
-  virtual BuildsResult SubmitGroup(const nlohmann::json& request) {
+  virtual BuildsResult SubmitGroup(const nlohmann::json& request, const Caller& caller) {
     (void)request;
+    (void)caller;
     return {Outcome::kBadRequest, nullptr, "build groups (\"targets\") are not available here"};
   }
   virtual BuildsResult Get(const std::string& id) = 0;
-  // Cancels cooperatively (queued: at once), keeping `reason` ("api", "budget") and
-  // `message` in the record. Idempotent.
-  virtual BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message) = 0;
+  // Cancels cooperatively (queued: at once), keeping `reason` ("api", "budget"),
+  // `message` and who asked (`by`, empty: the server) in the record. Idempotent.
+  virtual BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message,
+                              const std::string& by) = 0;
   // Newest first; `statuses` empty means all.
   virtual std::vector<nlohmann::json> List(const std::vector<std::string>& statuses, int limit) = 0;
   // Calls `on_event` for each new event of build `id` and `on_end` once its stream is

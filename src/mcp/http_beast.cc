@@ -77,8 +77,9 @@ awaitable<bool> Send(beast::tcp_stream& stream, Response res, bool keep_alive) {
 namespace {
 
 // A new session whose messages go to the POST waiting for the request they relate to.
-std::unique_ptr<HttpSession> NewHttpSession(HttpEndpoint& endpoint) {
+std::unique_ptr<HttpSession> NewHttpSession(HttpEndpoint& endpoint, const Caller& caller) {
   auto hs = std::make_unique<HttpSession>();
+  hs->user = caller.name;
   HttpSession* raw = hs.get();
   hs->session = std::make_unique<Session>(endpoint.tools(), endpoint.info(), [raw](const json& m, const json& related) {
     if (related.is_null()) return;
@@ -91,22 +92,23 @@ std::unique_ptr<HttpSession> NewHttpSession(HttpEndpoint& endpoint) {
       raw->channels.erase(it);
     }
     channel->wake.cancel();
-  });
+  }, caller);
   return hs;
 }
 
 // The session a message goes to: a new one for initialize (`id` becomes its id), else
-// the one `id` names; or the refusal to answer with.
+// the one `id` names if `caller` initialized it (MCP's security best practices: a
+// session id bound to its user); or the refusal to answer with.
 struct FoundSession {
   HttpSession* session = nullptr;
   std::optional<Response> refusal;
 };
-FoundSession FindSession(HttpEndpoint& endpoint, bool initialize, std::string& id) {
+FoundSession FindSession(HttpEndpoint& endpoint, bool initialize, std::string& id, const Caller& caller) {
   auto& sessions = endpoint.sessions();
   const auto now = std::chrono::steady_clock::now();
   if (initialize) {
     id = NewBuildId().substr(2);
-    const auto added = sessions.Add(id, NewHttpSession(endpoint), now);
+    const auto added = sessions.Add(id, NewHttpSession(endpoint, caller), now);
     if (added.outcome == SessionTable<HttpSession>::AddOutcome::kAllBusy) return {nullptr, AllSessionsBusy()};
     return {added.session, std::nullopt};
   }
@@ -115,16 +117,18 @@ FoundSession FindSession(HttpEndpoint& endpoint, bool initialize, std::string& i
                               "the Mcp-Session-Id header is missing; send initialize first and repeat the session "
                               "id it returns")};
   }
-  if (HttpSession* found = sessions.Use(id, now)) return {found, std::nullopt};
+  if (HttpSession* found = sessions.Use(id, now); found && found->user == caller.name) return {found, std::nullopt};
   return {nullptr, RpcError(http::status::not_found, rpc_error::kInvalidRequest,
                             "no MCP session \"" + id + "\" (it ended or expired after " +
                                 std::to_string(kSessionIdleTimeout / 1min) + " min idle); initialize a new one")};
 }
 
 // DELETE ends a session; methods other than POST are refused. nullopt for a POST.
-std::optional<Response> AnswerNonPost(HttpEndpoint& endpoint, const Request& req, const std::string& session_id) {
+std::optional<Response> AnswerNonPost(HttpEndpoint& endpoint, const Request& req, const std::string& session_id,
+                                      const Caller& caller) {
   if (req.method() == http::verb::delete_) {
-    if (!endpoint.sessions().Erase(session_id)) {
+    const HttpSession* found = endpoint.sessions().Use(session_id, std::chrono::steady_clock::now());
+    if (!found || found->user != caller.name || !endpoint.sessions().Erase(session_id)) {
       return RpcError(http::status::not_found, rpc_error::kInvalidRequest, "no MCP session \"" + session_id + "\"");
     }
     return JsonResponse(http::status::ok, nullptr);
@@ -192,18 +196,19 @@ awaitable<bool> Answer(beast::tcp_stream& stream, HttpEndpoint& endpoint, HttpSe
 
 }  // namespace
 
-awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEndpoint& endpoint) {
+awaitable<bool> ServeHttp(beast::tcp_stream& stream, const Request& req, HttpEndpoint& endpoint,
+                          const Caller& caller) {
   const bool keep = req.keep_alive();
   // Origin and Host were checked before auth, as for every request of the service
   // (BrowserCheck in service/request_checks.h).
   std::string id = Header(req, "Mcp-Session-Id");
-  if (std::optional<Response> res = AnswerNonPost(endpoint, req, id)) co_return co_await Send(stream, std::move(*res), keep);
+  if (std::optional<Response> res = AnswerNonPost(endpoint, req, id, caller)) co_return co_await Send(stream, std::move(*res), keep);
   const Message message = ParseMessage(req.body());
   if (message.kind == Message::Kind::kInvalid) {
     co_return co_await Send(stream, JsonResponse(http::status::bad_request, message.error_response), keep);
   }
   const bool initialize = message.kind == Message::Kind::kRequest && message.method == "initialize";
-  FoundSession found = FindSession(endpoint, initialize, id);
+  FoundSession found = FindSession(endpoint, initialize, id, caller);
   if (found.refusal) co_return co_await Send(stream, std::move(*found.refusal), keep);
   HttpSession& hs = *found.session;
   const std::string version = Header(req, "MCP-Protocol-Version");

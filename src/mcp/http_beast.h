@@ -12,9 +12,11 @@
 
 namespace trtwatch::mcp {
 
-// Answers one request to /mcp on `stream`; returns whether the connection stays open.
+// Answers one request to /mcp on `stream` from `caller` (the service's user); returns
+// whether the connection stays open. A session belongs to the user who initialized it:
+// another user's request naming it gets the 404 of an unknown session.
 boost::asio::awaitable<bool> ServeHttp(boost::beast::tcp_stream& stream,
                                        const boost::beast::http::request<boost::beast::http::string_body>& request,
-                                       HttpEndpoint& endpoint);
+                                       HttpEndpoint& endpoint, const Caller& caller);
 
 }  // namespace trtwatch::mcp

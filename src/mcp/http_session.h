@@ -37,6 +37,7 @@ struct HttpSession {
   }
   bool busy() const { return !channels.empty(); }  // a request in flight: never evicted
   std::unique_ptr<Session> session;
+  std::string user;  // who initialized it (Caller::name): only they may use it
   std::map<std::string, HttpChannel*> channels;  // IdKey(request id) -> the POST waiting for it
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "builds/audit_log.h"
 #include "builds/build_groups.h"
 #include "builds/build_manager.h"
 #include "builds/build_record.h"
@@ -113,18 +114,30 @@ class ManagerWatch final : public BuildWatch, public builds::EventSubscriber {
 }  // namespace
 
 // The tool's arguments were read once, with the JSON-RPC message (protocol/json_body.h).
-BuildsResult ManagerBuilds::Submit(const json& request) {
-  return FromManager(manager_.Submit(JsonBody{JsonBody::Outcome::kOk, request, ""}));
+BuildsResult ManagerBuilds::Submit(const json& request, const Caller& caller) {
+  Result<builds::BuildRequest> parsed = manager_.Parse(JsonBody{JsonBody::Outcome::kOk, request, ""});
+  if (!parsed.ok()) return FromManager(builds::Refusal(builds::SubmitOutcome::kInvalid, parsed.error()));
+  parsed.value().submitted_by = caller.name;
+  const builds::SubmitResult r = manager_.Submit(std::move(parsed).value());
+  if (r.outcome == builds::SubmitOutcome::kCreated) (void)audit_.RecordSubmit(caller.name, false, r.id, r.record);
+  return FromManager(r);
 }
 
-BuildsResult ManagerBuilds::SubmitGroup(const json& request) {
-  return FromManager(manager_.groups().Submit(JsonBody{JsonBody::Outcome::kOk, request, ""}));
+BuildsResult ManagerBuilds::SubmitGroup(const json& request, const Caller& caller) {
+  const builds::GroupResult r = manager_.groups().Submit(JsonBody{JsonBody::Outcome::kOk, request, ""}, caller.name);
+  if (r.outcome == builds::GroupOutcome::kCreated) (void)audit_.RecordSubmit(caller.name, true, r.id, r.record);
+  return FromManager(r);
 }
 
 BuildsResult ManagerBuilds::Get(const std::string& id) { return FromManager(manager_.Get(id)); }
 
-BuildsResult ManagerBuilds::Cancel(const std::string& id, const std::string& reason, const std::string& message) {
-  return FromManager(manager_.CancelFor(id, reason, message));  // finished already: with the final record
+BuildsResult ManagerBuilds::Cancel(const std::string& id, const std::string& reason, const std::string& message,
+                                   const std::string& by) {
+  // Finished already: with the final record.
+  const builds::CancelResult r = manager_.CancelFor(id, reason, message, std::nullopt, by);
+  const bool took = r.outcome == builds::CancelOutcome::kCancelled || r.outcome == builds::CancelOutcome::kCancelling;
+  if (took && reason == "api") (void)audit_.RecordCancel(by, id, r.record);  // a person's, not the budget's
+  return FromManager(r);
 }
 
 std::vector<json> ManagerBuilds::List(const std::vector<std::string>& statuses, int limit) {

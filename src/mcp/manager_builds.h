@@ -7,6 +7,7 @@
 #include "mcp/builds.h"
 
 namespace trtwatch::builds {
+class AuditLog;
 class BuildManager;
 class RecordStore;
 }  // namespace trtwatch::builds
@@ -15,12 +16,15 @@ namespace trtwatch::mcp {
 
 class ManagerBuilds final : public Builds {
  public:
-  ManagerBuilds(builds::BuildManager& manager, builds::RecordStore& store) : manager_(manager), store_(store) {}
+  // Submits and cancels that took are written to `audit` (builds/audit_log.h).
+  ManagerBuilds(builds::BuildManager& manager, builds::RecordStore& store, builds::AuditLog& audit)
+      : manager_(manager), store_(store), audit_(audit) {}
 
-  BuildsResult Submit(const nlohmann::json& request) override;
-  BuildsResult SubmitGroup(const nlohmann::json& request) override;
+  BuildsResult Submit(const nlohmann::json& request, const Caller& caller) override;
+  BuildsResult SubmitGroup(const nlohmann::json& request, const Caller& caller) override;
   BuildsResult Get(const std::string& id) override;
-  BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message) override;
+  BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message,
+                      const std::string& by) override;
   std::vector<nlohmann::json> List(const std::vector<std::string>& statuses, int limit) override;
   std::unique_ptr<BuildWatch> Watch(const std::string& id, std::function<void()> on_event,
                                     std::function<void()> on_end) override;
@@ -28,6 +32,7 @@ class ManagerBuilds final : public Builds {
  private:
   builds::BuildManager& manager_;
   builds::RecordStore& store_;
+  builds::AuditLog& audit_;
 };
 
 }  // namespace trtwatch::mcp

@@ -20,8 +20,8 @@ std::string Instructions() {
          "with get_build. Cancelling the request, or cancel_build, stops the build cleanly at TensorRT's next step.";
 }
 
-Session::Session(Tools& tools, ServerInfo info, Send send)
-    : tools_(tools), info_(std::move(info)), send_(std::move(send)) {}
+Session::Session(Tools& tools, ServerInfo info, Send send, Caller caller)
+    : tools_(tools), caller_(std::move(caller)), info_(std::move(info)), send_(std::move(send)) {}
 
 Session::~Session() {
   // Calls still waiting stop waiting (their builds go on); nothing more is sent.
@@ -187,7 +187,7 @@ void Session::CallTool(const Message& m) {
     if (!structured) result.erase("structuredContent");
     return result;
   });
-  if (call) tools_.Call(name, arguments, call);
+  if (call) tools_.Call(name, arguments, call, caller_);
 }
 
 void Session::TaskResult(const Message& m) {

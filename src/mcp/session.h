@@ -40,7 +40,9 @@ class Session {
   // `send(message, related)`: one message to the client; `related` is the id of the
   // request it belongs to (a response or a progress notification), null otherwise.
   using Send = std::function<void(const json& message, const json& related)>;
-  Session(Tools& tools, ServerInfo info, Send send);
+  // `caller`: who the session's client is (the service's user behind /mcp; nobody
+  // known on stdio), for every build its tools submit or cancel.
+  Session(Tools& tools, ServerInfo info, Send send, Caller caller = {});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -69,7 +71,8 @@ class Session {
   bool TasksSupported() const { return protocol_version_ >= "2025-11-25"; }
 
   Tools& tools_;
-  Tasks tasks_{tools_};
+  const Caller caller_;
+  Tasks tasks_{tools_, caller_};
   const ServerInfo info_;
   const Send send_;
   std::string protocol_version_;  // empty until initialize

@@ -44,7 +44,7 @@ json RelatedTaskMeta(const std::string& id) { return {{"io.modelcontextprotocol/
 TaskAnswer Tasks::Create(const json& arguments) {
   bool wait = true;  // irrelevant: a task never waits
   std::string error;
-  const std::optional<json> record = tools_.SubmitBuild(arguments, &wait, &error);
+  const std::optional<json> record = tools_.SubmitBuild(arguments, caller_, &wait, &error);
   // No build, no task: the reason is the request's error.
   if (!record) return Error(rpc_error::kInvalidParams, "invalid params: " + error);
   return {{{"task", TaskOf(*record)}}, 0, ""};
@@ -82,7 +82,8 @@ TaskAnswer Tasks::Cancel(const json& params) {
     return Error(rpc_error::kInvalidParams, "invalid params: task \"" + id + "\" is " +
                                                 TaskStatus(Str(record, "status")) + " already: nothing to cancel");
   }
-  BuildsResult r = tools_.builds().Cancel(id, "api", "cancelled by the MCP client (tasks/cancel)");
+  BuildsResult r = tools_.CancelAs(id, "cancelled by the MCP client (tasks/cancel)", caller_);
+  if (r.outcome == Outcome::kForbidden) return Error(rpc_error::kInvalidParams, "invalid params: " + r.error);
   if (r.outcome != Outcome::kOk && r.outcome != Outcome::kAlreadyFinished) {
     return Error(rpc_error::kInternalError, "internal error: task \"" + id + "\" could not be cancelled: " + r.error);
   }

@@ -34,7 +34,8 @@ struct TaskAnswer {
 
 class Tasks {
  public:
-  explicit Tasks(Tools& tools) : tools_(tools) {}
+  // `caller`: the session's, who submits and cancels its tasks' builds.
+  Tasks(Tools& tools, Caller caller) : tools_(tools), caller_(std::move(caller)) {}
 
   // A task-augmented tools/call of build_engine: submits the build, answers with the
   // CreateTaskResult at once.
@@ -53,6 +54,7 @@ class Tasks {
   bool Find(const json& params, json* record, TaskAnswer* error);
 
   Tools& tools_;
+  const Caller caller_;
 };
 
 // The MCP Task object for a build record.

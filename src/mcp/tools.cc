@@ -195,7 +195,7 @@ void Tools::Stop() {
 void Tools::CancelQueued(const std::string& message) {
   for (const std::string& id : std::exchange(started_, {})) {
     BuildsResult r = builds_.Get(id);
-    if (r.outcome == Outcome::kOk && Str(r.record, "status") == "queued") builds_.Cancel(id, "signal", message);
+    if (r.outcome == Outcome::kOk && Str(r.record, "status") == "queued") builds_.Cancel(id, "signal", message, "");
   }
 }
 
@@ -318,18 +318,19 @@ bool Tools::Has(const std::string& name) const {
          name == "doctor";
 }
 
-void Tools::Call(const std::string& name, const json& args, const std::shared_ptr<PendingCall>& call) {
-  if (name == "build_engine") return BuildEngine(args, call);
+void Tools::Call(const std::string& name, const json& args, const std::shared_ptr<PendingCall>& call,
+                 const Caller& caller) {
+  if (name == "build_engine") return BuildEngine(args, call, caller);
   if (name == "get_build") return GetBuild(args, call);
   if (name == "list_builds") return ListBuilds(args, call);
-  if (name == "cancel_build") return CancelBuild(args, call);
+  if (name == "cancel_build") return CancelBuild(args, call, caller);
   std::string error;
   if (UnknownArgument(args, {}, &error)) return call->Finish(ToolError(error));
   if (!options_.doctor) return call->Finish(ToolError("doctor is not available in this server"));
   call->Finish(ToolResult("The machine as trtwatch doctor sees it.", options_.doctor(), false));
 }
 
-std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string* error) {
+std::optional<json> Tools::SubmitBuild(const json& args, const Caller& caller, bool* wait, std::string* error) {
   if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "gpu", "cache", "wait"},
                       error)) {
     return std::nullopt;
@@ -361,7 +362,7 @@ std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string
   json request = args;
   request.erase("timeout");
   request.erase("wait");
-  BuildsResult r = builds_.Submit(request);
+  BuildsResult r = builds_.Submit(request, caller);
   if (r.outcome != Outcome::kOk) {
     *error = "The build was not started: " + r.error;
     return std::nullopt;
@@ -373,7 +374,7 @@ std::optional<json> Tools::SubmitBuild(const json& args, bool* wait, std::string
   return r.record;
 }
 
-json Tools::SubmitGroup(const json& args) {
+json Tools::SubmitGroup(const json& args, const Caller& caller) {
   std::string error;
   if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "targets", "cache", "wait"},
                       &error)) {
@@ -385,7 +386,7 @@ json Tools::SubmitGroup(const json& args) {
   }
   json request = args;
   request.erase("wait");
-  BuildsResult r = builds_.SubmitGroup(request);
+  BuildsResult r = builds_.SubmitGroup(request, caller);
   if (r.outcome != Outcome::kOk) return ToolError("The build group was not started: " + r.error);
   std::string members;
   for (const json& m : r.record.value("members", json::array())) {
@@ -399,18 +400,18 @@ json Tools::SubmitGroup(const json& args) {
                     r.record, false);
 }
 
-void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call) {
-  if (args.is_object() && args.contains("targets")) return call->Finish(SubmitGroup(args));
+void Tools::BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call, const Caller& caller) {
+  if (args.is_object() && args.contains("targets")) return call->Finish(SubmitGroup(args, caller));
   bool wait = true;
   std::string error;
-  const std::optional<json> record = SubmitBuild(args, &wait, &error);
+  const std::optional<json> record = SubmitBuild(args, caller, &wait, &error);
   if (!record) return call->Finish(ToolError(error));
   if (!wait || IsFinalStatus(Str(*record, "status"))) {
     return call->Finish(ToolResult(Summary(*record) + (wait ? "" : " Follow it with get_build, stop it with "
                                                                    "cancel_build."),
                                    *record, wait && Str(*record, "status") != "succeeded"));
   }
-  Wait(Str(*record, "id"), call, /*cancel_build_with_call=*/true);
+  Wait(Str(*record, "id"), call, /*cancel_build_with_call=*/true, caller.name);
 }
 
 void Tools::StartBudget(const std::string& id, double seconds, const std::string& source) {
@@ -424,12 +425,13 @@ void Tools::StartBudget(const std::string& id, double seconds, const std::string
       "the build exceeded its time budget of " + DurationText(seconds) + " (" + source + ")";
   budget->timer->async_wait([this, id, message](const boost::system::error_code& ec) {
     if (ec) return;
-    builds_.Cancel(id, "budget", message);
+    builds_.Cancel(id, "budget", message, "");
   });
   budgets_[id] = std::move(budget);
 }
 
-void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call, bool cancel_build_with_call) {
+void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call, bool cancel_build_with_call,
+                 const std::string& by) {
   const uint64_t key = next_waiter_++;
   auto w = std::make_unique<Waiter>();
   w->id = id;
@@ -442,10 +444,10 @@ void Tools::Wait(const std::string& id, const std::shared_ptr<PendingCall>& call
         if (it != waiters_.end()) it->second->last_event = std::chrono::steady_clock::now();
       },
       [this, key] { EndWait(key); });
-  call->set_on_cancel([this, key, id, cancel_build_with_call](const std::string& reason) {
-    if (cancel_build_with_call) {
+  call->set_on_cancel([this, key, id, cancel_build_with_call, by](const std::string& reason) {
+    if (cancel_build_with_call) {  // the caller's own build: they submitted it with this call
       builds_.Cancel(id, "api",
-                     "cancelled by the MCP client" + (reason.empty() ? std::string() : " (" + reason + ")"));
+                     "cancelled by the MCP client" + (reason.empty() ? std::string() : " (" + reason + ")"), by);
     }
     waiters_.erase(key);  // the request is over: no response, no more progress
   });
@@ -536,10 +538,24 @@ void Tools::ListBuilds(const json& args, const std::shared_ptr<PendingCall>& cal
   call->Finish(ToolResult(text, {{"builds", builds}}, false));
 }
 
-void Tools::CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call) {
+BuildsResult Tools::CancelAs(const std::string& id, const std::string& message, const Caller& caller) {
+  if (!caller.cancels_any) {
+    const BuildsResult found = builds_.Get(id);
+    if (found.outcome != Outcome::kOk) return found;
+    const std::string owner = Str(found.record, "submitted_by");
+    if (owner != caller.name) {
+      return {Outcome::kForbidden, nullptr,
+              "build " + id + " was submitted " + (owner.empty() ? "before users were set up" : "by " + owner) +
+                  "; " + caller.name + " may cancel only their own builds, an admin may cancel any"};
+    }
+  }
+  return builds_.Cancel(id, "api", message, caller.name);
+}
+
+void Tools::CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call, const Caller& caller) {
   std::string error, id;
   if (UnknownArgument(args, {"id"}, &error) || !BuildId(args, &id, &error)) return call->Finish(ToolError(error));
-  BuildsResult r = builds_.Cancel(id, "api", "cancelled by the MCP tool cancel_build");
+  BuildsResult r = CancelAs(id, "cancelled by the MCP tool cancel_build", caller);
   if (r.outcome == Outcome::kOk) return call->Finish(ToolResult(Summary(r.record), r.record, false));
   if (r.outcome == Outcome::kAlreadyFinished && r.record.is_object()) {
     return call->Finish(ToolResult(r.error, r.record, true));

@@ -81,11 +81,15 @@ class Tools {
   json List() const;
   bool Has(const std::string& name) const;
   // Runs tool `name` (Has(name) must hold); the result goes to `call` now or later.
-  void Call(const std::string& name, const json& arguments, const std::shared_ptr<PendingCall>& call);
+  void Call(const std::string& name, const json& arguments, const std::shared_ptr<PendingCall>& call,
+            const Caller& caller);
   // build_engine's start without its wait (a task-augmented call): validates `args`,
   // submits the build and starts its budget. The queued record, or null with the
   // error for the agent. `*wait` receives the call's "wait" argument.
-  std::optional<json> SubmitBuild(const json& args, bool* wait, std::string* error);
+  std::optional<json> SubmitBuild(const json& args, const Caller& caller, bool* wait, std::string* error);
+  // Cancels build `id` as `caller` asked (reason "api", `message`): kForbidden when it
+  // is another's and the caller may not cancel any (the service's ownership rule).
+  BuildsResult CancelAs(const std::string& id, const std::string& message, const Caller& caller);
   // Finishes `call` with build `id`'s CallToolResult once the build is over (at once
   // if it is). Cancelling `call` stops the wait, not the build.
   void WaitForEnd(const std::string& id, const std::shared_ptr<PendingCall>& call);
@@ -101,16 +105,18 @@ class Tools {
   struct Waiter;
   struct Budget;
 
-  void BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call);
+  void BuildEngine(const json& args, const std::shared_ptr<PendingCall>& call, const Caller& caller);
   // build_engine with "targets": the group's builds started, the call answered at once.
-  json SubmitGroup(const json& args);
+  json SubmitGroup(const json& args, const Caller& caller);
   void GetBuild(const json& args, const std::shared_ptr<PendingCall>& call);
   void ListBuilds(const json& args, const std::shared_ptr<PendingCall>& call);
-  void CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call);
+  void CancelBuild(const json& args, const std::shared_ptr<PendingCall>& call, const Caller& caller);
   void StartBudget(const std::string& id, double seconds, const std::string& source);
   // Progress while build `id` runs, then its result; `cancel_build_with_call`: the
   // client's cancel of `call` cancels the build too (a plain build_engine call).
-  void Wait(const std::string& id, const std::shared_ptr<PendingCall>& call, bool cancel_build_with_call);
+  // `by`: who submitted it with `call` (its cancel's cancelled_by).
+  void Wait(const std::string& id, const std::shared_ptr<PendingCall>& call, bool cancel_build_with_call,
+            const std::string& by = {});
   void Tick(uint64_t waiter);
   void EndWait(uint64_t waiter);
 

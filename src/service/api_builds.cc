@@ -23,24 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-// A field of a record (JSON) for the audit trail's detail; null when it has none.
-json FieldOf(const std::string& record, const char* field) {
-  const json doc = json::parse(record, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() && doc.contains(field) ? doc[field] : json(nullptr);
-}
-
-// The audit entry of a submit that created `id` (a build, or a group and its members).
-void RecordSubmit(ApiContext& api, const ApiRequest& req, bool group, const std::string& id,
-                  const std::string& record) {
-  json detail = {{"model", FieldOf(record, "model")}};
-  if (group) {
-    const json members = FieldOf(record, "members");
-    detail["members"] = members.is_array() ? members.size() : 0;
-  }
-  (void)api.audit.Record(req.caller, group ? builds::audit_action::kGroupSubmit : builds::audit_action::kBuildSubmit,
-                         id, detail.dump());
-}
-
 // POST /builds: the body is read once, here; the manager (or the groups, for a request
 // that asks for a group) checks it and the typed request travels with the build, with
 // the caller as its submitter.
@@ -50,7 +32,7 @@ ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
   if (builds::BuildGroups::AsksForGroup(body)) {
     builds::GroupResult r = api.manager.groups().Submit(body, caller);
     const std::string location = r.outcome == builds::GroupOutcome::kCreated ? "/groups/" + r.id : std::string();
-    if (!location.empty()) RecordSubmit(api, req, true, r.id, r.record);
+    if (!location.empty()) (void)api.audit.RecordSubmit(req.caller, true, r.id, r.record);
     ApiAnswer answer = ManagerAnswer(std::move(r));
     if (!location.empty()) answer.Set("Location", location);
     return answer;
@@ -60,7 +42,7 @@ ApiAnswer Submit(ApiContext& api, const ApiRequest& req) {
   parsed.value().submitted_by = caller;
   builds::SubmitResult r = api.manager.Submit(std::move(parsed).value());
   const std::string location = r.outcome == builds::SubmitOutcome::kCreated ? "/builds/" + r.id : std::string();
-  if (!location.empty()) RecordSubmit(api, req, false, r.id, r.record);
+  if (!location.empty()) (void)api.audit.RecordSubmit(req.caller, false, r.id, r.record);
   ApiAnswer answer = ManagerAnswer(std::move(r));
   if (!location.empty()) answer.Set("Location", location);
   return answer;
@@ -150,10 +132,7 @@ ApiAnswer Cancel(ApiContext& api, const ApiRequest& req, const std::string& id) 
   if (std::optional<ApiAnswer> refused = BuildNotTheirs(api, req, id)) return std::move(*refused);
   builds::CancelResult r = api.manager.Cancel(id, req.body, std::string(req.caller));
   if (r.outcome == builds::CancelOutcome::kCancelled || r.outcome == builds::CancelOutcome::kCancelling) {
-    const json cancel = FieldOf(r.record, "cancel");
-    json detail = json::object();
-    if (cancel.is_object()) detail = {{"reason", cancel.value("reason", "")}, {"message", cancel.value("message", "")}};
-    (void)api.audit.Record(req.caller, builds::audit_action::kBuildCancel, id, detail.dump());
+    (void)api.audit.RecordCancel(req.caller, id, r.record);
   }
   return ManagerAnswer(std::move(r));
 }

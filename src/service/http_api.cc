@@ -302,6 +302,13 @@ class HttpApi::Impl {
     return std::nullopt;
   }
 
+  // The hosted endpoint's view of `caller`: an admin, or nobody known (no credentials
+  // asked for), may act on anyone's builds.
+  HostedCaller HostedCallerOf(std::string_view caller) {
+    const User* user = caller.empty() ? nullptr : CurrentUsers(api_).ByName(caller);
+    return {std::string(caller), caller.empty() || (user != nullptr && user->role == Role::kAdmin)};
+  }
+
   // Who calls, and whether the route's access (route_table.h, roles.h) lets them: a
   // trusted proxy's identity header, a dashboard sign-in or the bearer token. The
   // dashboard's paths (none an API route, route_table_test) have no entry: public.
@@ -344,9 +351,11 @@ class HttpApi::Impl {
       co_return co_await SendAnswer(stream, std::move(*answer), KeepAlive(req), head_only);
     }
     switch (entry->delivery) {
-      case Delivery::kHosted:  // MCP over Streamable HTTP (service/hosted_endpoint.h)
+      case Delivery::kHosted: {  // MCP over Streamable HTTP (service/hosted_endpoint.h)
         if (head_only) co_return co_await SendAnswer(stream, MethodNotAllowed(entry->methods), req.keep_alive(), true);
-        co_return co_await mcp_.Serve(stream, req);
+        const HostedCaller hosted_caller = HostedCallerOf(caller);  // named, not a temporary inside co_await
+        co_return co_await mcp_.Serve(stream, req, hosted_caller);
+      }
       case Delivery::kEventStream:
         if (head_only) {
           co_return co_await SendAnswer(stream, EventStreamHead(api_, route), KeepAlive(req), true);

@@ -226,3 +226,55 @@ def test_bad_users_files_and_flags_refuse_the_start(tmp_path):
     bad.chmod(0o666)
     r = run("user", "add", "x", "--role", "viewer", "--users", str(bad))
     assert r.returncode == 2 and "chmod go-w" in r.stderr
+
+
+def mcp(server, token, message, session=None):
+    """One JSON-RPC message to POST /mcp as the user of `token`: (status, answer, session id)."""
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    if session:
+        headers["Mcp-Session-Id"] = session
+    status, body, got = ask(server, "POST", "/mcp", token, headers, {"jsonrpc": "2.0", **message})
+    return status, body, got.get("Mcp-Session-Id", session)
+
+
+def mcp_session(server, token):
+    status, body, session = mcp(server, token, {"id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "roles", "version": "1"}}})
+    assert status == 200 and session, body
+    assert mcp(server, token, {"method": "notifications/initialized"}, session)[0] == 202
+    return session
+
+
+def call_tool(server, token, session, name, arguments):
+    status, body, _ = mcp(server, token, {"id": 2, "method": "tools/call",
+                                          "params": {"name": name, "arguments": arguments}}, session)
+    assert status == 200, body
+    return body["result"]
+
+
+def test_mcp_builds_are_their_callers_and_sessions_are_their_users(team):
+    """MCP over HTTP with the same tokens: a build an agent starts is its user's
+    (submitted_by, the audit trail), a builder's cancel_build of another's build is
+    refused, and a session is its user's alone (MCP's security best practices: another
+    user's request naming it gets the 404 of an unknown session)."""
+    server, tokens, _ = team
+    bo = mcp_session(server, tokens["bo"])
+    started = call_tool(server, tokens["bo"], bo, "build_engine",
+                        {"simulate": "large-transformer", "seed": 3, "speed": 1, "wait": False})
+    build = started["structuredContent"]["id"]
+    assert started["structuredContent"]["submitted_by"] == "bo"
+
+    bea = mcp_session(server, tokens["bea"])
+    refused = call_tool(server, tokens["bea"], bea, "cancel_build", {"id": build})
+    assert refused["isError"] and "was submitted by bo; bea may cancel only their own" in refused["content"][0]["text"]
+    status, body, _ = mcp(server, tokens["bea"], {"id": 3, "method": "tools/list"}, bo)
+    assert status == 404, body
+    assert ask(server, "DELETE", "/mcp", tokens["bea"], {"Mcp-Session-Id": bo})[0] == 404
+    assert mcp(server, tokens["bo"], {"id": 3, "method": "tools/list"}, bo)[0] == 200  # still bo's
+
+    ada = mcp_session(server, tokens["ada"])
+    assert not call_tool(server, tokens["ada"], ada, "cancel_build", {"id": build})["isError"]
+    assert wait_status(server, tokens["vera"], build, {"cancelled"})["cancelled_by"] == "ada"
+    status, trail, _ = ask(server, "GET", f"/audit?target={build}", tokens["ada"])
+    assert status == 200, trail
+    assert [(e["user"], e["action"]) for e in trail["entries"]] == [("ada", "build.cancel"), ("bo", "build.submit")]

@@ -15,15 +15,16 @@ namespace {
 class FakeBuilds : public Builds {
  public:
   struct Cancelled {
-    std::string id, reason, message;
+    std::string id, reason, message, by;
   };
 
-  BuildsResult Submit(const json& request) override {
+  BuildsResult Submit(const json& request, const Caller& caller) override {
     const std::string id = "b_" + std::to_string(next_++);
     records_[id] = {{"id", id},
                     {"status", "queued"},
                     {"backend", "simulated"},
                     {"request", request},
+                    {"submitted_by", caller.name},
                     {"created_at", "2026-11-30T12:00:00.000Z"}};
     return {Outcome::kOk, records_[id], ""};
   }
@@ -32,10 +33,11 @@ class FakeBuilds : public Builds {
     if (it == records_.end()) return {Outcome::kNotFound, json(), "no build \"" + id + "\""};
     return {Outcome::kOk, it->second, ""};
   }
-  BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message) override {
+  BuildsResult Cancel(const std::string& id, const std::string& reason, const std::string& message,
+                      const std::string& by) override {
     auto it = records_.find(id);
     if (it == records_.end()) return {Outcome::kNotFound, json(), "no build \"" + id + "\""};
-    cancels.push_back({id, reason, message});
+    cancels.push_back({id, reason, message, by});
     it->second["status"] = "cancelling";
     it->second["cancel"] = {{"reason", reason}, {"message", message}, {"requested_at", "2026-11-30T12:00:05.000Z"}};
     return {Outcome::kOk, it->second, ""};
@@ -68,9 +70,10 @@ class FakeBuilds : public Builds {
 
 // One session over fake builds, with what it sent.
 struct Harness {
-  Harness()
+  explicit Harness(Caller caller = {})
       : tools_(io_, builds_, ToolOptions{}),
-        session_(tools_, ServerInfo{"9.9.9", "instructions"}, [this](const json& m, const json&) { sent_.push_back(m); }) {}
+        session_(tools_, ServerInfo{"9.9.9", "instructions"}, [this](const json& m, const json&) { sent_.push_back(m); },
+                 std::move(caller)) {}
 
   // Sends a request and returns what came back for it (null if nothing yet).
   json Request(const std::string& method, json params) {
@@ -186,6 +189,40 @@ TEST_F(McpSessionTest, CancellingAWaitingCallCancelsItsBuildAndSendsNothing) {
   session_.Receive(json({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", wait_id}}}}).dump());
   EXPECT_EQ(builds_.cancels.size(), 1u);
   EXPECT_EQ(session_.in_flight(), 0u);
+}
+
+// With users (the service's /mcp), each build names who submitted it, and a builder's
+// cancel_build or tasks/cancel of another's build is refused, naming the owner; an
+// admin's is not.
+TEST(McpCallerTest, BuildsNameTheirCallerAndOnlyTheirOwnAreCancelledByABuilder) {
+  Harness bo(Caller{"bo", false});
+  bo.Initialize();
+  const json own = bo.Request("tools/call", {{"name", "build_engine"},
+                                             {"arguments", {{"simulate", "small-cnn"}, {"wait", false}}}});
+  EXPECT_EQ(own["result"]["structuredContent"]["submitted_by"], "bo") << own;
+  const std::string others = bo.builds_.Submit({{"simulate", "small-cnn"}}, Caller{"ana", false}).record["id"];
+
+  const json refused = bo.Request("tools/call", {{"name", "cancel_build"}, {"arguments", {{"id", others}}}});
+  EXPECT_EQ(refused["result"]["isError"], true);
+  EXPECT_NE(refused["result"]["content"][0]["text"].get<std::string>().find(
+                "was submitted by ana; bo may cancel only their own builds"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(bo.Request("tasks/cancel", {{"taskId", others}})["error"]["code"], rpc_error::kInvalidParams);
+  EXPECT_TRUE(bo.builds_.cancels.empty());
+
+  const json cancelled = bo.Request("tools/call", {{"name", "cancel_build"}, {"arguments", {{"id", "b_1"}}}});
+  EXPECT_EQ(cancelled["result"]["isError"], false) << cancelled;
+  ASSERT_EQ(bo.builds_.cancels.size(), 1u);
+  EXPECT_EQ(bo.builds_.cancels[0].by, "bo");
+
+  Harness ada(Caller{"ada", true});
+  ada.Initialize();
+  const std::string anas = ada.builds_.Submit({{"simulate", "small-cnn"}}, Caller{"ana", false}).record["id"];
+  EXPECT_EQ(ada.Request("tools/call", {{"name", "cancel_build"}, {"arguments", {{"id", anas}}}})["result"]["isError"],
+            false);
+  ASSERT_EQ(ada.builds_.cancels.size(), 1u);
+  EXPECT_EQ(ada.builds_.cancels[0].by, "ada");
 }
 
 }  // namespace
