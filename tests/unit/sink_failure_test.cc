@@ -2,7 +2,6 @@
 // The build finishes and its result is unaffected (defect 8 of issue 14).
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -23,21 +22,13 @@ class ThrowingSink final : public Sink {
  public:
   ThrowingSink(int throw_at, bool throw_on_close) : throw_at_(throw_at), throw_on_close_(throw_on_close) {}
   void OnEvent(const Event&) override {
-    if (++seen_ == throw_at_) {
-      thrown_.store(true);
-      throw std::runtime_error("disk on fire");
-    }
+    if (++seen_ == throw_at_) throw std::runtime_error("disk on fire");
     if (seen_ > throw_at_) ++after_failure_;
   }
   void Close() override {
     if (throw_on_close_) throw 42;  // not even a std::exception
   }
   int seen() const { return seen_; }
-  // Waits (bounded) until the sink has thrown.
-  bool WaitUntilThrown() const {
-    for (int i = 0; i < 5000 && !thrown_.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return thrown_.load();
-  }
   int after_failure() const { return after_failure_; }
 
  private:
@@ -45,8 +36,28 @@ class ThrowingSink final : public Sink {
   const bool throw_on_close_;
   int seen_ = 0;
   int after_failure_ = 0;
-  std::atomic<bool> thrown_{false};
 };
+
+// Whether `events` carry the report that another sink failed, and why.
+bool HasFailureReport(const std::vector<Event>& events) {
+  for (const Event& e : events) {
+    if (e.type == EventType::kLog && e.severity == Severity::kError &&
+        e.message.find("disk on fire") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Waits (bounded, 5 s) until the dispatcher has reported the failure to `good`. It can
+// only once the failed sink's channel has detached it, which that channel's thread does
+// after the throw: the build must not end before then.
+bool WaitForFailureReport(const RecordingSink& good) {
+  for (int i = 0; i < 5000 && !HasFailureReport(good.events()); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return HasFailureReport(good.events());
+}
 
 TEST(SinkFailureTest, AThrowingSinkIsDetachedAndReportedNotFatal) {
   FakeClock clock;
@@ -56,7 +67,7 @@ TEST(SinkFailureTest, AThrowingSinkIsDetachedAndReportedNotFatal) {
   const BuildResult result = session.Run(BuildInfo{"b", "simulated", "m", {}, {}}, [&](Monitor& m) {
     for (int i = 0; i < 20; ++i) {
       if (i == 2) {
-        EXPECT_TRUE(bad.WaitUntilThrown());  // the report comes with later events
+        EXPECT_TRUE(WaitForFailureReport(good));  // it threw at its third event
       }
       const std::string name = "phase " + std::to_string(i);
       m.phaseStart(name.c_str(), nullptr, 2);
@@ -72,12 +83,7 @@ TEST(SinkFailureTest, AThrowingSinkIsDetachedAndReportedNotFatal) {
   EXPECT_GT(result.events_dropped, 0u);  // what the failed sink did not get is counted
   const auto events = good.events();
   ExpectWellFormedStream(events);
-  bool reported = false;
-  for (const Event& e : events) {
-    reported = reported || (e.type == EventType::kLog && e.severity == Severity::kError &&
-                            e.message.find("disk on fire") != std::string::npos);
-  }
-  EXPECT_TRUE(reported) << "the other sinks learn that a sink failed, and why";
+  EXPECT_TRUE(HasFailureReport(events)) << "the other sinks learn that a sink failed, and why";
   EXPECT_TRUE(good.closed());
 }
 
