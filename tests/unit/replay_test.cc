@@ -29,9 +29,12 @@ Played RunBackend(Backend& backend, const std::function<void(Monitor&)>& during 
   RecordingSink sink;
   BuildSession session(SteadyClock::Instance(), {&sink}, SessionOptions{});
   std::thread side;
-  if (during) side = std::thread([&] { during(session.monitor()); });
   Played played;
-  played.result = session.Run(backend.Describe(), [&](Monitor& m) { return backend.Build(m); });
+  played.result = session.Run(backend.Describe(), [&](Monitor& m) {
+    // Started here, after build_start: a cancel before it would begin the stream.
+    if (during) side = std::thread([&] { during(m); });
+    return backend.Build(m);
+  });
   if (side.joinable()) side.join();
   played.events = sink.events();
   return played;
