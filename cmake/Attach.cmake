@@ -25,7 +25,12 @@ foreach(major ${TRTWATCH_ATTACH_MAJORS})
   target_link_libraries(${attach} PRIVATE trtwatch_headers Threads::Threads nlohmann_json::nlohmann_json
     ${CMAKE_DL_LIBS} trtwatch_flags)
   target_link_options(${attach} PRIVATE -Wl,-soname,libnvinfer.so.${major}
-    -Wl,--version-script=${CMAKE_SOURCE_DIR}/src/attach/exports.map -Wl,-Bsymbolic -Wl,--no-undefined)
+    -Wl,--version-script=${CMAKE_SOURCE_DIR}/src/attach/exports.map -Wl,-Bsymbolic)
+  if(NOT (TRTWATCH_SANITIZE AND CMAKE_CXX_COMPILER_ID MATCHES "Clang"))
+    # clang's sanitizer runtimes are in the instrumented program, not in a library of
+    # their own: an instrumented library leaves their symbols to it.
+    target_link_options(${attach} PRIVATE -Wl,--no-undefined)
+  endif()
   set_property(TARGET ${attach} APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/src/attach/exports.map)
 endforeach()
 add_custom_target(trtwatch_attach ALL DEPENDS trtwatch_attach10 trtwatch_attach11)

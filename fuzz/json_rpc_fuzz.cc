@@ -30,7 +30,7 @@ namespace {
 // Accepts what the service would accept; the build then ends at once (or stays queued).
 class FakeBuilds final : public Builds {
  public:
-  BuildsResult Submit(const json& request) override {
+  BuildsResult Submit(const json& request, const Caller&) override {
     static const trtwatch::builds::RequestPaths paths = {{"/nonexistent-trtwatch-fuzz-models"},
                                                           "/nonexistent-trtwatch-fuzz-data"};
     const trtwatch::Result<trtwatch::builds::BuildRequest> result =
@@ -55,7 +55,7 @@ class FakeBuilds final : public Builds {
     if (it == records_.end()) return {Outcome::kNotFound, nullptr, "no build \"" + id + "\""};
     return {Outcome::kOk, it->second, ""};
   }
-  BuildsResult Cancel(const std::string& id, const std::string&, const std::string&) override {
+  BuildsResult Cancel(const std::string& id, const std::string&, const std::string&, const std::string&) override {
     auto it = records_.find(id);
     if (it == records_.end()) return {Outcome::kNotFound, nullptr, "no build \"" + id + "\""};
     if (it->second["status"] != "queued") return {Outcome::kAlreadyFinished, it->second, "already finished"};

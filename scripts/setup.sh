@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build clang-14 libclang-rt-14-dev git
+  build-essential cmake ninja-build clang-14 libclang-rt-14-dev lld git
   nlohmann-json3-dev libcli11-dev libboost1.74-dev libsqlite3-dev libssl-dev libxxhash-dev libpq-dev postgresql-15
   slurmctld slurmd slurm-client munge
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -280,52 +280,52 @@ std::string FormatDoctorText(const DoctorReport& r) {
 }
 
 std::string FormatDoctorJson(const DoctorReport& r) {
-  using json = nlohmann::ordered_json;  // fields in the order a reader wants them
-  json gpus = json::array();
+  using ordered = nlohmann::ordered_json;  // fields in the order a reader wants them
+  ordered gpus = ordered::array();
   for (const DoctorGpu& gpu : DoctorGpus(r)) {
-    gpus.push_back({{"cuda_device", gpu.cuda_device ? json(*gpu.cuda_device) : json(nullptr)},
-                    {"nvml_index", gpu.nvml_index ? json(*gpu.nvml_index) : json(nullptr)},
+    gpus.push_back({{"cuda_device", gpu.cuda_device ? ordered(*gpu.cuda_device) : ordered(nullptr)},
+                    {"nvml_index", gpu.nvml_index ? ordered(*gpu.nvml_index) : ordered(nullptr)},
                     {"name", gpu.name},
-                    {"uuid", gpu.uuid.empty() ? json(nullptr) : json(gpu.uuid)},
-                    {"pci_bus_id", gpu.pci_bus_id.empty() ? json(nullptr) : json(gpu.pci_bus_id)},
+                    {"uuid", gpu.uuid.empty() ? ordered(nullptr) : ordered(gpu.uuid)},
+                    {"pci_bus_id", gpu.pci_bus_id.empty() ? ordered(nullptr) : ordered(gpu.pci_bus_id)},
                     {"compute_capability", std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor)},
                     {"memory_bytes", gpu.memory_total_bytes}});
   }
-  json doc = {
+  ordered doc = {
       {"trtwatch",
        {{"version", r.version},
         {"compiler", r.compiler},
         {"build_type", r.build_type},
         {"sanitizer", r.sanitizer},
-        {"tensorrt_headers", r.compiled.built ? json(r.compiled.header_version) : json(nullptr)},
-        {"tensorrt_root", r.compiled.root.empty() ? json(nullptr) : json(r.compiled.root)},
+        {"tensorrt_headers", r.compiled.built ? ordered(r.compiled.header_version) : ordered(nullptr)},
+        {"tensorrt_root", r.compiled.root.empty() ? ordered(nullptr) : ordered(r.compiled.root)},
         {"tensorrt_test_double", r.compiled.test_double}}},
       {"driver",
        {{"nvml", r.nvml.loaded},
-        {"nvml_library", r.nvml.library.empty() ? json(nullptr) : json(r.nvml.library)},
-        {"version", r.nvml.driver_version.empty() ? json(nullptr) : json(r.nvml.driver_version)},
+        {"nvml_library", r.nvml.library.empty() ? ordered(nullptr) : ordered(r.nvml.library)},
+        {"version", r.nvml.driver_version.empty() ? ordered(nullptr) : ordered(r.nvml.driver_version)},
         {"cuda_version",
-         r.nvml.cuda_driver_version > 0 ? json(FormatCudaVersion(r.nvml.cuda_driver_version)) : json(nullptr)},
-        {"error", r.nvml.error.empty() ? json(nullptr) : json(r.nvml.error)},
+         r.nvml.cuda_driver_version > 0 ? ordered(FormatCudaVersion(r.nvml.cuda_driver_version)) : ordered(nullptr)},
+        {"error", r.nvml.error.empty() ? ordered(nullptr) : ordered(r.nvml.error)},
         {"cuda", r.cuda.loaded},
-        {"cuda_library", r.cuda.library.empty() ? json(nullptr) : json(r.cuda.library)},
-        {"cuda_error", r.cuda.error.empty() ? json(nullptr) : json(r.cuda.error)}}},
+        {"cuda_library", r.cuda.library.empty() ? ordered(nullptr) : ordered(r.cuda.library)},
+        {"cuda_error", r.cuda.error.empty() ? ordered(nullptr) : ordered(r.cuda.error)}}},
       {"gpus", gpus},
       {"tensorrt_runtime",
        {{"found", r.runtime.found},
-        {"library", r.runtime.found ? json(r.runtime.library) : json(nullptr)},
-        {"path", r.runtime.found ? json(r.runtime.path) : json(nullptr)},
-        {"version", r.runtime.version.empty() ? json(nullptr) : json(r.runtime.version)},
-        {"onnx_parser", r.runtime.onnx_parser_path.empty() ? json(nullptr) : json(r.runtime.onnx_parser_path)},
-        {"plugins", r.runtime.plugins_path.empty() ? json(nullptr) : json(r.runtime.plugins_path)},
+        {"library", r.runtime.found ? ordered(r.runtime.library) : ordered(nullptr)},
+        {"path", r.runtime.found ? ordered(r.runtime.path) : ordered(nullptr)},
+        {"version", r.runtime.version.empty() ? ordered(nullptr) : ordered(r.runtime.version)},
+        {"onnx_parser", r.runtime.onnx_parser_path.empty() ? ordered(nullptr) : ordered(r.runtime.onnx_parser_path)},
+        {"plugins", r.runtime.plugins_path.empty() ? ordered(nullptr) : ordered(r.runtime.plugins_path)},
         {"matches_headers", Agreement(r) == VersionAgreement::kNotApplicable
-                                ? json(nullptr)
-                                : json(Agreement(r) != VersionAgreement::kMismatch)},
-        {"version_note", VersionNote(r).empty() ? json(nullptr) : json(VersionNote(r))},
+                                ? ordered(nullptr)
+                                : ordered(Agreement(r) != VersionAgreement::kMismatch)},
+        {"version_note", VersionNote(r).empty() ? ordered(nullptr) : ordered(VersionNote(r))},
         {"tried", r.runtime.tried},
-        {"error", r.runtime.error.empty() ? json(nullptr) : json(r.runtime.error)}}},
+        {"error", r.runtime.error.empty() ? ordered(nullptr) : ordered(r.runtime.error)}}},
       {"backends",
-       json::array({{{"name", "simulated"}, {"built", true}, {"ready", true}, {"note", "ready"}},
+       ordered::array({{{"name", "simulated"}, {"built", true}, {"ready", true}, {"note", "ready"}},
                     {{"name", "tensorrt"},
                      {"built", r.compiled.built},
                      {"ready", TensorRtReady(r)},

@@ -11,9 +11,9 @@
 
 namespace trtwatch::history {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 double Rounded(double seconds) { return std::round(seconds * 1e3) / 1e3; }
 

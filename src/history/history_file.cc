@@ -19,9 +19,9 @@
 
 namespace trtwatch::history {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 // How long a writer waits for another's lock before giving up with a warning: an
 // append takes milliseconds, so a lock held this long belongs to a stuck process.

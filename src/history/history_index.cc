@@ -15,9 +15,9 @@
 
 namespace trtwatch::history {
 
-namespace {
-
 using json = nlohmann::json;
+
+namespace {
 
 // FNV-1a, 64 bits: stable across builds and platforms (std::hash is not), and the
 // index only tells lines apart with it; a match is checked again on the entry.

@@ -6,15 +6,6 @@
 namespace {
 thread_local bool t_fail = false;
 thread_local int t_refused = 0;
-
-void* Allocate(std::size_t size) {
-  if (t_fail) {
-    ++t_refused;
-    throw std::bad_alloc();
-  }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
 }  // namespace
 
 namespace trtwatch::testing {
@@ -24,7 +15,24 @@ FailAllocationsOnThisThread::FailAllocationsOnThisThread() {
 }
 FailAllocationsOnThisThread::~FailAllocationsOnThisThread() { t_fail = false; }
 int FailAllocationsOnThisThread::refused() { return t_refused; }
+#ifdef TRTWATCH_RUNTIME_OWNS_OPERATOR_NEW
+bool FailAllocationsOnThisThread::available() { return false; }
+#else
+bool FailAllocationsOnThisThread::available() { return true; }
+#endif
 }  // namespace trtwatch::testing
+
+#ifndef TRTWATCH_RUNTIME_OWNS_OPERATOR_NEW
+namespace {
+void* Allocate(std::size_t size) {
+  if (t_fail) {
+    ++t_refused;
+    throw std::bad_alloc();
+  }
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
 
 // The replaceable global allocation functions, all of the unaligned ones (so that no
 // block is allocated by one allocator and freed by another). The aligned forms are
@@ -45,3 +53,4 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#endif

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace trtwatch::mcp {
 namespace {
 
@@ -11,7 +13,9 @@ json Phase(int id, json parent, const char* name, int done, int total) {
   return {{"id", id}, {"parent", parent}, {"phase", name}, {"depth", 0}, {"done", done}, {"total", total}};
 }
 
-json Record(const char* status, json active) {
+// A vector, not json: `json{phase}` is the phase itself for g++ but an array of it for
+// clang (nlohmann-json's brace-initialisation caveat), and "active" is always an array.
+json Record(const char* status, const std::vector<json>& active) {
   return {{"status", status}, {"phase", {{"active", active}}}, {"error", nullptr}};
 }
 
@@ -59,9 +63,9 @@ TEST(McpProgress, TheMessageCarriesTheEstimateInWords) {
 }
 
 TEST(McpProgress, QueuedAndStarting) {
-  EXPECT_EQ(PositionOf(Record("queued", json::array())).where, "queued: waiting for a free build slot");
-  EXPECT_EQ(PositionOf(Record("running", json::array())).where, "starting");
-  EXPECT_FALSE(PositionOf(Record("running", json::array())).total);
+  EXPECT_EQ(PositionOf(Record("queued", {})).where, "queued: waiting for a free build slot");
+  EXPECT_EQ(PositionOf(Record("running", {})).where, "starting");
+  EXPECT_FALSE(PositionOf(Record("running", {})).total);
 }
 
 TEST(McpProgress, ValuesStrictlyIncreaseEvenWhenTheNestedCountRestarts) {
@@ -72,8 +76,8 @@ TEST(McpProgress, ValuesStrictlyIncreaseEvenWhenTheNestedCountRestarts) {
     if (rep) values.push_back(rep->progress);
     return rep;
   };
-  ASSERT_TRUE(next(Record("queued", json::array())));
-  ASSERT_TRUE(next(Record("running", json::array())));
+  ASSERT_TRUE(next(Record("queued", {})));
+  ASSERT_TRUE(next(Record("running", {})));
   ASSERT_TRUE(next(Record("running", {Phase(1, nullptr, "Building engine", 2, 6), Phase(2, 1, "Optimizing graph", 30, 36)})));
   // A new child phase starts at 0: the count falls back, the value must not.
   ASSERT_TRUE(next(Record("running", {Phase(1, nullptr, "Building engine", 2, 6), Phase(2, 1, "Computing profile costs", 0, 10)})));
@@ -82,7 +86,7 @@ TEST(McpProgress, ValuesStrictlyIncreaseEvenWhenTheNestedCountRestarts) {
   ASSERT_TRUE(next(Record("running", {Phase(1, nullptr, "Building engine", 3, 6)})));
   EXPECT_EQ(values.back(), 3);
   for (size_t i = 1; i < values.size(); ++i) EXPECT_GT(values[i], values[i - 1]) << i;
-  std::optional<ProgressReport> done = next(Record("succeeded", json::array()));
+  std::optional<ProgressReport> done = next(Record("succeeded", {}));
   ASSERT_TRUE(done);
   EXPECT_EQ(done->progress, 6);
   EXPECT_EQ(done->total, 6);
@@ -115,7 +119,7 @@ TEST(McpProgress, CancellingAndFailureSayWhy) {
       t.Next(Record("cancelling", {Phase(1, nullptr, "Building engine", 1, 6)}), 0);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->message, "cancelling: waiting for TensorRT to finish the current step (Building engine 1/6)");
-  json failed = Record("failed", json::array());
+  json failed = Record("failed", {});
   failed["error"] = "out of memory";
   std::optional<ProgressReport> f = t.Next(failed, 0);
   ASSERT_TRUE(f);
