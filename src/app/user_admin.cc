@@ -6,6 +6,8 @@
 
 #include "platform/atomic_file.h"
 #include "platform/sha256.h"
+#include "service/roles.h"
+#include "service/users_file.h"
 
 namespace trtwatch::app {
 
@@ -78,10 +80,14 @@ Result<std::string> AddUser(const std::string& path, const std::string& name, co
   return token;
 }
 
-Result<std::vector<service::User>> ListUsers(const std::string& path) {
+Result<std::vector<ListedUser>> ListUsers(const std::string& path) {
   Result<UsersText> current = ReadForChange(path, /*may_be_absent=*/false);
   if (!current.ok()) return current.status();
-  return current->users.all();
+  std::vector<ListedUser> listed;
+  for (const service::User& user : current->users.all()) {
+    listed.push_back({user.name, std::string(service::RoleName(user.role)), !user.token_digest});
+  }
+  return listed;
 }
 
 Status RemoveUser(const std::string& path, const std::string& name) {

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/result.h"
-#include "service/users_file.h"
 
 namespace trtwatch::app {
 
@@ -18,8 +17,14 @@ namespace trtwatch::app {
 // absent) and returns the new token (64 hex digits). Refused: a bad name or role, a
 // name already there, a file that is not a users file or is group/other-writable.
 [[nodiscard]] Result<std::string> AddUser(const std::string& path, const std::string& name, const std::string& role);
+// One user as `trtwatch user ls` shows them.
+struct ListedUser {
+  std::string name;
+  std::string role;         // "viewer", "builder", "admin"
+  bool proxy_only = false;  // no token: signs in through a trusted proxy only
+};
 // The file's users (names and roles; the digests stay in the file).
-[[nodiscard]] Result<std::vector<service::User>> ListUsers(const std::string& path);
+[[nodiscard]] Result<std::vector<ListedUser>> ListUsers(const std::string& path);
 // Removes NAME's line (comments and the other lines stay as they are), atomically.
 [[nodiscard]] Status RemoveUser(const std::string& path, const std::string& name);
 

@@ -36,7 +36,7 @@ Status NoUsers() {
 }  // namespace
 
 Result<std::string> AddUser(const std::string&, const std::string&, const std::string&) { return NoUsers(); }
-Result<std::vector<service::User>> ListUsers(const std::string&) { return NoUsers(); }
+Result<std::vector<ListedUser>> ListUsers(const std::string&) { return NoUsers(); }
 Status RemoveUser(const std::string&, const std::string&) { return NoUsers(); }
 
 }  // namespace trtwatch::app

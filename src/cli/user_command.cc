@@ -28,11 +28,10 @@ int Add(const UserCommandOptions& options) {
 }
 
 int List(const UserCommandOptions& options) {
-  Result<std::vector<service::User>> users = app::ListUsers(options.users_file);
+  Result<std::vector<app::ListedUser>> users = app::ListUsers(options.users_file);
   if (!users.ok()) return Fail(users.error());
-  for (const service::User& user : users.value()) {
-    std::printf("%s %s%s\n", user.name.c_str(), std::string(service::RoleName(user.role)).c_str(),
-                user.token_digest ? "" : " (proxy sign-in only)");
+  for (const app::ListedUser& user : users.value()) {
+    std::printf("%s %s%s\n", user.name.c_str(), user.role.c_str(), user.proxy_only ? " (proxy sign-in only)" : "");
   }
   return exit_code::kSucceeded;
 }

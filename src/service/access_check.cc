@@ -109,13 +109,15 @@ AccessDecision CheckAccess(const RouteEntry* entry, Method method, const Credent
 }
 
 std::optional<ApiAnswer> OwnershipRefusal(std::string_view caller, std::string_view owner, const Users& users,
-                                          std::string_view what) {
+                                          std::string_view what, Owned how) {
   if (caller.empty() || caller == owner) return std::nullopt;
   const User* user = users.ByName(caller);
   if (user && user->role == Role::kAdmin) return std::nullopt;
   const std::string by = owner.empty() ? "before users were set up (an admin's)" : "by " + std::string(owner);
-  const std::string message = std::string(what) + " was submitted " + by + "; " + std::string(caller) +
-                              " may cancel or delete only their own, an admin may do it";
+  const bool uploaded = how == Owned::kUploaded;
+  const std::string message = std::string(what) + (uploaded ? " was uploaded " : " was submitted ") + by + "; " +
+                              std::string(caller) + (uploaded ? " may replace" : " may cancel") +
+                              " or delete only their own, an admin may do it";
   return JsonAnswer(403, nlohmann::json{{"error", message}, {"needed_role", "admin"}}.dump());
 }
 

@@ -56,11 +56,15 @@ struct AccessDecision {
 AccessDecision CheckAccess(const RouteEntry* entry, Method method, const Credentials& credentials, const Users& users,
                            bool required);
 
-// 403 when `caller` may not cancel or delete what `owner` submitted or uploaded
-// (`what`: "build b_..."); nullopt when they may (an admin, the owner, or no caller:
+// What an owner did to own something: a build or group is submitted (its owner may
+// cancel or delete it), a model uploaded (its owner may replace or delete it).
+enum class Owned { kSubmitted, kUploaded };
+
+// 403 when `caller` may not act on what `owner` submitted or uploaded (`what`: "build
+// b_...", "model resnet50"); nullopt when they may (an admin, the owner, or no caller:
 // no credentials asked for). An owner of "" (made before users existed) is an admin's.
 std::optional<ApiAnswer> OwnershipRefusal(std::string_view caller, std::string_view owner, const Users& users,
-                                          std::string_view what);
+                                          std::string_view what, Owned how = Owned::kSubmitted);
 // OwnershipRefusal with the owner read from a build record's submitted_by.
 std::optional<ApiAnswer> RecordOwnershipRefusal(std::string_view caller, std::string_view record, const Users& users,
                                                 std::string_view what);

@@ -8,6 +8,7 @@
 #include "builds/build_group.h"
 #include "builds/build_groups.h"
 #include "builds/build_manager.h"
+#include "service/access_check.h"
 #include "service/http_request.h"
 #include "service/repr_digest.h"
 
@@ -17,11 +18,15 @@ using nlohmann::json;
 
 namespace {
 
-// {name, complete, url, files: [{name, size, sha256}]}
+// {name, complete, url, uploaded_by, files: [{name, size, sha256}]}
 json ModelJson(const builds::ModelInfo& info) {
   json files = json::array();
   for (const builds::StoredFile& f : info.files) files.push_back({{"name", f.name}, {"size", f.size}, {"sha256", f.sha256}});
-  return {{"name", info.name}, {"complete", info.complete}, {"url", "/models/" + info.name}, {"files", files}};
+  return {{"name", info.name},
+          {"complete", info.complete},
+          {"url", "/models/" + info.name},
+          {"uploaded_by", info.owner.empty() ? json(nullptr) : json(info.owner)},
+          {"files", files}};
 }
 
 ApiAnswer ModelResponse(ApiContext& api, int status, const std::string& name) {
@@ -40,6 +45,7 @@ ApiAnswer ListModels(ApiContext& api) {
 }
 
 ApiAnswer RemoveModel(ApiContext& api, const std::string& name, std::string_view caller) {
+  if (std::optional<ApiAnswer> refused = ModelNotTheirs(api, name, caller)) return std::move(*refused);
   std::string error;
   switch (api.artifacts.Remove(name, &error)) {
     case builds::ArtifactStore::RemoveOutcome::kRemoved:
@@ -132,6 +138,14 @@ std::optional<ApiAnswer> RefusedModelRequest(const Route& route, const ExpectedD
   if (!why.empty()) return ErrorAnswer(400, why);
   if (digest && !digest->error.empty()) return ErrorAnswer(400, digest->error);
   return std::nullopt;
+}
+
+std::optional<ApiAnswer> ModelNotTheirs(ApiContext& api, const std::string& model, std::string_view caller) {
+  if (caller.empty()) return std::nullopt;
+  std::string ignored;
+  const std::optional<builds::ModelInfo> info = api.artifacts.Describe(model, &ignored);
+  if (!info) return std::nullopt;
+  return OwnershipRefusal(caller, info->owner, CurrentUsers(api), "model " + model, Owned::kUploaded);
 }
 
 UploadTarget UploadTargetOf(const Route& route) {

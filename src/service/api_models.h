@@ -35,6 +35,12 @@ namespace trtwatch::service {
 // (ExpectedSha256 of its headers, service/http_request.h), nullptr for another method.
 [[nodiscard]] std::optional<ApiAnswer> RefusedModelRequest(const Route& route, const ExpectedDigest* digest);
 
+// 403 when `caller` may not replace or delete model `model` (a builder acts on the
+// models they uploaded first; access_check.h's OwnershipRefusal); nullopt when they may,
+// or when there is no such model yet (its first upload makes it the caller's).
+[[nodiscard]] std::optional<ApiAnswer> ModelNotTheirs(ApiContext& api, const std::string& model,
+                                                      std::string_view caller);
+
 // Where PUT /models/{name}[/{file}] goes: the model and the file's name.
 struct UploadTarget {
   std::string model;

@@ -294,6 +294,11 @@ class HttpApi::Impl {
     if (content_length > limit) return TooLarge(limit, api_.options);  // RFC 9110 §15.5.14, before the body is read
     const std::optional<ExpectedDigest> digest = upload ? std::optional(ExpectedDigestOf(req)) : std::nullopt;
     if (std::optional<ApiAnswer> bad = RefusedModelRequest(route, digest ? &*digest : nullptr)) return bad;
+    if (upload && access.caller) {
+      if (std::optional<ApiAnswer> theirs = ModelNotTheirs(api_, UploadTargetOf(route).model, access.caller->name)) {
+        return theirs;
+      }
+    }
     if (TakesJsonBody(req.method(), path, route) && !AcceptableJsonType(req, has_body)) {
       ApiAnswer answer = ErrorAnswer(415, "send the body as JSON with \"Content-Type: application/json\"");
       answer.Set("Accept", "application/json");  // RFC 9110 §15.5.16

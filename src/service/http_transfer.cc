@@ -139,7 +139,8 @@ awaitable<bool> ReceiveUpload(ApiContext& api, beast::tcp_stream& stream, beast:
   const UploadTarget target = UploadTargetOf(route);
   bool bad_name = false;
   std::string error;
-  std::unique_ptr<builds::Upload> upload = api.artifacts.BeginUpload(target.model, target.file, &bad_name, &error);
+  std::unique_ptr<builds::Upload> upload =
+      api.artifacts.BeginUpload(target.model, target.file, caller, &bad_name, &error);
   if (!upload) {
     if (bad_name) {
       co_await SendError(api, stream, 400, error, false);

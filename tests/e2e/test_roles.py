@@ -3,8 +3,8 @@ with a viewer, two builders and an admin made by `trtwatch user add`; every rout
 method of the route table (src/service/route_table.h, so that a new route without a
 rule fails here) asked by nobody, a viewer, a builder and an admin. No credentials:
 401 with WWW-Authenticate (RFC 9110 §11.6.1); a known user whose role is too low: 403
-(RFC 9110 §15.5.4) naming the role needed; ownership of builds; a trusted proxy's
-identity header."""
+(RFC 9110 §15.5.4) naming the role needed; ownership of builds and models; a trusted
+proxy's identity header."""
 import http.client
 import json
 import os
@@ -163,6 +163,40 @@ def test_a_builder_cancels_only_their_own_and_an_admin_any(team):
     # Lists carry them too.
     _, listed, _ = ask(server, "GET", "/builds", tokens["vera"])
     assert {b["submitted_by"] for b in listed["builds"]} == {"bo"}
+
+
+def put_bytes(server, token, path, data):
+    """An upload's (status, parsed body)."""
+    status, body, _ = server.request("PUT", path, raw=data, headers={"Authorization": f"Bearer {token}"})
+    return status, body
+
+
+def test_a_builder_replaces_or_deletes_only_the_models_they_uploaded(team):
+    """A model is its first stored upload's user's: another builder's PUT (of the model
+    or a file of it) is refused on the request's head, before its body is read, and
+    nothing of it is stored; an admin may do anything."""
+    server, tokens, _ = team
+    status, model = put_bytes(server, tokens["bo"], "/models/bos-net", b"bo's model")
+    assert status == 201, model
+    assert model["uploaded_by"] == "bo"
+    first = model["files"]
+    for path in ("/models/bos-net", "/models/bos-net/weights.bin"):
+        status, body = put_bytes(server, tokens["bea"], path, b"bea's bytes")
+        assert status == 403, (path, body)
+        assert body["needed_role"] == "admin"
+        assert "model bos-net was uploaded by bo; bea may replace or delete only their own" in body["error"]
+    status, body, _ = ask(server, "DELETE", "/models/bos-net", tokens["bea"])
+    assert status == 403 and "uploaded by bo" in body["error"], body
+    _, model, _ = ask(server, "GET", "/models/bos-net", tokens["vera"])
+    assert model["files"] == first and model["uploaded_by"] == "bo"  # nothing of bea's stored
+
+    assert put_bytes(server, tokens["bo"], "/models/bos-net/weights.bin", b"w")[0] == 201  # their own
+    status, model = put_bytes(server, tokens["bea"], "/models/beas-net", b"bea's model")
+    assert status == 201 and model["uploaded_by"] == "bea"
+    assert put_bytes(server, tokens["ada"], "/models/bos-net", b"ada's fix")[0] == 201
+    assert ask(server, "GET", "/models/bos-net", tokens["vera"])[1]["uploaded_by"] == "bo"  # still bo's
+    assert ask(server, "DELETE", "/models/bos-net", tokens["ada"])[0] == 204
+    assert ask(server, "DELETE", "/models/beas-net", tokens["bea"])[0] == 204
 
 
 def test_a_user_added_to_the_file_works_without_a_restart(team):

@@ -220,7 +220,7 @@ def test_upload_list_describe_build_and_delete(tmp_path):
     try:
         status, doc, hdrs = put(s, "/models/net", b"onnx")
         assert status == 201 and hdrs["Location"] == "/models/net"
-        assert doc == {"name": "net", "complete": True, "url": "/models/net",
+        assert doc == {"name": "net", "complete": True, "url": "/models/net", "uploaded_by": None,
                        "files": [{"name": "model.onnx", "size": 4, "sha256": hashlib.sha256(b"onnx").hexdigest()}]}
         status, doc, _ = put(s, "/models/net/net.data", b"weights")
         assert status == 201 and [f["name"] for f in doc["files"]] == ["model.onnx", "net.data"]

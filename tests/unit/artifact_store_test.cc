@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "builds/artifacts/artifact_store.h"
 #include "platform/sha256.h"
@@ -94,7 +96,7 @@ class ArtifactStoreTest : public ::testing::Test {
 TEST_F(ArtifactStoreTest, AnUploadAppearsOnlyWhenCommitted) {
   bool bad_name = false;
   std::string error;
-  auto upload = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
+  auto upload = store_->BeginUpload("net", kModelFileName, "", &bad_name, &error);
   ASSERT_TRUE(upload) << error;
   ASSERT_TRUE(upload->Write("ab").ok());
   ASSERT_TRUE(upload->Write("c").ok());
@@ -112,10 +114,37 @@ TEST_F(ArtifactStoreTest, AnUploadAppearsOnlyWhenCommitted) {
   EXPECT_EQ(FolderNames("net"), (std::vector<std::string>{".model.onnx.sha256", "model.onnx"}));
 }
 
+// A builder replaces or deletes only the models they uploaded first (docs/api.md, "Users").
+TEST_F(ArtifactStoreTest, TheFirstStoredUploadsUserOwnsTheModel) {
+  bool bad_name = false;
+  std::string error;
+  StoredFile stored;
+  auto refused = store_->BeginUpload("net", kModelFileName, "mallory", &bad_name, &error);
+  ASSERT_TRUE(refused && refused->Write("abc").ok());
+  ASSERT_EQ(refused->Commit(Sha256Of("abd"), &stored, &error), Upload::Outcome::kDigestMismatch);
+  refused.reset();  // a failed upload owns nothing
+  const std::pair<std::string_view, std::string_view> uploads[] = {{"bo", kModelFileName}, {"bea", "w.bin"}};
+  for (const auto& [user, file] : uploads) {
+    auto upload = store_->BeginUpload("net", file, user, &bad_name, &error);
+    ASSERT_TRUE(upload && upload->Write("abc").ok()) << error;
+    ASSERT_EQ(upload->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored) << error;
+  }
+  EXPECT_EQ(store_->Describe("net", &error)->owner, "bo");
+  EXPECT_EQ(store_->List(&error).at(0).owner, "bo");
+
+  std::ofstream(fs::path(store_->models_dir()) / "net" / ".owner") << std::string(200, 'x');  // not a name
+  EXPECT_EQ(store_->Describe("net", &error)->owner, "") << "an unreadable owner is none: an admin's";
+  auto open = store_->BeginUpload("open", kModelFileName, "", &bad_name, &error);  // no users: no owner
+  ASSERT_TRUE(open && open->Write("abc").ok());
+  ASSERT_EQ(open->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored) << error;
+  EXPECT_EQ(store_->Describe("open", &error)->owner, "");
+  EXPECT_FALSE(fs::exists(fs::path(store_->models_dir()) / "open" / ".owner"));
+}
+
 TEST_F(ArtifactStoreTest, ADigestMismatchStoresNothing) {
   bool bad_name = false;
   std::string error;
-  auto upload = store_->BeginUpload("net", "weights.bin", &bad_name, &error);
+  auto upload = store_->BeginUpload("net", "weights.bin", "", &bad_name, &error);
   ASSERT_TRUE(upload->Write("abc").ok());
   StoredFile stored;
   EXPECT_EQ(upload->Commit(Sha256Of("abd"), &stored, &error), Upload::Outcome::kDigestMismatch);
@@ -128,7 +157,7 @@ TEST_F(ArtifactStoreTest, ADigestMismatchStoresNothing) {
 TEST_F(ArtifactStoreTest, AnAbandonedUploadLeavesNothing) {
   bool bad_name = false;
   std::string error;
-  auto upload = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
+  auto upload = store_->BeginUpload("net", kModelFileName, "", &bad_name, &error);
   ASSERT_TRUE(upload->Write("partial").ok());
   upload.reset();  // the client went away
   EXPECT_FALSE(fs::exists(fs::path(store_->models_dir()) / "net"));
@@ -139,10 +168,10 @@ TEST_F(ArtifactStoreTest, AFailedUploadBesideStoredFilesKeepsTheModel) {
   bool bad_name = false;
   std::string error;
   StoredFile stored;
-  auto first = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
+  auto first = store_->BeginUpload("net", kModelFileName, "", &bad_name, &error);
   ASSERT_TRUE(first->Write("onnx").ok());
   ASSERT_EQ(first->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored);
-  auto second = store_->BeginUpload("net", "weights.bin", &bad_name, &error);
+  auto second = store_->BeginUpload("net", "weights.bin", "", &bad_name, &error);
   ASSERT_TRUE(second->Write("w").ok());
   second.reset();
   EXPECT_EQ(FolderNames("net"), (std::vector<std::string>{".model.onnx.sha256", "model.onnx"}));
@@ -152,10 +181,10 @@ TEST_F(ArtifactStoreTest, OpenRemovesWhatAKilledProcessLeftAndKeepsLiveUploads) 
   bool bad_name = false;
   std::string error;
   StoredFile stored;
-  auto model = store_->BeginUpload("kept", kModelFileName, &bad_name, &error);
+  auto model = store_->BeginUpload("kept", kModelFileName, "", &bad_name, &error);
   ASSERT_TRUE(model->Write("onnx").ok());
   ASSERT_EQ(model->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored);
-  auto live = store_->BeginUpload("live", kModelFileName, &bad_name, &error);  // under way, its file locked
+  auto live = store_->BeginUpload("live", kModelFileName, "", &bad_name, &error);  // under way, its file locked
   ASSERT_TRUE(live->Write("on").ok());
   // What a process killed mid-upload leaves: its temporary files, nobody holding them.
   const fs::path models = store_->models_dir();
@@ -175,9 +204,9 @@ TEST_F(ArtifactStoreTest, OpenRemovesWhatAKilledProcessLeftAndKeepsLiveUploads) 
 TEST_F(ArtifactStoreTest, BadNamesAreRefusedBeforeAnythingIsMade) {
   bool bad_name = false;
   std::string error;
-  EXPECT_FALSE(store_->BeginUpload("..", kModelFileName, &bad_name, &error));
+  EXPECT_FALSE(store_->BeginUpload("..", kModelFileName, "", &bad_name, &error));
   EXPECT_TRUE(bad_name);
-  EXPECT_FALSE(store_->BeginUpload("net", "../x", &bad_name, &error));
+  EXPECT_FALSE(store_->BeginUpload("net", "../x", "", &bad_name, &error));
   EXPECT_TRUE(bad_name);
   EXPECT_TRUE(fs::is_empty(store_->models_dir()));
 }
@@ -185,13 +214,13 @@ TEST_F(ArtifactStoreTest, BadNamesAreRefusedBeforeAnythingIsMade) {
 TEST_F(ArtifactStoreTest, ListDescribeRemoveAndResolve) {
   bool bad_name = false;
   std::string error;
-  auto data = store_->BeginUpload("net", "net.data", &bad_name, &error);
+  auto data = store_->BeginUpload("net", "net.data", "", &bad_name, &error);
   StoredFile stored;
   ASSERT_EQ(data->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored);
   std::string resolved;
   EXPECT_FALSE(ResolveUploadedModel("net", store_->models_dir(), &resolved, &error));  // no model.onnx yet
   EXPECT_NE(error.find("PUT /models/net"), std::string::npos) << error;
-  auto model = store_->BeginUpload("net", kModelFileName, &bad_name, &error);
+  auto model = store_->BeginUpload("net", kModelFileName, "", &bad_name, &error);
   ASSERT_EQ(model->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored);
   ASSERT_TRUE(ResolveUploadedModel("net", store_->models_dir(), &resolved, &error)) << error;
   EXPECT_EQ(resolved, store_->models_dir() + "/net/model.onnx");

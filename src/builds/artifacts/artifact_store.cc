@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "builds/model_paths.h"
@@ -38,10 +39,26 @@ std::optional<StoredFile> DescribeFile(const fs::directory_entry& entry, std::st
   return file;
 }
 
+constexpr char kOwnerFile[] = ".owner";
+constexpr size_t kOwnerMax = 128;
+
+// The model's owner: the file's one line, if it is at most kOwnerMax printable ASCII
+// characters (a user's name); anything else is no owner.
+std::string ReadOwner(const fs::path& folder) {
+  std::ifstream in(folder / kOwnerFile, std::ios::binary);
+  std::string text(kOwnerMax + 2, '\0');  // the name, its newline, and one more: too long
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  const bool printable = std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 0x7f; });
+  return printable && text.size() <= kOwnerMax ? text : "";
+}
+
 // The model's files, model.onnx first, then by name; its dotfiles are the store's own.
 ModelInfo ReadModel(const fs::path& folder, std::string* error) {
   ModelInfo info;
   info.name = folder.filename().string();
+  info.owner = ReadOwner(folder);
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
     const std::string name = entry.path().filename().string();
@@ -90,7 +107,8 @@ void RemoveWithSidecar(const std::string& path) {
   std::remove(SidecarPath(path).c_str());
 }
 
-Upload::Upload(std::unique_ptr<AtomicFile> file, std::string name) : file_(std::move(file)), name_(std::move(name)) {}
+Upload::Upload(std::unique_ptr<AtomicFile> file, std::string name, std::string uploader)
+    : file_(std::move(file)), name_(std::move(name)), uploader_(std::move(uploader)) {}
 
 Upload::~Upload() {
   if (committed_) return;
@@ -129,11 +147,24 @@ Upload::Outcome Upload::Commit(const std::optional<Sha256Digest>& expected, Stor
   }
   if (file_->Commit(error)) {
     committed_ = true;
+    RecordOwnerIfFirst();
     return Outcome::kStored;
   }
   out_of_space_ = file_->out_of_space();
   std::remove(SidecarPath(file_->target()).c_str());  // it would describe the new bytes, not the old file
   return out_of_space_ ? Outcome::kNoSpace : Outcome::kFailed;
+}
+
+// After the file is in place, so that a failed upload leaves no owner behind. Where the
+// owner cannot be written the model has none, which makes it an admin's.
+void Upload::RecordOwnerIfFirst() const {
+  const fs::path owner = fs::path(file_->target()).parent_path() / kOwnerFile;
+  std::error_code ec;
+  if (uploader_.empty() || fs::exists(fs::symlink_status(owner, ec))) return;
+  std::string ignored;
+  std::unique_ptr<AtomicFile> file = AtomicFile::Create(owner.string(), &ignored);
+  const std::string line = uploader_ + "\n";
+  if (file && file->Write(line.data(), line.size(), &ignored)) (void)file->Commit(&ignored);
 }
 
 std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::string* error) {
@@ -151,8 +182,8 @@ std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::
   return store;
 }
 
-std::unique_ptr<Upload> ArtifactStore::BeginUpload(std::string_view model, std::string_view file, bool* bad_name,
-                                                   std::string* error) {
+std::unique_ptr<Upload> ArtifactStore::BeginUpload(std::string_view model, std::string_view file,
+                                                   std::string_view uploader, bool* bad_name, std::string* error) {
   *error = ArtifactNameError(model, "model name");
   if (error->empty()) *error = ArtifactNameError(file, "file name");
   *bad_name = !error->empty();
@@ -161,7 +192,7 @@ std::unique_ptr<Upload> ArtifactStore::BeginUpload(std::string_view model, std::
   if (!MakePrivateFolder(folder, error)) return nullptr;
   std::unique_ptr<AtomicFile> temp = AtomicFile::Create(folder + "/" + std::string(file), error);
   if (!temp) return nullptr;
-  return std::unique_ptr<Upload>(new Upload(std::move(temp), std::string(file)));
+  return std::unique_ptr<Upload>(new Upload(std::move(temp), std::string(file), std::string(uploader)));
 }
 
 void ArtifactStore::RemoveAbandonedUploads() {

@@ -6,6 +6,8 @@
 //   models/NAME/model.onnx        the model of PUT /models/NAME
 //   models/NAME/FILE              its external-data files (PUT /models/NAME/FILE)
 //   models/NAME/.FILE.sha256      digest sidecars: "HEX SIZE"
+//   models/NAME/.owner            who uploaded its first file (a user's name), when the
+//                                 service has users: they may replace or delete it
 //   models/NAME/.FILE.trtwatch-*  an upload in progress (AtomicFile), never a model file
 //
 // Names follow one rule ([A-Za-z0-9._-]{1,128}, not "." or "..", no leading dot), so
@@ -52,6 +54,7 @@ void RemoveWithSidecar(const std::string& path);
 
 struct ModelInfo {
   std::string name;
+  std::string owner;      // who uploaded its first file; "" for none (no users then)
   bool complete = false;  // model.onnx is there: builds may name it
   std::vector<StoredFile> files;
 };
@@ -77,9 +80,11 @@ class Upload {
 
  private:
   friend class ArtifactStore;
-  Upload(std::unique_ptr<AtomicFile> file, std::string name);
+  Upload(std::unique_ptr<AtomicFile> file, std::string name, std::string uploader);
+  void RecordOwnerIfFirst() const;
   std::unique_ptr<AtomicFile> file_;
   std::string name_;
+  std::string uploader_;  // "" where the service has no users
   BackgroundSha256 sha_;  // hashed beside the receiving thread
   uint64_t size_ = 0;
   bool committed_ = false;
@@ -97,11 +102,12 @@ class ArtifactStore {
   const std::string& dir() const { return dir_; }  // canonical
   std::string models_dir() const { return dir_ + "/models"; }
 
-  // Starts receiving `file` of model `model` (kModelFileName for the model itself).
-  // Null with the reason when a name breaks the rule (`*bad_name` true) or the
-  // folder cannot be made.
-  std::unique_ptr<Upload> BeginUpload(std::string_view model, std::string_view file, bool* bad_name,
-                                      std::string* error);
+  // Starts receiving `file` of model `model` (kModelFileName for the model itself) from
+  // `uploader` ("" where the service has no users), who owns the model once it is the
+  // first file stored. Null with the reason when a name breaks the rule (`*bad_name`
+  // true) or the folder cannot be made.
+  std::unique_ptr<Upload> BeginUpload(std::string_view model, std::string_view file, std::string_view uploader,
+                                      bool* bad_name, std::string* error);
   // A model is a folder with at least one stored file: a folder whose only upload is
   // still under way (or failed) is none, neither described nor listed.
   std::optional<ModelInfo> Describe(std::string_view name, std::string* error);
