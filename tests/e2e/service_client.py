@@ -154,6 +154,16 @@ def rss_kib(pid):
     raise AssertionError(f"no VmRSS for {pid}")
 
 
+def running(pid):
+    """Whether process `pid` exists and is not a zombie. A process that ends while its
+    /proc entry is read (ESRCH, ENOENT) is not running."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 class SseReader:
     """A raw streaming SSE client over a plain socket: parses frames as they arrive."""
 

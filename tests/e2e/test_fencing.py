@@ -13,13 +13,12 @@ mid-stream, while the build ends). Each is judged the same way (judge()):
 Short leases and fast simulated profiles keep each drill within seconds; every wait is
 bounded."""
 import json
-import os
 import re
 import signal
 import time
 
 from pg_server import pg  # noqa: F401  (the fixture)
-from service_client import SseReader, replica, start_all
+from service_client import SseReader, replica, running, start_all
 from waiting import wait_for
 
 LEASE = "3"  # seconds (the least --lease-seconds takes): the pause drills outlast it
@@ -123,8 +122,7 @@ def test_a_replica_paused_mid_build_past_its_lease_writes_nothing_more(tmp_path,
 
         # Within a lease period a notices: its worker stopped, counted, said in its log.
         wait_for(lambda: fenced_count(a) == 1, 2 * float(LEASE) + 2, "a counts the fenced build")
-        wait_for(lambda: not any(os.path.exists(f"/proc/{p}") and open(f"/proc/{p}/stat").read().split()[2] != "Z"
-                                 for p in workers), 10, "a's worker stopped")
+        wait_for(lambda: not any(running(p) for p in workers), 10, "a's worker stopped")
         assert "lost its lease" in a.log()
         live = follow_to_the_end(follower, [a, b], path)
         live = first + [e for e in live if e["id"] > first[-1]["id"]]
