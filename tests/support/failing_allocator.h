@@ -13,9 +13,6 @@ class FailAllocationsOnThisThread {
 
   // Allocations refused so far in this scope.
   static int refused();
-  // Whether this program's operator new is the replacement (false where a sanitizer's
-  // runtime defines its own: clang's ThreadSanitizer).
-  static bool available();
 };
 
 }  // namespace trtwatch::testing

@@ -65,7 +65,6 @@ void Interleave(PausingClock& clock, int nth, const std::function<void()>& call,
 // Defect 1: QueueStep recorded the step's place in the batch before the push that
 // failed, so the next step wrote past the end of the pending batch.
 TEST(MonitorRaceTest, AllocationFailureInAStepLosesOnlyThatStep) {
-  if (!FailAllocationsOnThisThread::available()) GTEST_SKIP() << "operator new is the sanitizer runtime's here";
   FakeClock clock;
   Monitor m(clock);
   m.BuildStarted(BuildInfo{"b", "simulated", "m", {}, {}});
@@ -94,7 +93,6 @@ TEST(MonitorRaceTest, AllocationFailureInAStepLosesOnlyThatStep) {
 // Defect 1, phaseStart: the phase became active although its start event was lost, so
 // its step and finish named an id never started.
 TEST(MonitorRaceTest, AllocationFailureInPhaseStartLeavesNoHalfPhase) {
-  if (!FailAllocationsOnThisThread::available()) GTEST_SKIP() << "operator new is the sanitizer runtime's here";
   FakeClock clock;
   Monitor m(clock);
   m.BuildStarted(BuildInfo{"b", "simulated", "m", {}, {}});
@@ -117,7 +115,6 @@ TEST(MonitorRaceTest, AllocationFailureInPhaseStartLeavesNoHalfPhase) {
 // Defect 1, phaseFinish: the phase left the active set although its finish event was
 // lost, so the stream had a start never finished.
 TEST(MonitorRaceTest, AllocationFailureInPhaseFinishLeavesNoUnfinishedStart) {
-  if (!FailAllocationsOnThisThread::available()) GTEST_SKIP() << "operator new is the sanitizer runtime's here";
   FakeClock clock;
   Monitor m(clock);
   m.BuildStarted(BuildInfo{"b", "simulated", "m", {}, {}});
