@@ -21,8 +21,9 @@
 # Each stage is a build, then its tests. The tests mostly wait (on processes, sockets,
 # real-time simulated builds: about a third of a core), so the next stage's build runs
 # beside them at the lowest priority, its output in build-logs/STAGE.log; the tests
-# keep the processors whenever they want them. The Python check is a compilation above
-# all, so it runs as a build, beside the Windows tests.
+# keep the processors whenever they want them. The builds that do not fill the machine
+# (the fuzz sources, the Windows build, the Python package) run one after the other
+# beside the one suite before them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,32 +79,41 @@ run_part() {
   running=""
 }
 
-# Starts stage $1's build in the background at the lowest priority.
-bg_pid=""
-bg_name=""
-start_background_build() {
-  bg_name=$1.build
-  bg_start=$SECONDS
-  echo "=== $bg_name (in the background: $logs/$1.log)" >&2
+# Background builds: each stage's build in $logs/STAGE.log; when it ends, its result and
+# its length go to $logs/STAGE.built ("ok SECONDS" or "failed SECONDS").
+# Starts the builds of the stages named, one after the other, at the lowest priority.
+start_background_builds() {
+  local stage
+  for stage; do
+    rm -f "$logs/$stage.built"
+    echo "=== $stage.build (in the background: $logs/$stage.log)" >&2
+  done
   (
     renice -n 19 -p "$BASHPID" >/dev/null  # the builds it starts inherit it
-    "build_$1"
-  ) >"$logs/$1.log" 2>&1 &
-  bg_pid=$!
+    for stage; do
+      local start=$SECONDS mark=ok
+      "build_$stage" >"$logs/$stage.log" 2>&1 || mark=failed
+      echo "$mark $((SECONDS - start))" >"$logs/$stage.built"
+      [ "$mark" = ok ] || exit 1
+    done
+  ) &
+  for stage; do builder[$stage]=$!; done
 }
+declare -A builder=()  # stage -> the background process building it
 
-# Waits for the background build; on failure shows the end of its log.
-finish_background_build() {
-  [ -n "$bg_pid" ] || return 0
-  local pid=$bg_pid name=$bg_name
-  bg_pid=""
-  if ! wait "$pid"; then
-    rows+=("$name $((SECONDS - bg_start)) failed")
-    tail -n 60 "$logs/${name%.build}.log" >&2
-    echo "check: $name failed (whole log: $logs/${name%.build}.log)" >&2
+# Waits for stage $1's background build; on failure shows the end of its log.
+wait_for_build() {
+  local stage=$1 mark secs
+  until [ -e "$logs/$stage.built" ] || ! kill -0 "${builder[$stage]}" 2>/dev/null; do
+    sleep 1
+  done
+  read -r mark secs <"$logs/$stage.built" 2>/dev/null || mark="failed" secs=0
+  rows+=("$stage.build $secs $mark")
+  if [ "$mark" != ok ]; then
+    tail -n 60 "$logs/$stage.log" >&2
+    echo "check: $stage.build failed (whole log: $logs/$stage.log)" >&2
     exit 1
   fi
-  rows+=("$name $((SECONDS - bg_start)) ok")
 }
 
 has() { declare -F "$1" >/dev/null; }
@@ -165,22 +175,35 @@ test_mingw() { ctest --preset mingw; }  # one Wine prefix: its two suites one af
 
 build_python() { scripts/check_python_package.sh; }
 
+# The builds that do not fill the machine (the few fuzz sources, the Windows build, the
+# Python package) are started together, one after the other, beside one suite.
+light_build() { [[ " fuzz mingw python " == *" $1 "* ]]; }
+
+# Stages that come after stage number $1 whose builds start beside its tests: the
+# next build, and the light ones after it up to the next heavy build.
+builds_after() {
+  local i
+  for ((i = $1 + 1; i < ${#stages[@]}; i++)); do
+    has "build_${stages[i]}" || continue
+    echo "${stages[i]}"
+    light_build "${stages[i]}" || break
+  done
+}
+
 run_part setup.deps
 [[ " ${stages[*]} " == *" vscode "* ]] && start_workbench_install
-# Stage i's tests run while stage i+1 builds.
-previous=""
-for stage in "${stages[@]}"; do
-  if has "build_$stage"; then
-    if [ -n "$previous" ] && has "test_$previous"; then
-      start_background_build "$stage"
-      run_part "$previous.test"
-      finish_background_build
-    else
-      run_part "$stage.build"
-    fi
-  elif [ -n "$previous" ] && has "test_$previous"; then
-    run_part "$previous.test"
+for i in "${!stages[@]}"; do
+  stage=${stages[i]}
+  if [ -n "${builder[$stage]:-}" ]; then
+    wait_for_build "$stage"
+  elif has "build_$stage"; then
+    run_part "$stage.build"
   fi
-  previous=$stage
+  has "test_$stage" || continue
+  next=()
+  for later in $(builds_after "$i"); do
+    [ -n "${builder[$later]:-}" ] || next+=("$later")
+  done
+  ((${#next[@]})) && start_background_builds "${next[@]}"
+  run_part "$stage.test"
 done
-if has "test_$previous"; then run_part "$previous.test"; fi

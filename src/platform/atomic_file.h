@@ -68,6 +68,11 @@ class AtomicFile {
                                         bool kernel_only = false);
   // fsync, close, rename over the target, fsync the folder. Once only.
   bool Commit(std::string* error);
+  // Commit, except that a target already there is kept: the first of several writers
+  // wins (POSIX: link(2), which refuses an existing name; Windows: a move without
+  // replace). False, with the temporary file removed, where the target existed or
+  // anything failed. Once only, instead of Commit.
+  [[nodiscard]] bool CommitIfAbsent();
 
   const std::string& target() const { return target_; }
   const std::string& temp_path() const { return temp_path_; }
@@ -78,6 +83,7 @@ class AtomicFile {
  private:
   AtomicFile(std::string target, std::string temp_path, int fd);
   void Discard() noexcept;
+  bool FlushAndClose(std::string* error);  // Commit's first half: the data on disk
   void StartWriteback();  // of what was written since the last call, once it is 8 MiB
 
   const std::string target_;

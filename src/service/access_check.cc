@@ -126,7 +126,8 @@ std::optional<ApiAnswer> RecordOwnershipRefusal(std::string_view caller, std::st
   if (caller.empty()) return std::nullopt;
   const nlohmann::json doc = nlohmann::json::parse(record, nullptr, false);
   const nlohmann::json owner = doc.is_object() ? doc.value("submitted_by", nlohmann::json(nullptr)) : nullptr;
-  return OwnershipRefusal(caller, owner.is_string() ? owner.get<std::string>() : std::string(), users, what);
+  return OwnershipRefusal(caller, owner.is_string() ? owner.get<std::string>() : std::string(), users, what,
+                          Owned::kSubmitted);
 }
 
 }  // namespace trtwatch::service

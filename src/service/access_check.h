@@ -64,7 +64,7 @@ enum class Owned { kSubmitted, kUploaded };
 // b_...", "model resnet50"); nullopt when they may (an admin, the owner, or no caller:
 // no credentials asked for). An owner of "" (made before users existed) is an admin's.
 std::optional<ApiAnswer> OwnershipRefusal(std::string_view caller, std::string_view owner, const Users& users,
-                                          std::string_view what, Owned how = Owned::kSubmitted);
+                                          std::string_view what, Owned how);
 // OwnershipRefusal with the owner read from a build record's submitted_by.
 std::optional<ApiAnswer> RecordOwnershipRefusal(std::string_view caller, std::string_view record, const Users& users,
                                                 std::string_view what);

@@ -142,10 +142,9 @@ std::optional<ApiAnswer> RefusedModelRequest(const Route& route, const ExpectedD
 
 std::optional<ApiAnswer> ModelNotTheirs(ApiContext& api, const std::string& model, std::string_view caller) {
   if (caller.empty()) return std::nullopt;
-  std::string ignored;
-  const std::optional<builds::ModelInfo> info = api.artifacts.Describe(model, &ignored);
-  if (!info) return std::nullopt;
-  return OwnershipRefusal(caller, info->owner, CurrentUsers(api), "model " + model, Owned::kUploaded);
+  const std::optional<std::string> owner = api.artifacts.Owner(model);
+  if (!owner) return std::nullopt;
+  return OwnershipRefusal(caller, *owner, CurrentUsers(api), "model " + model, Owned::kUploaded);
 }
 
 UploadTarget UploadTargetOf(const Route& route) {

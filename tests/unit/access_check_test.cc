@@ -109,16 +109,16 @@ TEST(CheckAccess, TheProxyComesFirstThenTheSessionThenTheToken) {
 
 TEST(OwnershipRefusal, ABuilderTouchesOnlyTheirOwnAnAdminAnything) {
   const Users users = TeamUsers();
-  EXPECT_FALSE(OwnershipRefusal("bo", "bo", users, "build b_1"));
-  EXPECT_FALSE(OwnershipRefusal("ada", "bo", users, "build b_1"));
-  EXPECT_FALSE(OwnershipRefusal("", "bo", users, "build b_1"));  // no credentials asked for
-  const std::optional<ApiAnswer> refused = OwnershipRefusal("sso", "bo", users, "build b_1");
+  EXPECT_FALSE(OwnershipRefusal("bo", "bo", users, "build b_1", Owned::kSubmitted));
+  EXPECT_FALSE(OwnershipRefusal("ada", "bo", users, "build b_1", Owned::kSubmitted));
+  EXPECT_FALSE(OwnershipRefusal("", "bo", users, "build b_1", Owned::kSubmitted));  // no credentials asked for
+  const std::optional<ApiAnswer> refused = OwnershipRefusal("sso", "bo", users, "build b_1", Owned::kSubmitted);
   ASSERT_TRUE(refused);
   EXPECT_EQ(refused->status, 403);
   const nlohmann::json body = nlohmann::json::parse(refused->body);
   EXPECT_EQ(body["needed_role"], "admin");
   EXPECT_NE(body["error"].get<std::string>().find("submitted by bo"), std::string::npos);
-  EXPECT_TRUE(OwnershipRefusal("bo", "", users, "build b_1"));  // made before users: an admin's
+  EXPECT_TRUE(OwnershipRefusal("bo", "", users, "build b_1", Owned::kSubmitted));  // made before users: an admin's
 }
 
 }  // namespace

@@ -131,6 +131,8 @@ TEST_F(ArtifactStoreTest, TheFirstStoredUploadsUserOwnsTheModel) {
   }
   EXPECT_EQ(store_->Describe("net", &error)->owner, "bo");
   EXPECT_EQ(store_->List(&error).at(0).owner, "bo");
+  EXPECT_EQ(store_->Owner("net"), "bo");
+  EXPECT_EQ(store_->Owner("none"), std::nullopt) << "no such model";
 
   std::ofstream(fs::path(store_->models_dir()) / "net" / ".owner") << std::string(200, 'x');  // not a name
   EXPECT_EQ(store_->Describe("net", &error)->owner, "") << "an unreadable owner is none: an admin's";
@@ -138,6 +140,7 @@ TEST_F(ArtifactStoreTest, TheFirstStoredUploadsUserOwnsTheModel) {
   ASSERT_TRUE(open && open->Write("abc").ok());
   ASSERT_EQ(open->Commit(std::nullopt, &stored, &error), Upload::Outcome::kStored) << error;
   EXPECT_EQ(store_->Describe("open", &error)->owner, "");
+  EXPECT_EQ(store_->Owner("open"), "");
   EXPECT_FALSE(fs::exists(fs::path(store_->models_dir()) / "open" / ".owner"));
 }
 

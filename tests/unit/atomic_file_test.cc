@@ -45,6 +45,21 @@ TEST_F(AtomicFileTest, TargetKeepsItsOldContentUntilCommit) {
   EXPECT_EQ(Entries().size(), 1u);
 }
 
+// Two writers of one name at once (a model's first uploads on two replicas): the
+// first commit stays, the second leaves nothing of its own behind.
+TEST_F(AtomicFileTest, CommitIfAbsentKeepsTheFirstWritersFile) {
+  const std::string target = dir_ + "/.owner";
+  std::string error;
+  auto first = AtomicFile::Create(target, &error);
+  auto second = AtomicFile::Create(target, &error);
+  ASSERT_TRUE(first && second) << error;
+  ASSERT_TRUE(first->Write("bo\n", 3, &error) && second->Write("bea\n", 4, &error)) << error;
+  EXPECT_TRUE(first->CommitIfAbsent());
+  EXPECT_FALSE(second->CommitIfAbsent());
+  EXPECT_EQ(Read(target), "bo\n");
+  EXPECT_EQ(Entries(), std::vector<std::string>{".owner"});
+}
+
 TEST_F(AtomicFileTest, AbandonedFileRemovesItsTemporaryAndKeepsTheTarget) {
   const std::string target = dir_ + "/model.engine";
   std::string error;

@@ -164,7 +164,8 @@ void Upload::RecordOwnerIfFirst() const {
   std::string ignored;
   std::unique_ptr<AtomicFile> file = AtomicFile::Create(owner.string(), &ignored);
   const std::string line = uploader_ + "\n";
-  if (file && file->Write(line.data(), line.size(), &ignored)) (void)file->Commit(&ignored);
+  // Two first uploads at once (replicas sharing the dir): the first owner written stays.
+  if (file && file->Write(line.data(), line.size(), &ignored)) (void)file->CommitIfAbsent();
 }
 
 std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::string* error) {
@@ -217,6 +218,17 @@ std::optional<ModelInfo> ArtifactStore::Describe(std::string_view name, std::str
   ModelInfo info = ReadModel(folder, error);
   if (info.files.empty()) return std::nullopt;  // an upload under way, or nothing: no model
   return info;
+}
+
+std::optional<std::string> ArtifactStore::Owner(std::string_view name) const {
+  if (!ArtifactNameError(name, "model name").empty()) return std::nullopt;
+  const fs::path folder = fs::path(models_dir()) / std::string(name);
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string file = entry.path().filename().string();
+    if (!file.empty() && file[0] != '.' && entry.is_regular_file(ec)) return ReadOwner(folder);
+  }
+  return std::nullopt;
 }
 
 ArtifactStore::FileLookup ArtifactStore::FindFile(std::string_view model, std::string_view file) const {

@@ -111,6 +111,9 @@ class ArtifactStore {
   // A model is a folder with at least one stored file: a folder whose only upload is
   // still under way (or failed) is none, neither described nor listed.
   std::optional<ModelInfo> Describe(std::string_view name, std::string* error);
+  // The model's owner ("" for none) without reading its files' digests; nullopt where
+  // there is no such model (no stored file yet).
+  std::optional<std::string> Owner(std::string_view name) const;
   // One uploaded file of a model for a download: its path and digest (from its
   // sidecar, written when it was received), or why there is none.
   struct FileLookup {

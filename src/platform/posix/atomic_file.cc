@@ -250,7 +250,7 @@ void AtomicFile::StartWriteback() {
 #endif
 }
 
-bool AtomicFile::Commit(std::string* error) {
+bool AtomicFile::FlushAndClose(std::string* error) {
   if (fd_ < 0 || committed_) {
     *error = "\"" + target_ + "\" was already closed";
     return false;
@@ -272,6 +272,20 @@ bool AtomicFile::Commit(std::string* error) {
     Discard();
     return false;
   }
+  return true;
+}
+
+// Makes the new name durable. Failure here cannot undo it; the file is in place.
+static void FlushFolderOf(const std::string& target) {
+  const int dir = ::open(FolderOf(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+bool AtomicFile::Commit(std::string* error) {
+  if (!FlushAndClose(error)) return false;
   if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     const int err = errno;
     *error = "cannot move the finished file into place at \"" + target_ + "\": " + Errno(err);
@@ -282,12 +296,20 @@ bool AtomicFile::Commit(std::string* error) {
   // rename(2) does nothing when both names are links to one file (a hit placed over
   // the same hit): the temporary name must not stay behind.
   if (linked_) ::unlink(temp_path_.c_str());
-  // Make the rename itself durable. Failure here cannot undo it; the file is in place.
-  const int dir = ::open(FolderOf(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
+  FlushFolderOf(target_);
+  return true;
+}
+
+bool AtomicFile::CommitIfAbsent() {
+  std::string ignored;
+  if (!FlushAndClose(&ignored)) return false;
+  if (::link(temp_path_.c_str(), target_.c_str()) != 0) {  // EEXIST: another writer was first
+    Discard();
+    return false;
   }
+  committed_ = true;
+  ::unlink(temp_path_.c_str());
+  FlushFolderOf(target_);
   return true;
 }
 

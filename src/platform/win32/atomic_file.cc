@@ -117,7 +117,7 @@ bool AtomicFile::Write(const void* data, size_t size, std::string* error) {
   return true;
 }
 
-bool AtomicFile::Commit(std::string* error) {
+bool AtomicFile::FlushAndClose(std::string* error) {
   if (fd_ < 0 || committed_) {
     *error = "\"" + target_ + "\" was already closed";
     return false;
@@ -137,6 +137,11 @@ bool AtomicFile::Commit(std::string* error) {
     Discard();
     return false;
   }
+  return true;
+}
+
+bool AtomicFile::Commit(std::string* error) {
+  if (!FlushAndClose(error)) return false;
   if (!MoveFileExW(win32::Widen(temp_path_).c_str(), win32::Widen(target_).c_str(),
                    MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
     const DWORD err = GetLastError();
@@ -144,6 +149,18 @@ bool AtomicFile::Commit(std::string* error) {
     if (err == ERROR_ACCESS_DENIED || err == ERROR_SHARING_VIOLATION) {
       *error += " (is it open in another program?)";
     }
+    Discard();
+    return false;
+  }
+  committed_ = true;
+  return true;
+}
+
+bool AtomicFile::CommitIfAbsent() {
+  std::string ignored;
+  if (!FlushAndClose(&ignored)) return false;
+  // Without MOVEFILE_REPLACE_EXISTING the move fails where the target exists.
+  if (!MoveFileExW(win32::Widen(temp_path_).c_str(), win32::Widen(target_).c_str(), MOVEFILE_WRITE_THROUGH)) {
     Discard();
     return false;
   }
