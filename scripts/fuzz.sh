@@ -7,13 +7,13 @@
 #
 # usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 20)] [TARGET...]
 #        scripts/fuzz.sh --build-only
-#   targets: duration event_json build_request profile build_options http_request json_rpc onnx_external_data (default: all)
+#   targets: duration event_json build_request profile build_options http_request json_rpc onnx_external_data timing_cache (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request profile build_options http_request json_rpc onnx_external_data); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(duration event_json build_request profile build_options http_request json_rpc onnx_external_data timing_cache); fi
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
@@ -30,7 +30,7 @@ fuzz_one() {
   mkdir -p "$corpus"
   cp -r "fuzz/corpus/$target/." "$corpus/"
   case $target in
-    event_json | build_request | profile | json_rpc) dict=(-dict=fuzz/json.dict) ;;
+    event_json | build_request | profile | json_rpc | timing_cache) dict=(-dict=fuzz/json.dict) ;;
     http_request) dict=(-dict=fuzz/http.dict) ;;
     build_options) dict=(-dict=fuzz/build_options.dict) ;;
   esac

@@ -14,9 +14,9 @@ using nlohmann::json;
 constexpr size_t kMaxNameLength = 32;
 constexpr size_t kMaxSlurmNameLength = 64;
 
-bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; }
+bool IsGpuTypeChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; }
 bool IsName(std::string_view s, size_t max) {
-  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), IsNameChar);
+  return !s.empty() && s.size() <= max && std::all_of(s.begin(), s.end(), IsGpuTypeChar);
 }
 bool IsDigits(std::string_view s) {
   return !s.empty() && s.size() <= 2 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });

@@ -14,6 +14,7 @@
 #include <trtwatch/result.h>
 #include "cli/serve_command.h"
 #include "cli/tensorrt_flags.h"
+#include "cli/timing_cache_command.h"
 #include "cli/unknown_command.h"
 #include "cli/user_command.h"
 #include "platform/utf8_edges.h"
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
   trtwatch::CacheCommandOptions cache;
   CLI::App* cache_cmd = trtwatch::AddCacheCommand(app, &cache);
   trtwatch::HistoryCommands history = trtwatch::AddHistoryCommands(app);
+  trtwatch::TimingCacheCommandOptions timing_cache;
+  CLI::App* timing_cache_cmd = trtwatch::AddTimingCacheCommand(app, &timing_cache);
 
   trtwatch::DoctorOptions doctor;
   CLI::App* doctor_cmd =
@@ -117,6 +120,7 @@ int main(int argc, char** argv) {
   if (serve_cmd->parsed()) return trtwatch::RunServeCommand(serve, on_shutdown);
   if (doctor_cmd->parsed()) return trtwatch::RunDoctorCommand(doctor);
   if (cache_cmd->parsed()) return trtwatch::RunCacheCommand(cache);
+  if (timing_cache_cmd->parsed()) return trtwatch::RunTimingCacheCommand(timing_cache);
   if (mcp_cmd->parsed()) return trtwatch::RunMcpCommand(mcp);
   if (user_cmd->parsed()) return trtwatch::RunUserCommand(user);
   if (replay_cmd->parsed()) return trtwatch::RunReplayCommand(replay);

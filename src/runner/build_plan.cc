@@ -1,20 +1,57 @@
 #include "runner/build_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "backends/simulated/simulator.h"
 #include "backends/tensorrt/factory.h"
 #include "core/memory_size.h"
+#include "core/result.h"
 #include "keys/simulated_key.h"
 #include "keys/tensorrt_key.h"
 #include "runner/duration.h"
 #include "runner/history_folder.h"
 #include "runner/output_mode.h"
+#include "runner/timing_cache_folder.h"
 
 namespace trtwatch {
 
 namespace {
+
+// The --timing-cache flags; `auto` names the folder of the user's automatic caches.
+Result<TimingCacheFlags> TimingCacheOf(const trt::RawBuildFlags& flags) {
+  TimingCacheFlags cache{flags.timing_cache, flags.timing_cache_strict, flags.timing_cache_ignore_mismatch};
+  if (flags.no_builder_cache || cache.file != kAutoTimingCache) return cache;
+  Result<std::string> folder = AutoTimingCacheFolder(ProcessEnvironment());
+  if (!folder.ok()) return folder.status();
+  cache.file.clear();
+  cache.auto_folder = std::move(folder).value();
+  return cache;
+}
+
+// A simulated build's options: its seed and speed, its timing cache (the TensorRT
+// flags', which --noBuilderCache turns off) and the GPU its timings belong to.
+Result<sim::SimulationOptions> SimulationOf(const BuildPlanOptions& options) {
+  sim::SimulationOptions simulation;
+  simulation.seed = options.seed;
+  simulation.speed = options.speed;
+  if (!options.tensorrt.no_builder_cache) {
+    Result<TimingCacheFlags> cache = TimingCacheOf(options.tensorrt);
+    if (!cache.ok()) return cache.status();
+    simulation.timing_cache = std::move(cache).value();
+  }
+  if (const char* gpu = std::getenv("TRTWATCH_SIMULATED_GPU"); gpu != nullptr && *gpu != '\0') {
+    const std::string_view name(gpu);
+    const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c >= ' ' && c < 0x7f; });
+    if (name.size() > 200 || !printable) {
+      return Status::Error("TRTWATCH_SIMULATED_GPU must be a GPU's name (printable ASCII, at most 200 characters)");
+    }
+    simulation.gpu = name;
+  }
+  return simulation;
+}
 
 // The backend the options ask for, and in `*key_recipe` what its engine depends on;
 // null (and `*error`) on bad input.
@@ -31,9 +68,13 @@ std::unique_ptr<Backend> MakeBackend(const BuildPlanOptions& options, keys::Reci
     }
     std::optional<sim::Profile> profile = sim::LoadProfile(options.simulate, error);
     if (!profile) return nullptr;
-    const sim::SimulationOptions simulation{options.seed, options.speed};
-    key_recipe->recipe = keys::SimulatedKeyRecipe(*profile, simulation);
-    return std::make_unique<sim::SimulatedBackend>(*profile, simulation);
+    Result<sim::SimulationOptions> simulation = SimulationOf(options);
+    if (!simulation.ok()) {
+      *error = simulation.error();
+      return nullptr;
+    }
+    key_recipe->recipe = keys::SimulatedKeyRecipe(*profile, *simulation);
+    return std::make_unique<sim::SimulatedBackend>(*profile, *simulation);
   }
   // Input first (exit 2 with the fix), then whether this binary can build at all.
   trt::BuildOptions trt_options;
@@ -41,6 +82,12 @@ std::unique_ptr<Backend> MakeBackend(const BuildPlanOptions& options, keys::Reci
       !trt::CheckBuildPaths(trt_options, error)) {
     return nullptr;
   }
+  const Result<TimingCacheFlags> cache = TimingCacheOf(options.tensorrt);
+  if (!cache.ok()) {
+    *error = cache.error();
+    return nullptr;
+  }
+  trt_options.timing_cache_folder = cache->auto_folder;
   std::unique_ptr<Backend> backend = trt::MakeTensorRtBackend(trt_options, error);
   if (backend) *key_recipe = keys::TensorRtKeyRecipe(trt_options, keys::TargetFromFacts(backend->Describe().facts));
   return backend;

@@ -130,6 +130,71 @@ def test_custom_profile_file(tmp_path):
     assert "broken.json" in proc.stderr and "steps" in proc.stderr
 
 
+def node_profile(tmp_path):
+    """Four nodes of three tactics: twelve tactic measurements (docs/simulator.md, "Timing caches")."""
+    profile = tmp_path / "nodes.json"
+    profile.write_text(json.dumps({"name": "nodes", "root": {
+        "name": "Timing graph nodes", "steps": 4, "children": [{
+            "name": "Finding fastest tactic for node {step}", "steps": 3, "step_ms": 1,
+            "children": [{"name": "Measuring tactic time", "steps": 2, "step_ms": 2}]}]}}))
+    return profile
+
+
+def measurements(profile, *flags, env=None):
+    """The build's tactic measurements, and its build_start facts."""
+    proc = run("build", "--simulate", str(profile), "--progress", "json", *flags, env=env)
+    assert proc.returncode == 0, proc.stderr
+    events = parse_stream(proc.stdout)
+    measured = sum(1 for e in events if e["type"] == "phase_start" and e["phase"] == "Measuring tactic time")
+    return measured, events[0]["facts"]
+
+
+def test_a_timing_cache_spares_the_next_build_its_tactic_measurements(tmp_path):
+    """--timing-cache FILE (trtexec's --timingCacheFile) on the simulator."""
+    profile, cache = node_profile(tmp_path), tmp_path / "timing.cache"
+    measured, facts = measurements(profile, "--timing-cache", str(cache))
+    assert measured == 12 and facts["timing_cache"] == str(cache) and facts["simulated_gpu"] == "simulated GPU"
+    assert json.loads(cache.read_text())["gpu"] == "simulated GPU"
+    assert measurements(profile, "--timingCacheFile=" + str(cache))[0] == 0
+    # Another GPU's cache is refused under --timing-cache-strict, and the file kept.
+    before = cache.read_text()
+    proc = run("build", "--simulate", str(profile), "--timing-cache", str(cache), "--timing-cache-strict",
+               env={"TRTWATCH_SIMULATED_GPU": "NVIDIA A100-SXM4-80GB"})
+    assert proc.returncode == 1 and "was made on another GPU" in proc.stderr, proc.stderr
+    assert cache.read_text() == before
+    proc = run("build", "--simulate", str(profile), env={"TRTWATCH_SIMULATED_GPU": "bad\tname"})
+    assert proc.returncode == 2 and "TRTWATCH_SIMULATED_GPU" in proc.stderr
+
+
+def test_timing_cache_auto_keeps_one_cache_per_gpu_that_ls_and_rm_manage(tmp_path):
+    """docs/tensorrt.md, "Timing cache": --timing-cache auto and `trtwatch timing-cache`."""
+    profile = node_profile(tmp_path)
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    a100 = env | {"TRTWATCH_SIMULATED_GPU": "NVIDIA A100-SXM4-80GB"}
+    folder = tmp_path / "state" / "trtwatch" / "timing-caches"
+    measured, facts = measurements(profile, "--timing-cache", "auto", env=env)
+    assert measured == 12 and facts["timing_cache"] == str(folder / "trtwatch-simulator-1_simulated-gpu.cache")
+    assert measurements(profile, "--timing-cache", "auto", env=env)[0] == 0
+    assert measurements(profile, "--timing-cache", "auto", env=a100)[0] == 12, "another GPU: a cache of its own"
+
+    listed = json.loads(run("timing-cache", "ls", "--json", env=env).stdout)
+    assert [(c["name"], c["entries"], c["gpu"]) for c in listed] == [
+        ("trtwatch-simulator-1_nvidia-a100-sxm4-80gb.cache", 12, "NVIDIA A100-SXM4-80GB"),
+        ("trtwatch-simulator-1_simulated-gpu.cache", 12, "simulated GPU")]
+    assert "simulated-gpu.cache" in run("timing-cache", "ls", env=env).stdout
+
+    proc = run("timing-cache", "rm", "trtwatch-simulator-1_simulated-gpu.cache", env=env)
+    assert proc.returncode == 0 and "removed" in proc.stdout
+    assert len(json.loads(run("timing-cache", "ls", "--json", env=env).stdout)) == 1
+    proc = run("timing-cache", "rm", "trtwatch-simulator-1_simulated-gpu.cache", env=env)
+    assert proc.returncode == 1 and "no timing cache" in proc.stderr
+    proc = run("timing-cache", "rm", "../escape.cache", env=env)
+    assert proc.returncode == 1 and "not a timing cache's name" in proc.stderr
+    assert run("timing-cache", "rm", env=env).returncode == 2
+    assert run("timing-cache", "rm", "--all", env=env).returncode == 0
+    assert json.loads(run("timing-cache", "ls", "--json", env=env).stdout) == []
+
+
 @pytest.mark.parametrize("signo, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_cancels_cooperatively(signo, code, schema):
     proc = subprocess.Popen([BIN, "build", "--simulate", "large-transformer", "--progress", "json"],

@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -454,6 +455,19 @@ TEST_F(TensorRtBackendTest, TimingCacheIsCreatedThenReused) {
   EXPECT_EQ(fake_trt::GetRecord().cache_blob_in, fake_trt::MakeCacheBlob("fake-gpu", 4));
   EXPECT_EQ(Read(options_.timing_cache), fake_trt::MakeCacheBlob("fake-gpu", 8));
   EXPECT_EQ(Entries(), (std::vector<std::string>{"model.engine", "model.onnx", "timing.cache", "timing.cache.lock"}));
+}
+
+// --timing-cache auto: the user's cache for this TensorRT and GPU (docs/tensorrt.md).
+TEST_F(TensorRtBackendTest, TimingCacheAutoIsTheFileOfThisTensorRtAndGpu) {
+  options_.timing_cache = kAutoTimingCache;
+  options_.timing_cache_folder = dir_ + "/caches";
+  const Run run = Build();
+  ASSERT_EQ(run.result.status, BuildStatus::kSucceeded) << run.result.error;
+  const std::string file = Fact(run, "timing_cache");
+  EXPECT_EQ(file.rfind(dir_ + "/caches/tensorrt-", 0), 0u) << file;
+  EXPECT_NE(file.find("-sm-"), std::string::npos) << "the GPU's compute capability names it: " << file;
+  EXPECT_EQ(Read(file), fake_trt::MakeCacheBlob("fake-gpu", 4));
+  std::filesystem::remove_all(dir_ + "/caches");
 }
 
 TEST_F(TensorRtBackendTest, MismatchedTimingCacheIsUsedWithAWarningUnlessStrict) {

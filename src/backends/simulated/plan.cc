@@ -74,10 +74,12 @@ class PlanMaker {
       if (silent != spec.silent_ms.end()) us += Draw(silent->second) * 1000;
       us = std::llround(static_cast<double>(us) * factor);
       phase.step_us[step] = us;
+      phase.total_us += us;
       total_us_ += us;
       for (const PhaseSpec& child : spec.children) {
         if (child.at && !Contains(*child.at, step)) continue;
         phase.children[step].push_back(Phase(child, step));
+        phase.total_us += phase.children[step].back().total_us;
       }
     }
     return phase;

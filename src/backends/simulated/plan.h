@@ -19,6 +19,7 @@ struct PlanPhase {
   std::vector<std::vector<PlanPhase>> children;  // phases run inside each step
   bool fails = false;                            // fails at `fail_step`
   int32_t fail_step = 0;
+  int64_t total_us = 0;                          // its steps' and its children's work, serial
 };
 
 struct Plan {

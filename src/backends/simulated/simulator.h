@@ -15,12 +15,21 @@
 #include "backends/backend.h"
 #include "backends/simulated/plan.h"
 #include "backends/simulated/profile.h"
+#include "backends/simulated/timing_cache.h"
+#include "backends/timing_cache_file.h"
 
 namespace trtwatch::sim {
+
+// The GPU a simulated build's timings belong to, unless TRTWATCH_SIMULATED_GPU names one.
+inline constexpr char kDefaultSimulatedGpu[] = "simulated GPU";
 
 struct SimulationOptions {
   uint64_t seed = 1;
   double speed = 1.0;  // > 0; 2 runs twice as fast
+  // --timing-cache FILE and its flags (backends/timing_cache_file.h): a build given one
+  // skips the tactic measurements it holds (backends/simulated/timing_cache.h).
+  TimingCacheFlags timing_cache{};
+  std::string gpu = kDefaultSimulatedGpu;  // whose timings its cache holds
 };
 
 class SimulatedBackend final : public Backend {
@@ -33,10 +42,15 @@ class SimulatedBackend final : public Backend {
   const Plan& plan() const { return plan_; }
 
  private:
-  // Runs one phase; returns false once the build must stop (cancel or failure).
-  bool RunPhase(const PlanPhase& phase, const char* parent, Monitor& monitor);
+  // Runs one phase, in step `parent_step` of `parent`; returns false once the build
+  // must stop (cancel or failure). A measurement the timing cache holds is skipped.
+  bool RunPhase(const PlanPhase& phase, const PlanPhase* parent, int32_t parent_step, Monitor& monitor);
+  bool RunSteps(const PlanPhase& phase, Monitor& monitor);
   bool RunStep(const PlanPhase& phase, int32_t step, Monitor& monitor);
   void Work(int64_t us) const;
+  // The build with its --timing-cache file: loaded, then merged into after the build.
+  BuildOutcome BuildWithCache(Monitor& monitor);
+  BuildOutcome Outcome(bool ok) const;
 
   const Profile profile_;
   const SimulationOptions options_;
@@ -45,6 +59,9 @@ class SimulatedBackend final : public Backend {
   // planned failure); read by every worker between steps. Atomic: many threads.
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
+  // The build's timing cache while it runs, else null: set before the root phase
+  // starts and cleared after it returned, so the worker threads only read it.
+  SimTimingCache* cache_ = nullptr;
 };
 
 }  // namespace trtwatch::sim

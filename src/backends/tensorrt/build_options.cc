@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "backends/timing_cache_file.h"
 #include "core/memory_size.h"
 #include "platform/file_access.h"
 
@@ -481,7 +482,7 @@ bool CheckBuildPaths(const BuildOptions& options, std::string* error) {
       }
     }
   }
-  if (!options.timing_cache.empty()) {
+  if (!options.timing_cache.empty() && options.timing_cache != kAutoTimingCache) {
     if (const PathKind kind = InspectPath(options.timing_cache).kind; kind != PathKind::kMissing && kind != PathKind::kFile) {
       *error = "--timing-cache: \"" + options.timing_cache + "\" is not a regular file; give a file path";
       return false;

@@ -129,7 +129,8 @@ struct BuildOptions {
   std::vector<Profile> profiles;  // optimization profiles, each input in first-mentioned order
   std::vector<std::string> notices;  // one line each, logged when the build starts
   bool verbose = false;
-  std::string timing_cache;
+  std::string timing_cache;  // a file, or kAutoTimingCache (backends/timing_cache_file.h)
+  std::string timing_cache_folder;  // kAutoTimingCache: the folder of the user's automatic caches
   bool timing_cache_ignore_mismatch = false;
   bool timing_cache_strict = false;
   bool no_builder_cache = false;  // wins over timing_cache: the file is not used

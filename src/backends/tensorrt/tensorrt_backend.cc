@@ -4,7 +4,6 @@
 #include <NvInferVersion.h>
 #include <NvOnnxParser.h>
 
-#include <cerrno>
 #include <cstring>
 #include <algorithm>
 #include <limits>
@@ -17,8 +16,9 @@
 #include "backends/tensorrt/builder_config.h"
 #include "backends/tensorrt/factory.h"
 #include "backends/tensorrt/progress_adapter.h"
+#include "backends/tensorrt/tensorrt_timing_cache.h"
+#include "backends/timing_cache_file.h"
 #include "platform/atomic_file.h"
-#include "platform/file_lock.h"
 
 #ifndef TRTWATCH_TENSORRT_ROOT
 #define TRTWATCH_TENSORRT_ROOT ""
@@ -117,6 +117,18 @@ std::string AddProfiles(nvinfer1::IBuilderConfig& config,
   return "";
 }
 
+// The --timing-cache flags, as every builder's cache file follows them, the file named
+// (--timing-cache auto: the one for this TensorRT and GPU).
+TimingCacheFlags CacheFlags(const BuildOptions& options, int32_t tensorrt_version, const std::optional<BuildGpu>& gpu) {
+  const bool automatic = options.timing_cache == kAutoTimingCache;
+  const TimingCacheFlags flags{automatic ? "" : options.timing_cache, options.timing_cache_strict,
+                               options.timing_cache_ignore_mismatch, automatic ? options.timing_cache_folder : ""};
+  const std::string gpu_name = gpu ? gpu->name + " sm " + std::to_string(gpu->cc_major) + "." +
+                                         std::to_string(gpu->cc_minor)
+                                   : "unknown GPU";
+  return WithCacheFile(flags, "TensorRT " + FormatTensorRtVersion(tensorrt_version), gpu_name);
+}
+
 }  // namespace
 
 Facts TensorRtFacts(int32_t runtime_version, const CudaReport& cuda, const NvmlReport& nvml, int ordinal,
@@ -174,6 +186,7 @@ TensorRtBackend::TensorRtBackend(BuildOptions options, const LoadedTensorRt& ten
   std::optional<BuildGpu> gpu;
   facts_ = TensorRtFacts(tensorrt.Version(), cuda, nvml, options_.device.value_or(0), &gpu);
   if (gpu) gpu_compute_capability_ = gpu->cc_major * 10 + gpu->cc_minor;
+  timing_cache_ = CacheFlags(options_, tensorrt.Version(), gpu);
   if (options_.device) {
     if (const std::string problem = CudaDeviceProblem(cuda, *options_.device); !problem.empty()) {
       device_problem_ = "--device=" + std::to_string(*options_.device) + ": " + problem;
@@ -187,7 +200,7 @@ BuildInfo TensorRtBackend::Describe() const {
   info.model = options_.model;
   info.facts = facts_;
   if (!options_.output.empty()) info.facts.emplace_back("engine", options_.output);
-  if (!options_.timing_cache.empty()) info.facts.emplace_back("timing_cache", options_.timing_cache);
+  if (!timing_cache_.file.empty()) info.facts.emplace_back("timing_cache", timing_cache_.file);
   return info;
 }
 
@@ -239,50 +252,6 @@ TrtPtr<nvinfer1::IBuilder> TensorRtBackend::MakeBuilder(Monitor& monitor, std::s
   return builder;
 }
 
-// Timing cache, with trtexec's semantics: --noBuilderCache wins over a cache file (the
-// caller's check); a cache from another device or version is used anyway, with a
-// warning (refused under --timing-cache-strict); the file is merged into, never
-// overwritten.
-std::string TensorRtBackend::AttachTimingCache(nvinfer1::IBuilderConfig& config, TrtPtr<nvinfer1::ITimingCache>* cache,
-                                               Monitor& monitor) {
-  const std::string& file = options_.timing_cache;
-  std::string blob;
-  std::string read_error;
-  int read_errno = 0;
-  if (!ReadWholeFile(file, &blob, &read_error, &read_errno)) {
-    if (read_errno != ENOENT) return "--timing-cache: " + read_error;
-    blob.clear();  // first build with this cache: start an empty one
-    monitor.Log(trtwatch::Severity::kInfo,
-                "timing cache \"" + file + "\" does not exist yet; it will be written after the build");
-  }
-  const std::string version = FormatTensorRtVersion(tensorrt_.Version());
-  cache->reset(config.createTimingCache(blob.data(), blob.size()));
-  if (!*cache && !blob.empty() && !options_.timing_cache_strict) {
-    monitor.Log(trtwatch::Severity::kWarning,
-                "timing cache \"" + file + "\" is unreadable by TensorRT " + version +
-                    " (corrupt, or another TensorRT version's): starting a new one, which replaces it after the build");
-    cache->reset(config.createTimingCache(nullptr, 0));
-  }
-  if (!*cache) {
-    return "timing cache \"" + file + "\" cannot be read by TensorRT " + version +
-           " (corrupt, or written by another TensorRT version): delete it to start a new one, or drop "
-           "--timing-cache-strict to replace it";
-  }
-  bool attached = config.setTimingCache(**cache, options_.timing_cache_ignore_mismatch);
-  if (!attached && !options_.timing_cache_strict) {
-    logger_.ClearErrors();  // TensorRT's complaint about the mismatch is answered here
-    monitor.Log(trtwatch::Severity::kWarning,
-                "timing cache \"" + file +
-                    "\" was made on another GPU, CUDA or TensorRT version: using it anyway, as trtexec does "
-                    "(its timings may not fit this GPU; --timing-cache-strict refuses such a cache)");
-    attached = config.setTimingCache(**cache, /*ignoreMismatch=*/true);
-  }
-  if (attached) return "";
-  return "timing cache \"" + file +
-         "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or drop "
-         "--timing-cache-strict to use it anyway";
-}
-
 BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   auto fail = [&](const std::string& message) { return BuildOutcome{false, WithErrors(message)}; };
   // A cancel request between the stages: stop without a TensorRT error of our making.
@@ -301,7 +270,7 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   // Declared before every TensorRT object so that they outlive them all, as TensorRT
   // requires of the progress monitor and of a timing cache.
   ProgressAdapter adapter(monitor);
-  TrtPtr<nvinfer1::ITimingCache> cache;
+  std::optional<TensorRtTimingCache> cache;
 
   for (const std::string& notice : options_.notices) monitor.Log(trtwatch::Severity::kWarning, notice);
   std::string refused;
@@ -319,8 +288,10 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   if (!ConfigureBuilder(options_, gpu_compute_capability_, *config, &refused)) return fail(refused);
   if (!ApplyProfiles(*builder, *network, *config, monitor, &refused)) return fail(refused);
 
-  if (!options_.timing_cache.empty() && !options_.no_builder_cache) {  // --noBuilderCache wins
-    if (const std::string problem = AttachTimingCache(*config, &cache, monitor); !problem.empty()) return fail(problem);
+  if (!timing_cache_.file.empty() && !options_.no_builder_cache) {  // --noBuilderCache wins
+    cache.emplace(*config, logger_, FormatTensorRtVersion(tensorrt_.Version()));
+    const Status attached = AttachTimingCacheFile(timing_cache_, *cache, monitor);
+    if (!attached.ok()) return fail(attached.error());
   }
   if (monitor.IsCancelRequested()) return cancelled();
 
@@ -329,9 +300,7 @@ BuildOutcome TensorRtBackend::BuildAttached(Monitor& monitor) {
   config->setProgressMonitor(nullptr);
 
   // Whatever TensorRT learnt is kept, also when the build was cancelled.
-  if (cache && (engine || monitor.IsCancelRequested())) {
-    if (const nvinfer1::ITimingCache* used = config->getTimingCache()) SaveTimingCache(*config, *used, monitor);
-  }
+  if (cache && (engine || monitor.IsCancelRequested())) SaveTimingCacheFile(timing_cache_, *cache, monitor);
   if (monitor.IsCancelRequested()) return cancelled();
   if (!engine) return fail("TensorRT built no engine");
 
@@ -403,38 +372,6 @@ bool TensorRtBackend::ApplyProfiles(nvinfer1::IBuilder& builder, nvinfer1::INetw
   }
   *error = AddProfiles(config, profiles);
   return error->empty();
-}
-
-void TensorRtBackend::SaveTimingCache(nvinfer1::IBuilderConfig& config, const nvinfer1::ITimingCache& learnt,
-                                      Monitor& monitor) const {
-  // Read, merge and replace under one lock, so that builds sharing the file at once
-  // all land their entries (trtexec merges with ITimingCache::combine too).
-  std::string error;
-  const std::unique_ptr<FileLock> lock = FileLock::Acquire(options_.timing_cache + ".lock", &error);
-  if (!lock) {
-    monitor.Log(trtwatch::Severity::kWarning, "timing cache not saved: " + error);
-    return;
-  }
-  std::string current;
-  int read_errno = 0;
-  TrtPtr<nvinfer1::ITimingCache> merged;
-  if (ReadWholeFile(options_.timing_cache, &current, &error, &read_errno) && !current.empty()) {
-    merged.reset(config.createTimingCache(current.data(), current.size()));
-    if (merged && !merged->combine(learnt, /*ignoreMismatch=*/false)) merged.reset();
-    if (!merged) {
-      monitor.Log(trtwatch::Severity::kWarning, "timing cache \"" + options_.timing_cache +
-                                                    "\" now holds another device's or version's cache: replacing it");
-    }
-  }
-  TrtPtr<nvinfer1::IHostMemory> data(merged ? merged->serialize() : learnt.serialize());
-  if (!data) {
-    monitor.Log(trtwatch::Severity::kWarning, "timing cache not saved: TensorRT could not serialize it");
-    return;
-  }
-  if (!WriteFileAtomically(options_.timing_cache,
-                           std::string_view(static_cast<const char*>(data->data()), data->size()), &error)) {
-    monitor.Log(trtwatch::Severity::kWarning, "timing cache not saved: " + error);
-  }
 }
 
 CompiledTensorRt CompiledWith() {

@@ -24,6 +24,7 @@
 #include "backends/tensorrt/build_options.h"
 #include "backends/tensorrt/logger_adapter.h"
 #include "backends/tensorrt/tensorrt_library.h"
+#include "backends/timing_cache_file.h"
 #include "platform/cuda_driver.h"
 #include "platform/nvml.h"
 
@@ -56,11 +57,6 @@ class TensorRtBackend final : public Backend {
   // TensorRT's standard plugins and the user's static ones, then a builder with the
   // user's dynamic plugins and thread limit; null with the reason in `*error`.
   std::unique_ptr<nvinfer1::IBuilder> MakeBuilder(Monitor& monitor, std::string* error);
-  // The --timing-cache file's cache, attached to `config`; empty, or why it cannot be.
-  std::string AttachTimingCache(nvinfer1::IBuilderConfig& config, std::unique_ptr<nvinfer1::ITimingCache>* cache,
-                                Monitor& monitor);
-  // Merges what the build learnt into the cache file, under the file's lock.
-  void SaveTimingCache(nvinfer1::IBuilderConfig& config, const nvinfer1::ITimingCache& learnt, Monitor& monitor) const;
 
   const BuildOptions options_;
   const LoadedTensorRt& tensorrt_;
@@ -68,6 +64,7 @@ class TensorRtBackend final : public Backend {
   Facts facts_;
   std::string device_problem_;
   int gpu_compute_capability_ = 0;  // 80 for 8.0; 0 when neither CUDA nor NVML says (for --best)
+  TimingCacheFlags timing_cache_;  // --timing-cache, its file named
   LoggerAdapter logger_;
 };
 

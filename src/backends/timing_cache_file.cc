@@ -1,0 +1,129 @@
+#include "backends/timing_cache_file.h"
+
+#include <cerrno>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+
+#include "platform/atomic_file.h"
+#include "platform/file_access.h"
+#include "platform/file_lock.h"
+#include "platform/utf8_edges.h"
+
+namespace trtwatch {
+
+namespace {
+
+constexpr size_t kMaxNamePart = 100;
+
+std::string Slug(std::string_view text) {
+  std::string slug;
+  for (char c : text) {
+    const bool kept = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.';
+    if (c >= 'A' && c <= 'Z') {
+      slug += static_cast<char>(c - 'A' + 'a');
+    } else if (kept) {
+      slug += c;
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+    if (slug.size() >= kMaxNamePart) break;
+  }
+  // Never a dotfile, nor a name a command line would take for an option.
+  const size_t first = slug.find_first_not_of(".-");
+  const size_t last = slug.find_last_not_of(".-");
+  return first == std::string::npos ? "unknown" : slug.substr(first, last - first + 1);
+}
+
+// --timing-cache auto's folder, made (for this user only) where it is missing.
+Status MakeAutoFolder(const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(Utf8Path(folder).parent_path(), ec);
+  std::string error;
+  if (MakePrivateFolder(folder, &error)) return OkStatus();
+  return Status::Error("--timing-cache auto: cannot make \"" + folder + "\": " + error +
+                       " (set XDG_STATE_HOME to a writable folder, or name a cache file)");
+}
+
+// The file's bytes; empty (and said so) where it does not exist yet.
+Result<std::string> ReadCacheFile(const std::string& file, Monitor& monitor) {
+  std::string bytes;
+  std::string error;
+  int read_errno = 0;
+  if (ReadWholeFile(file, &bytes, &error, &read_errno)) return bytes;
+  if (read_errno != ENOENT) return Status::Error("--timing-cache: " + error);
+  monitor.Log(Severity::kInfo, "timing cache \"" + file + "\" does not exist yet; it will be written after the build");
+  return std::string();
+}
+
+Status LoadCache(const TimingCacheFlags& flags, std::string_view bytes, TimingCacheOps& ops, Monitor& monitor) {
+  if (ops.Load(bytes)) return OkStatus();
+  const Status refused = Status::Error(
+      "timing cache \"" + flags.file + "\" cannot be read by " + ops.Reader() +
+      " (corrupt, or written by another version): delete it to start a new one, or drop --timing-cache-strict to "
+      "replace it");
+  if (bytes.empty() || flags.strict) return refused;
+  monitor.Log(Severity::kWarning, "timing cache \"" + flags.file + "\" is unreadable by " + ops.Reader() +
+                                      " (corrupt, or another version's): starting a new one, which replaces it "
+                                      "after the build");
+  return ops.Load({}) ? OkStatus() : refused;
+}
+
+}  // namespace
+
+std::string AutoTimingCacheName(std::string_view builder, std::string_view gpu) {
+  return Slug(builder) + "_" + Slug(gpu) + ".cache";
+}
+
+TimingCacheFlags WithCacheFile(TimingCacheFlags flags, std::string_view builder, std::string_view gpu) {
+  if (!flags.auto_folder.empty()) flags.file = flags.auto_folder + "/" + AutoTimingCacheName(builder, gpu);
+  return flags;
+}
+
+Status AttachTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor) {
+  if (!flags.auto_folder.empty()) {
+    if (Status made = MakeAutoFolder(flags.auto_folder); !made.ok()) return made;
+  }
+  Result<std::string> bytes = ReadCacheFile(flags.file, monitor);
+  if (!bytes.ok()) return bytes.status();
+  if (Status loaded = LoadCache(flags, *bytes, ops, monitor); !loaded.ok()) return loaded;
+  bool attached = ops.Attach(flags.ignore_mismatch);
+  if (!attached && !flags.strict) {
+    monitor.Log(Severity::kWarning,
+                "timing cache \"" + flags.file +
+                    "\" was made on another GPU, CUDA or TensorRT version: using it anyway, as trtexec does "
+                    "(its timings may not fit this GPU; --timing-cache-strict refuses such a cache)");
+    attached = ops.Attach(/*ignore_mismatch=*/true);
+  }
+  if (attached) return OkStatus();
+  return Status::Error("timing cache \"" + flags.file +
+                       "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or drop "
+                       "--timing-cache-strict to use it anyway");
+}
+
+void SaveTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor) {
+  std::string error;
+  const std::unique_ptr<FileLock> lock = FileLock::Acquire(flags.file + ".lock", &error);
+  if (!lock) {
+    monitor.Log(Severity::kWarning, "timing cache not saved: " + error);
+    return;
+  }
+  std::string current;
+  int read_errno = 0;
+  std::optional<std::string> data;
+  if (ReadWholeFile(flags.file, &current, &error, &read_errno) && !current.empty()) {
+    data = ops.MergedInto(current);
+    if (!data) {
+      monitor.Log(Severity::kWarning,
+                  "timing cache \"" + flags.file + "\" now holds another device's or version's cache: replacing it");
+    }
+  }
+  if (!data) data = ops.Serialize();
+  if (!data) {
+    monitor.Log(Severity::kWarning, "timing cache not saved: " + ops.Reader() + " could not serialize it");
+    return;
+  }
+  if (!WriteFileAtomically(flags.file, *data, &error)) monitor.Log(Severity::kWarning, "timing cache not saved: " + error);
+}
+
+}  // namespace trtwatch

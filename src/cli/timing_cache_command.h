@@ -1,0 +1,24 @@
+// `trtwatch timing-cache ls|rm`: the user's automatic timing caches (`--timing-cache
+// auto`, one per builder and GPU, runner/timing_cache_folder.h) from the command line.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace trtwatch {
+
+struct TimingCacheCommandOptions {
+  std::vector<std::string> names;  // rm
+  bool all = false;                // rm --all
+  bool json = false;               // ls --json
+  CLI::App* ls = nullptr;
+  CLI::App* rm = nullptr;
+};
+
+// Registers `timing-cache` and its subcommands on `app`.
+CLI::App* AddTimingCacheCommand(CLI::App& app, TimingCacheCommandOptions* options);
+// Runs the subcommand that was parsed; the process exit code.
+int RunTimingCacheCommand(const TimingCacheCommandOptions& options);
+
+}  // namespace trtwatch
