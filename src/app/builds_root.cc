@@ -129,6 +129,8 @@ BuildsRoot::Opening BuildsRoot::Open(boost::asio::io_context& io, const builds::
       config.artifact_dir.empty() ? manager_options.data_dir + "/artifacts" : config.artifact_dir, &error);
   if (!root->artifacts_) return opening;
   manager_options.models_dir = root->artifacts_->models_dir();
+  if (config.timing_caches) manager_options.timing_caches_dir = root->artifacts_->timing_caches_dir();
+  manager_options.timing_cache_max_bytes = config.timing_cache_max_bytes;
   manager_options.max_concurrent = config.max_concurrent;
   manager_options.queue_limit = config.queue_limit;
   manager_options.cancel_grace_seconds = config.cancel_grace_seconds;

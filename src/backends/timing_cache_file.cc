@@ -5,6 +5,7 @@
 #include <memory>
 #include <system_error>
 
+#include "backends/timing_cache_use.h"
 #include "platform/atomic_file.h"
 #include "platform/file_access.h"
 #include "platform/file_lock.h"
@@ -69,14 +70,57 @@ Status LoadCache(const TimingCacheFlags& flags, std::string_view bytes, TimingCa
   return ops.Load({}) ? OkStatus() : refused;
 }
 
+// A folder's cache counts its builds; the caller holds the cache's lock where it
+// writes the cache too, or `lock` is taken here.
+void CountUse(const TimingCacheFlags& flags, CacheUseEvent event, Monitor& monitor, std::string_view written = {},
+              bool locked = false) {
+  if (flags.auto_folder.empty()) return;
+  std::string error;
+  std::unique_ptr<FileLock> lock;
+  if (!locked) lock = FileLock::Acquire(TimingCacheLockFile(flags.file), &error);
+  if (!locked && !lock) {
+    monitor.Log(Severity::kWarning, "timing cache use not counted: " + error);
+    return;
+  }
+  error = RecordTimingCacheUse(flags.file, flags.builder, flags.gpu, event, written);
+  if (!error.empty()) monitor.Log(Severity::kWarning, "timing cache use not counted: " + error);
+}
+
+// The bytes to write: the build's cache merged into what the file holds now (`*same`:
+// they are what it holds, so this build taught it nothing).
+std::optional<std::string> MergedCache(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor,
+                                       bool* same) {
+  std::string current;
+  std::string error;
+  std::optional<std::string> data;
+  if (ReadWholeFile(flags.file, &current, &error) && !current.empty()) {
+    data = ops.MergedInto(current);
+    if (!data) {
+      monitor.Log(Severity::kWarning,
+                  "timing cache \"" + flags.file + "\" now holds another device's or version's cache: replacing it");
+    }
+  }
+  if (!data) data = ops.Serialize();
+  if (!data) monitor.Log(Severity::kWarning, "timing cache not saved: " + ops.Reader() + " could not serialize it");
+  *same = data && *data == current;
+  return data;
+}
+
 }  // namespace
+
+std::string TimingCacheGpu(std::string_view name, int cc_major, int cc_minor) {
+  return std::string(name) + " sm " + std::to_string(cc_major) + "." + std::to_string(cc_minor);
+}
 
 std::string AutoTimingCacheName(std::string_view builder, std::string_view gpu) {
   return Slug(builder) + "_" + Slug(gpu) + ".cache";
 }
 
 TimingCacheFlags WithCacheFile(TimingCacheFlags flags, std::string_view builder, std::string_view gpu) {
-  if (!flags.auto_folder.empty()) flags.file = flags.auto_folder + "/" + AutoTimingCacheName(builder, gpu);
+  if (flags.auto_folder.empty()) return flags;
+  flags.file = flags.auto_folder + "/" + AutoTimingCacheName(builder, gpu);
+  flags.builder = builder;
+  flags.gpu = gpu;
   return flags;
 }
 
@@ -95,7 +139,10 @@ Status AttachTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops,
                     "(its timings may not fit this GPU; --timing-cache-strict refuses such a cache)");
     attached = ops.Attach(/*ignore_mismatch=*/true);
   }
-  if (attached) return OkStatus();
+  if (attached) {
+    CountUse(flags, CacheUseEvent::kServed, monitor);
+    return OkStatus();
+  }
   return Status::Error("timing cache \"" + flags.file +
                        "\" was made on another GPU, CUDA or TensorRT version: delete it to start a new one, or drop "
                        "--timing-cache-strict to use it anyway");
@@ -103,27 +150,26 @@ Status AttachTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops,
 
 void SaveTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor) {
   std::string error;
-  const std::unique_ptr<FileLock> lock = FileLock::Acquire(flags.file + ".lock", &error);
+  const std::unique_ptr<FileLock> lock = FileLock::Acquire(TimingCacheLockFile(flags.file), &error);
   if (!lock) {
     monitor.Log(Severity::kWarning, "timing cache not saved: " + error);
     return;
   }
-  std::string current;
-  int read_errno = 0;
-  std::optional<std::string> data;
-  if (ReadWholeFile(flags.file, &current, &error, &read_errno) && !current.empty()) {
-    data = ops.MergedInto(current);
-    if (!data) {
-      monitor.Log(Severity::kWarning,
-                  "timing cache \"" + flags.file + "\" now holds another device's or version's cache: replacing it");
-    }
-  }
-  if (!data) data = ops.Serialize();
-  if (!data) {
-    monitor.Log(Severity::kWarning, "timing cache not saved: " + ops.Reader() + " could not serialize it");
+  bool same = false;
+  const std::optional<std::string> data = MergedCache(flags, ops, monitor, &same);
+  if (!data || same) return;  // nothing new: the file, its time and its counts stay
+  if (flags.max_bytes > 0 && data->size() > flags.max_bytes) {
+    monitor.Log(Severity::kWarning, "timing cache \"" + flags.file + "\" kept as it was: with this build's timings it "
+                                    "would hold " + std::to_string(data->size()) + " bytes, past its bound of " +
+                                    std::to_string(flags.max_bytes) +
+                                    " (--timing-cache-max-size; remove the cache to start a new one)");
     return;
   }
-  if (!WriteFileAtomically(flags.file, *data, &error)) monitor.Log(Severity::kWarning, "timing cache not saved: " + error);
+  if (!WriteFileAtomically(flags.file, *data, &error)) {
+    monitor.Log(Severity::kWarning, "timing cache not saved: " + error);
+    return;
+  }
+  CountUse(flags, CacheUseEvent::kContributed, monitor, *data, /*locked=*/true);
 }
 
 }  // namespace trtwatch

@@ -11,6 +11,7 @@
 // Threading: used on the build's thread; the file's lock orders processes.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,9 +30,21 @@ struct TimingCacheFlags {
   bool strict = false;           // refuse an unreadable or mismatched cache
   bool ignore_mismatch = false;  // use a mismatched cache without the warning
   // --timing-cache auto: the cache is this folder's file for the builder and GPU
-  // (WithCacheFile names it), the folder made when the cache is first attached.
+  // (WithCacheFile names it), the folder made when the cache is first attached. Such
+  // a cache counts the builds it served and those that merged into it
+  // (backends/timing_cache_use.h).
   std::string auto_folder{};
+  // The file is never grown past this many bytes (0: no bound): a merge that would
+  // pass it keeps the file as it was, with a warning (--timing-cache-max-size).
+  uint64_t max_bytes = 0;
+  // Set by WithCacheFile for a folder's cache: whose cache it is.
+  std::string builder{};
+  std::string gpu{};
 };
+
+// A GPU as its timing cache knows it: "NVIDIA H100 80GB HBM3 sm 9.0" (a cache holds
+// one GPU model's timings).
+std::string TimingCacheGpu(std::string_view name, int cc_major, int cc_minor);
 
 // The file name of a builder's cache on a GPU: "tensorrt-10.16.0_nvidia-h100-sm-9.0.cache"
 // (lower-case letters, digits and dots; anything else one dash).
@@ -39,6 +52,10 @@ std::string AutoTimingCacheName(std::string_view builder, std::string_view gpu);
 // The flags with their file named: as given, or the auto folder's file for `builder`
 // ("TensorRT 10.16.0") on `gpu` ("NVIDIA H100 sm 9.0").
 TimingCacheFlags WithCacheFile(TimingCacheFlags flags, std::string_view builder, std::string_view gpu);
+
+// The lock file that orders the writers of the cache file `cache_file` (and its
+// readers that must see one version: the service's downloads).
+inline std::string TimingCacheLockFile(const std::string& cache_file) { return cache_file + ".lock"; }
 
 // One build's cache, as a builder holds it.
 class TimingCacheOps {
@@ -64,7 +81,8 @@ class TimingCacheOps {
 [[nodiscard]] Status AttachTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor);
 
 // Merges the build's cache into `flags.file`, under the file's lock; a cache of
-// another GPU or version there is replaced. Problems are warnings: the build stands.
+// another GPU or version there is replaced, and a merge past `flags.max_bytes` is not
+// kept. Problems are warnings: the build stands.
 void SaveTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor);
 
 }  // namespace trtwatch

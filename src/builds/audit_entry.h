@@ -29,13 +29,15 @@ inline constexpr std::string_view kGroupSubmit = "group.submit";
 inline constexpr std::string_view kGroupCancel = "group.cancel";
 inline constexpr std::string_view kModelUpload = "model.upload";
 inline constexpr std::string_view kModelDelete = "model.delete";
+inline constexpr std::string_view kTimingCacheDelete = "timing_cache.delete";
 inline constexpr std::string_view kUiSignIn = "ui.sign_in";
 inline constexpr std::string_view kUiSignOut = "ui.sign_out";
 }  // namespace audit_action
 
-inline constexpr std::array<std::string_view, 8> kAuditActions = {
-    audit_action::kBuildSubmit, audit_action::kBuildCancel, audit_action::kGroupSubmit, audit_action::kGroupCancel,
-    audit_action::kModelUpload, audit_action::kModelDelete, audit_action::kUiSignIn,    audit_action::kUiSignOut};
+inline constexpr std::array<std::string_view, 9> kAuditActions = {
+    audit_action::kBuildSubmit, audit_action::kBuildCancel,        audit_action::kGroupSubmit,
+    audit_action::kGroupCancel, audit_action::kModelUpload,        audit_action::kModelDelete,
+    audit_action::kUiSignIn,    audit_action::kUiSignOut,          audit_action::kTimingCacheDelete};
 
 // The bounds of an entry's values, in bytes.
 inline constexpr size_t kAuditUserMax = 64;

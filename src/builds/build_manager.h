@@ -46,6 +46,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "builds/after_build.h"
+#include "builds/fleet_timing_caches.h"
 #include "builds/build_record.h"
 #include "builds/build_request.h"  // kMaxCancelGraceSeconds, RequestPaths
 #include "builds/claims.h"
@@ -89,6 +90,10 @@ struct ManagerOptions {
   // Real builds share an engine cache in DATA_DIR/engine-cache (docs/cache.md); a
   // request turns it off for itself with "cache": false.
   bool engine_cache = true;
+  // The fleet's timing caches (ARTIFACT_DIR/timing-caches): builds are given their GPU's
+  // unless their request says "timing_cache": false or names a cache; empty: none.
+  std::string timing_caches_dir;
+  uint64_t timing_cache_max_bytes = 0;
   // The GPU types the executor routes to (--gpu-type): the targets a build group may name.
   GpuTable gpu_types;
   // What a build keeps of its events while the store does not take them (docs/deploy.md):
@@ -164,6 +169,8 @@ class BuildManager {
   // that ends here (the last one concludes its group).
   void AttachGroups(BuildGroups& groups, std::function<void(const std::string& group_id)> member_ended);
   BuildGroups& groups() { return *groups_; }
+  // The fleet's timing caches its builds are given (options' timing_caches_dir).
+  const FleetTimingCaches& timing_caches() const { return timing_caches_; }
   GetResult Get(const std::string& id);
   // `body` is empty or {"grace": SECONDS or "DUR"}: how long the worker may take to
   // stop cooperatively before it is killed (default: the service's grace).
@@ -321,6 +328,7 @@ class BuildManager {
   const Clock& clock_;
   Claims claims_;
   AfterBuild after_;
+  const FleetTimingCaches timing_caches_{options_.timing_caches_dir};
   RecordWriter writer_;
   std::map<std::string, std::unique_ptr<Active>> active_;  // claimed here: running, cancelling
   RemoteFollowers followers_;  // readers of builds not running here (queued, or on another replica)

@@ -56,8 +56,9 @@ void BuildManager::Start(Active& b) {
   double timeout = 0;
   std::string ignored;
   if (!b.request.timeout.empty() && ParseDuration(b.request.timeout, &timeout, &ignored)) task.timeout_seconds = timeout;
-  ExecutionStart start =
-      executor_->Start(task, WorkerArguments(b.request, engine, engine_cache_dir(), after_.SeedHistory(b.record, b.request)));
+  const WorkerFolders folders{engine_cache_dir(), after_.SeedHistory(b.record, b.request), options_.timing_caches_dir,
+                              options_.timing_cache_max_bytes};
+  ExecutionStart start = executor_->Start(task, WorkerArguments(b.request, engine, folders));
   if (!start.execution) {
     EndWithoutWorker(b, BuildState::kFailed, start.error);
     return;
@@ -138,6 +139,7 @@ void BuildManager::HandleLine(Active& b, std::string_view line) {
   const std::string json_line = AdjustWorkerEvent(b.record, &event) ? EventToJson(event) : std::string(line);
   if (event.type == EventType::kBuildStart || event.type == EventType::kBuildFinish) {
     FoldCacheUse(event, &b.record);
+    FoldFleetTimingCache(event, options_.timing_caches_dir, &b.record);
     if (IsKeyDigest(event.cache.key)) b.record.history_key = event.cache.key;
   }
   const bool new_estimate = event.type == EventType::kEstimate && FoldEstimate(event, &b.record);

@@ -144,6 +144,9 @@ std::string RecordToJson(const BuildRecord& r) {
   j["timing_cache"] = r.timing_cache.empty() ? json(nullptr)
                                              : ArtifactJson(r.timing_cache, r.timing_cache_bytes,
                                                             r.timing_cache_sha256, "/builds/" + r.id + "/timing-cache");
+  j["fleet_timing_cache"] = r.fleet_timing_cache.empty()
+                                ? json(nullptr)
+                                : json{{"name", r.fleet_timing_cache}, {"url", "/timing-caches/" + r.fleet_timing_cache}};
   j["cache"] = RecordCacheJson(r.cache);
   j["worker_pid"] = r.worker_pid > 0 ? json(r.worker_pid) : json(nullptr);
   j["job"] = JobJson(r.job);
@@ -192,6 +195,10 @@ bool RecordFromJson(std::string_view text, BuildRecord* r) {
     r->engine_bytes = j["engine_bytes"].get<uint64_t>();
   }
   ArtifactFromJson(j.value("timing_cache", json()), &r->timing_cache, &r->timing_cache_bytes, &r->timing_cache_sha256);
+  if (const auto fleet = j.find("fleet_timing_cache"); fleet != j.end() && fleet->is_object()) {
+    const auto name = fleet->find("name");
+    if (name != fleet->end() && name->is_string()) r->fleet_timing_cache = name->get<std::string>();
+  }
   r->cache = RecordCacheFromJson(j.value("cache", json())).cache;  // a damaged one reads as none
   if (j.contains("worker_pid") && j["worker_pid"].is_number_integer()) r->worker_pid = j["worker_pid"].get<int>();
   JobFromJson(j.value("job", json()), &r->job);

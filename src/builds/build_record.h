@@ -93,6 +93,9 @@ struct BuildRecord {
   std::string timing_cache;
   uint64_t timing_cache_bytes = 0;
   std::string timing_cache_sha256;
+  // The fleet timing cache the build was given (its name in ARTIFACT_DIR/timing-caches),
+  // as its worker said at its start; empty: none.
+  std::string fleet_timing_cache;
   // The engine cache's answer, as the worker's build_start and build_finish gave it;
   // absent where the build used no cache (simulated, "cache": false, not started yet).
   std::optional<RecordCache> cache;

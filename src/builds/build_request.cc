@@ -1,6 +1,7 @@
 #include "builds/build_request.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -63,6 +64,11 @@ const OptionSpec* FindOption(std::string_view name) {
     if (o.name == name) return &o;
   }
   return nullptr;
+}
+
+// Options that give the build a timing cache of their own, or none.
+bool NamesTimingCache(std::string_view option) {
+  return option == "timing-cache" || option == "timingCacheFile" || option == "noBuilderCache";
 }
 
 std::string OptionNames() {
@@ -192,6 +198,17 @@ bool ParseSharedFields(const json& j, BuildRequest* r, json* normal, std::string
     r->timeout = DurationText(seconds);  // normalised: the record keeps no client text of any length
     (*normal)["timeout"] = r->timeout;
   }
+  if (j.contains("timing_cache")) {
+    if (!j["timing_cache"].is_boolean()) {
+      return Fail(error, "\"timing_cache\" must be true or false (false: build without the fleet's timing cache)");
+    }
+    r->timing_cache = j["timing_cache"].get<bool>();
+    if (r->timing_cache && !r->UsesFleetTimingCache()) {
+      return Fail(error, "\"timing_cache\": true asks for the fleet's timing cache, but the options name a cache of "
+                         "their own (or --noBuilderCache): give one or the other");
+    }
+    if (!r->timing_cache) (*normal)["timing_cache"] = false;
+  }
   if (j.contains("gpu")) {
     const GpuNeedResult gpu = ParseGpuNeed(j["gpu"]);
     if (!gpu.need) return Fail(error, gpu.error);
@@ -210,12 +227,13 @@ Result<BuildRequest> ParseBuildRequest(const JsonBody& body, const RequestPaths&
     return Status::Error("the body must be a JSON object, e.g. {\"simulate\": \"small-cnn\"} or "
                          "{\"model\": \"resnet50.onnx\"}");
   }
-  static const std::set<std::string> known = {"model", "options", "simulate", "seed",
-                                              "speed", "timeout", "cache", "gpu"};
+  static const std::set<std::string> known = {"model", "options", "simulate", "seed",        "speed",
+                                              "timeout", "cache",  "gpu",      "timing_cache"};
   for (const auto& [key, value] : j.items()) {
     if (!known.count(key)) {
       return Status::Error("unknown field \"" + key +
-                           "\"; the fields are model, options, simulate, seed, speed, timeout, cache, gpu");
+                           "\"; the fields are model, options, simulate, seed, speed, timeout, cache, gpu, "
+                           "timing_cache");
     }
   }
   const bool has_model = j.contains("model");
@@ -238,8 +256,13 @@ Result<BuildRequest> ParseBuildRequest(std::string_view text, const RequestPaths
   return ParseBuildRequest(ParseJsonBody(text), paths);
 }
 
+bool BuildRequest::UsesFleetTimingCache() const {
+  if (!timing_cache) return false;
+  return std::none_of(options.begin(), options.end(), [](const auto& option) { return NamesTimingCache(option.first); });
+}
+
 std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::string& engine_path,
-                                         const std::string& engine_cache, const std::string& history_folder) {
+                                         const WorkerFolders& folders) {
   std::vector<std::string> args = {"build"};
   if (!r.simulate.empty()) {
     args.insert(args.end(), {"--simulate", r.simulate, "--seed", std::to_string(r.seed), "--speed"});
@@ -252,22 +275,28 @@ std::vector<std::string> WorkerArguments(const BuildRequest& r, const std::strin
       args.push_back("--" + flag);
       if (!value.empty()) args.push_back(value);
     }
-    if (!engine_cache.empty()) {
+    if (!folders.engine_cache.empty()) {
       if (r.cache) {
-        args.insert(args.end(), {"--engine-cache", engine_cache});
+        args.insert(args.end(), {"--engine-cache", folders.engine_cache});
       } else {
         args.emplace_back("--no-engine-cache");
       }
+    }
+  }
+  if (!folders.timing_caches.empty() && r.UsesFleetTimingCache()) {
+    args.insert(args.end(), {"--timing-cache", "auto", "--timing-cache-dir", folders.timing_caches});
+    if (folders.timing_cache_max_bytes > 0) {
+      args.insert(args.end(), {"--timing-cache-max-size", std::to_string(folders.timing_cache_max_bytes) + "B"});
     }
   }
   if (!r.timeout.empty()) args.insert(args.end(), {"--timeout", r.timeout});
   // The service keeps the history in its store; a worker reads and appends to the
   // build's own folder, never the local history of the user it runs as.
   args.insert(args.end(), {"--progress", "json"});
-  if (history_folder.empty()) {
+  if (folders.history_folder.empty()) {
     args.emplace_back("--no-history");
   } else {
-    args.insert(args.end(), {"--history", history_folder});
+    args.insert(args.end(), {"--history", folders.history_folder});
   }
   return args;
 }

@@ -27,11 +27,17 @@ struct BuildRequest {
   std::vector<std::pair<std::string, std::string>> options;
   std::string timeout;  // as given ("30m"); empty for none
   bool cache = true;    // "cache": false: build even when the engine cache has the engine
+  // "timing_cache": false: not given the fleet's timing cache (nor merged into it). A
+  // request whose options name a timing cache (or --noBuilderCache) uses that instead.
+  bool timing_cache = true;
   GpuNeed gpu;          // "gpu": {"type": "h200"} or {"compute_capability": "9.0"}; empty: any
   std::string json;     // the request, normalised, as stored in the record
   // Who submitted it: the caller's name as the front end authenticated it (the
   // service's users); empty where no credentials are asked for. Not part of `json`.
   std::string submitted_by;
+
+  // Whether the build is given the fleet's timing cache of its GPU, if there is a fleet.
+  bool UsesFleetTimingCache() const;
 };
 
 // Where a request's files may be: models inside a model root; files the build writes
@@ -75,13 +81,20 @@ GraceResult GraceFromSeconds(double seconds);
 // failure returns false with a message that names the problem and the fix.
 bool ParseCancelBody(std::string_view body, std::optional<double>* grace, std::string* error);
 
+// The service's folders a worker is told of.
+struct WorkerFolders {
+  std::string engine_cache{};    // the workers' engine cache (docs/cache.md); empty: none
+  std::string history_folder{};  // the build's history folder (builds/build_history.h); empty: none
+  std::string timing_caches{};   // the fleet's timing caches (ARTIFACT_DIR/timing-caches); empty: none
+  uint64_t timing_cache_max_bytes = 0;  // their bound (0: none)
+};
+
 // The arguments after "trtwatch": `build ... --progress json`. Real builds write
-// their engine to `engine_path`.
-// `engine_cache`: the workers' engine cache folder (docs/cache.md); empty: none. A
-// real build uses it unless its request said "cache": false.
-// `history_folder`: the build's history folder the service seeded (builds/build_history.h);
-// empty: the worker keeps no history (--no-history).
+// their engine to `engine_path`. A real build uses the engine cache unless its request
+// said "cache": false; every build is given its GPU's fleet timing cache (`--timing-cache
+// auto --timing-cache-dir`) unless UsesFleetTimingCache says no. Without a history
+// folder the worker keeps no history (--no-history).
 std::vector<std::string> WorkerArguments(const BuildRequest& request, const std::string& engine_path,
-                                         const std::string& engine_cache = "", const std::string& history_folder = "");
+                                         const WorkerFolders& folders = {});
 
 }  // namespace trtwatch::builds

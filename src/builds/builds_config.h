@@ -5,6 +5,7 @@
 // by field. Plain data: the command line fills it in builds without the service too.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ struct BuildsConfig {
   std::string data_dir = "trtwatch-data";
   std::vector<std::string> model_roots;
   std::string artifact_dir;  // uploaded models; empty: DATA_DIR/artifacts
+  // The fleet's timing caches (ARTIFACT_DIR/timing-caches, one per TensorRT version and
+  // GPU): every build is given its own GPU's, unless its request says otherwise; off
+  // with --no-timing-caches. A merge never grows one past the bound.
+  bool timing_caches = true;
+  uint64_t timing_cache_max_bytes = uint64_t{512} << 20;
   int max_concurrent = 0;  // 0: one build per GPU slot of the local executor (at least 1; 2 with Slurm)
   std::string gpus;        // --gpus "0,2,3": the GPUs the local executor uses; empty: all
   int builds_per_gpu = 1;  // --builds-per-gpu

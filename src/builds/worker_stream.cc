@@ -10,6 +10,7 @@
 #include "core/phase_tree.h"
 #include "platform/worker_process.h"
 #include "protocol/utf8.h"
+#include "runner/timing_cache_folder.h"
 
 namespace trtwatch::builds {
 
@@ -103,6 +104,15 @@ void FoldCacheUse(const Event& event, BuildRecord* record) {
     return;
   }
   if (reading.cache) record->cache = reading.cache;
+}
+
+void FoldFleetTimingCache(const Event& event, const std::string& fleet_dir, BuildRecord* record) {
+  if (fleet_dir.empty() || event.type != EventType::kBuildStart) return;
+  for (const auto& [key, value] : event.facts) {
+    if (key != "timing_cache" || !value.starts_with(fleet_dir + "/")) continue;
+    const std::string name = value.substr(fleet_dir.size() + 1);
+    if (IsTimingCacheName(name)) record->fleet_timing_cache = name;
+  }
 }
 
 bool FoldEstimate(const Event& event, BuildRecord* record) {

@@ -63,6 +63,10 @@ bool AdjustWorkerEvent(const BuildRecord& record, Event* event);
 // Folds a worker's engine-cache answer (build_start, build_finish) into the record,
 // checked; a refused one is a warning and leaves the record as it was.
 void FoldCacheUse(const Event& event, BuildRecord* record);
+// Keeps the name of the fleet timing cache a worker's build_start says it was given
+// (its "timing_cache" fact: a file of `fleet_dir`, named by the cache rule) in the
+// record; any other cache, or a name that breaks the rule, is not the fleet's.
+void FoldFleetTimingCache(const Event& event, const std::string& fleet_dir, BuildRecord* record);
 // Keeps a worker's estimate in the record, checked (finite, ordered, not negative);
 // false when refused.
 bool FoldEstimate(const Event& event, BuildRecord* record);

@@ -34,11 +34,6 @@ bool IsKey(const std::string& text) {
   return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-double UnixSeconds(fs::file_time_type time) {
-  const auto system = std::chrono::file_clock::to_sys(time);
-  return std::chrono::duration<double>(system.time_since_epoch()).count();
-}
-
 int64_t StampOf(const fs::path& path, std::error_code& ec) {
   return static_cast<int64_t>(fs::last_write_time(path, ec).time_since_epoch().count());
 }
@@ -91,7 +86,7 @@ std::optional<std::pair<CacheEntry, int64_t>> EntryFromFile(const fs::path& fold
     entry.build_seconds = j.at("build_seconds").get<double>();
     std::error_code ec;
     const fs::file_time_type used = fs::last_write_time(folder / kUsedFile, ec);
-    entry.last_used_unix = ec ? entry.built_unix : UnixSeconds(used);
+    entry.last_used_unix = ec ? entry.built_unix : Clock::FileUnixSeconds(used);
     return std::make_pair(std::move(entry), engine.at("stamp").get<int64_t>());
   } catch (const std::exception&) {
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/clock.h"
 #include "platform/atomic_file.h"
 
 namespace trtwatch::cache {
@@ -27,11 +28,6 @@ std::string UtcStamp(std::chrono::system_clock::time_point now) {
                 static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), static_cast<int>(time.hours().count()),
                 static_cast<int>(time.minutes().count()), static_cast<int>(time.seconds().count()));
   return text;
-}
-
-double ModifiedUnix(fs::file_time_type time) {
-  const auto system = std::chrono::file_clock::to_sys(time);
-  return std::chrono::duration<double>(system.time_since_epoch()).count();
 }
 
 }  // namespace
@@ -88,7 +84,7 @@ std::vector<Quarantined> ListQuarantine(const std::string& root) {
     }
     std::error_code time_error;
     const fs::file_time_type when = fs::last_write_time(item.path(), time_error);
-    if (!time_error) entry.when_unix = ModifiedUnix(when);
+    if (!time_error) entry.when_unix = Clock::FileUnixSeconds(when);
     list.push_back(std::move(entry));
   }
   std::sort(list.begin(), list.end(), [](const Quarantined& a, const Quarantined& b) { return a.when_unix > b.when_unix; });

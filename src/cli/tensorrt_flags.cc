@@ -162,6 +162,10 @@ void AddTimingCacheFlags(TensorRtGroup& g, trt::RawBuildFlags& f) {
          "Use a timing cache made on another GPU/TensorRT without the warning");
   g.flag("--timing-cache-strict", f.timing_cache_strict,
          "Refuse a timing cache made on another GPU/TensorRT, or unreadable (default: warn and go on)");
+  g.add("--timing-cache-dir", f.timing_cache_dir,
+        "With --timing-cache auto: keep the caches in DIR (a team's shared folder) instead of the state folder");
+  g.add("--timing-cache-max-size", f.timing_cache_max_size,
+        "Never grow the timing cache file past SIZE (512M, 1G): a merge past it keeps the file as it was");
   g.flag("--noBuilderCache", f.no_builder_cache,
          "Disable the builder's timing cache (kDISABLE_TIMING_CACHE); a --timing-cache file is then not used");
   g.flag("--errorOnTimingCacheMiss", f.error_on_timing_cache_miss,

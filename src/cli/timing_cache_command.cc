@@ -30,7 +30,10 @@ int ListCaches(const std::string& folder, bool as_json) {
                       {"size", f.size},
                       {"modified_unix", f.modified_unix},
                       {"entries", f.entries ? json(*f.entries) : json(nullptr)},
-                      {"gpu", f.gpu.empty() ? json(nullptr) : json(f.gpu)}});
+                      {"builder", f.builder.empty() ? json(nullptr) : json(f.builder)},
+                      {"gpu", f.gpu.empty() ? json(nullptr) : json(f.gpu)},
+                      {"builds_served", f.served},
+                      {"builds_contributed", f.contributed}});
     }
     std::printf("%s\n", list.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     return 0;
@@ -39,9 +42,10 @@ int ListCaches(const std::string& folder, bool as_json) {
   if (files.empty()) std::printf("  none yet: `trtwatch build ... --timing-cache auto` makes one per GPU\n");
   const double now = Clock::SystemUnixSeconds();
   for (const TimingCacheFile& f : files) {
-    const std::string entries = f.entries ? std::to_string(*f.entries) + " entries" : "";
-    std::printf("  %-60s %10llu B  %-16s %s\n", f.name.c_str(), static_cast<unsigned long long>(f.size),
-                (FormatAge(now - f.modified_unix) + " ago").c_str(), entries.c_str());
+    const std::string entries = f.entries ? std::to_string(*f.entries) + " entries, " : "";
+    std::printf("  %-60s %10llu B  %-16s %sserved %lld builds, %lld merged into it\n", f.name.c_str(),
+                static_cast<unsigned long long>(f.size), (FormatAge(now - f.modified_unix) + " ago").c_str(),
+                entries.c_str(), static_cast<long long>(f.served), static_cast<long long>(f.contributed));
   }
   return 0;
 }
@@ -70,6 +74,9 @@ CLI::App* AddTimingCacheCommand(CLI::App& app, TimingCacheCommandOptions* option
   CLI::App* command = app.add_subcommand(
       "timing-cache", "The automatic timing caches of --timing-cache auto, one per TensorRT version and GPU");
   command->require_subcommand(1);
+  command->add_option("--dir", options->dir,
+                      "The caches' folder: a --timing-cache-dir, or a service's ARTIFACT_DIR/timing-caches "
+                      "(default: the state folder's)");
   options->ls = command->add_subcommand("ls", "List them: name, size, when last written, entries where known");
   options->ls->add_flag("--json", options->json, "JSON on stdout");
   options->rm = command->add_subcommand("rm", "Remove caches by name (the next build starts a new one)");
@@ -79,7 +86,8 @@ CLI::App* AddTimingCacheCommand(CLI::App& app, TimingCacheCommandOptions* option
 }
 
 int RunTimingCacheCommand(const TimingCacheCommandOptions& options) {
-  const Result<std::string> folder = AutoTimingCacheFolder(ProcessEnvironment());
+  const Result<std::string> folder =
+      options.dir.empty() ? AutoTimingCacheFolder(ProcessEnvironment()) : Result<std::string>(options.dir);
   if (!folder.ok()) return TimingCacheUsageError(folder.error());
   if (options.ls->parsed()) return ListCaches(*folder, options.json);
   return RemoveCaches(*folder, options);

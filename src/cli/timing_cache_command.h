@@ -1,5 +1,6 @@
 // `trtwatch timing-cache ls|rm`: the user's automatic timing caches (`--timing-cache
-// auto`, one per builder and GPU, runner/timing_cache_folder.h) from the command line.
+// auto`, one per builder and GPU, runner/timing_cache_folder.h) from the command line,
+// or those of another folder (--dir: a --timing-cache-dir, a service's fleet caches).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@ struct TimingCacheCommandOptions {
   std::vector<std::string> names;  // rm
   bool all = false;                // rm --all
   bool json = false;               // ls --json
+  std::string dir;                 // --dir: the folder; empty: the user's
   CLI::App* ls = nullptr;
   CLI::App* rm = nullptr;
 };

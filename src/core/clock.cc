@@ -14,6 +14,11 @@ double Clock::SystemUnixSeconds() noexcept {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+double Clock::FileUnixSeconds(std::filesystem::file_time_type time) noexcept {
+  const auto system = std::chrono::file_clock::to_sys(time);
+  return std::chrono::duration<double>(system.time_since_epoch()).count();
+}
+
 const SteadyClock& SteadyClock::Instance() {
   static const SteadyClock clock;
   return clock;

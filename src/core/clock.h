@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 
 namespace trtwatch {
 
@@ -18,6 +19,8 @@ class Clock {
   // The system's wall clock, for code with no clock of its own to read (the engine
   // cache's entry times, a UI session's expiry).
   static double SystemUnixSeconds() noexcept;
+  // A file's time (its modification, as std::filesystem reads it) on the same scale.
+  static double FileUnixSeconds(std::filesystem::file_time_type time) noexcept;
 };
 
 // std::chrono::steady_clock.

@@ -21,6 +21,22 @@ const char* const kStates[] = {"queued", "running", "cancelling", "succeeded",
                                "failed", "cancelled", "timed_out", "interrupted"};
 
 
+// The record's "cache": the engine cache's answer.
+json EngineCacheSchema() {
+  return {{"type", {"object", "null"}},
+          {"description",
+           "the engine cache's answer (real builds): state hit (the engine was reused, no builder ran) or miss "
+           "(built, and stored once it succeeded), key (the build key), and for a hit age_seconds (how long ago "
+           "the reused engine was built) and built_seconds (how long that build took); null where the build "
+           "used no cache (simulated, \"cache\": false, not started yet)"},
+          {"properties",
+           {{"state", {{"type", "string"}, {"enum", {"hit", "miss"}}}},
+            {"key", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
+            {"age_seconds", {{"type", {"number", "null"}}, {"minimum", 0}}},
+            {"built_seconds", {{"type", {"number", "null"}}, {"minimum", 0}}}}},
+          {"required", {"state", "key"}}};
+}
+
 json RecordSchema() {
   json states = json::array();
   for (const char* s : kStates) states.push_back(s);
@@ -51,19 +67,12 @@ json RecordSchema() {
             {"timing_cache",
              {{"type", {"object", "null"}},
               {"description", "a copy of the timing cache the build wrote: path, size, sha256, url"}}},
-            {"cache",
+            {"fleet_timing_cache",
              {{"type", {"object", "null"}},
-              {"description",
-               "the engine cache's answer (real builds): state hit (the engine was reused, no builder ran) or miss "
-               "(built, and stored once it succeeded), key (the build key), and for a hit age_seconds (how long ago "
-               "the reused engine was built) and built_seconds (how long that build took); null where the build "
-               "used no cache (simulated, \"cache\": false, not started yet)"},
-              {"properties",
-               {{"state", {{"type", "string"}, {"enum", {"hit", "miss"}}}},
-                {"key", {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}},
-                {"age_seconds", {{"type", {"number", "null"}}, {"minimum", 0}}},
-                {"built_seconds", {{"type", {"number", "null"}}, {"minimum", 0}}}}},
-              {"required", {"state", "key"}}}},
+              {"description", "the server's timing cache for the build's TensorRT version and GPU that the build "
+                              "was given (name, url); null where it had none (\"timing_cache\": false, a cache "
+                              "of its own, not started yet)"}}},
+            {"cache", EngineCacheSchema()},
             {"worker_pid", nullable_int},
             {"job",
              {{"type", {"object", "null"}},
@@ -127,6 +136,8 @@ std::string Summary(const json& record) {
   const std::string engine = Str(record.value("engine", json::object()), "path");
   if (status == "succeeded" && !engine.empty()) text += "; engine at " + engine;
   if (status == "succeeded") text += CacheText(record.value("cache", json()));
+  const std::string timing_cache = Str(record.value("fleet_timing_cache", json::object()), "name");
+  if (!timing_cache.empty()) text += "; timing cache " + timing_cache;
   return text + ".";
 }
 
@@ -254,6 +265,11 @@ json Tools::List() const {
           {"default", true},
           {"description", "false: build even when the server's engine cache has this engine (real builds; "
                           "the result's cache is null then)"}}},
+        {"timing_cache",
+         {{"type", "boolean"},
+          {"default", true},
+          {"description", "false: build without the server's timing cache for this TensorRT version and GPU "
+                          "(it saves most tactic measurements; the result's fleet_timing_cache names the one used)"}}},
         {"wait",
          {{"type", "boolean"},
           {"default", true},
@@ -331,8 +347,9 @@ void Tools::Call(const std::string& name, const json& args, const std::shared_pt
 }
 
 std::optional<json> Tools::SubmitBuild(const json& args, const Caller& caller, bool* wait, std::string* error) {
-  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "gpu", "cache", "wait"},
-                      error)) {
+  if (UnknownArgument(
+          args, {"simulate", "seed", "speed", "model", "options", "timeout", "gpu", "cache", "timing_cache", "wait"},
+          error)) {
     return std::nullopt;
   }
   *wait = true;
@@ -376,7 +393,9 @@ std::optional<json> Tools::SubmitBuild(const json& args, const Caller& caller, b
 
 json Tools::SubmitGroup(const json& args, const Caller& caller) {
   std::string error;
-  if (UnknownArgument(args, {"simulate", "seed", "speed", "model", "options", "timeout", "targets", "cache", "wait"},
+  if (UnknownArgument(args,
+                      {"simulate", "seed", "speed", "model", "options", "timeout", "targets", "cache",
+                       "timing_cache", "wait"},
                       &error)) {
     return ToolError(error);
   }

@@ -20,13 +20,27 @@ namespace trtwatch {
 
 namespace {
 
-// The --timing-cache flags; `auto` names the folder of the user's automatic caches.
+// The --timing-cache flags; `auto` names the folder of the automatic caches: the
+// user's, or --timing-cache-dir's.
 Result<TimingCacheFlags> TimingCacheOf(const trt::RawBuildFlags& flags) {
   TimingCacheFlags cache{flags.timing_cache, flags.timing_cache_strict, flags.timing_cache_ignore_mismatch};
-  if (flags.no_builder_cache || cache.file != kAutoTimingCache) return cache;
+  if (!flags.timing_cache_max_size.empty()) {
+    const MemorySize bound = ParseMemorySize(flags.timing_cache_max_size, "--timing-cache-max-size");
+    if (!bound.bytes) return Status::Error(bound.error);
+    cache.max_bytes = *bound.bytes;
+  }
+  const bool automatic = cache.file == kAutoTimingCache;
+  if (!flags.timing_cache_dir.empty() && !automatic) {
+    return Status::Error("--timing-cache-dir names the folder of --timing-cache auto: give --timing-cache auto too");
+  }
+  if (flags.no_builder_cache || !automatic) return cache;
+  cache.file.clear();
+  if (!flags.timing_cache_dir.empty()) {
+    cache.auto_folder = flags.timing_cache_dir;
+    return cache;
+  }
   Result<std::string> folder = AutoTimingCacheFolder(ProcessEnvironment());
   if (!folder.ok()) return folder.status();
-  cache.file.clear();
   cache.auto_folder = std::move(folder).value();
   return cache;
 }
@@ -88,6 +102,7 @@ std::unique_ptr<Backend> MakeBackend(const BuildPlanOptions& options, keys::Reci
     return nullptr;
   }
   trt_options.timing_cache_folder = cache->auto_folder;
+  trt_options.timing_cache_max_bytes = cache->max_bytes;
   std::unique_ptr<Backend> backend = trt::MakeTensorRtBackend(trt_options, error);
   if (backend) *key_recipe = keys::TensorRtKeyRecipe(trt_options, keys::TargetFromFacts(backend->Describe().facts));
   return backend;

@@ -6,6 +6,8 @@
 #include <system_error>
 
 #include "backends/simulated/timing_cache.h"
+#include "backends/timing_cache_use.h"
+#include "core/clock.h"
 #include "platform/atomic_file.h"
 #include "platform/state_folder.h"
 #include "platform/utf8_edges.h"
@@ -19,18 +21,11 @@ namespace fs = std::filesystem;
 constexpr char kSuffix[] = ".cache";
 constexpr uint64_t kMaxInspected = uint64_t{64} << 20;  // a simulated cache's bound
 
-bool IsCacheName(const std::string& name) {
-  const size_t suffix = sizeof kSuffix - 1;
-  return name.size() > suffix && name.compare(name.size() - suffix, suffix, kSuffix) == 0 && name[0] != '.' &&
-         name.find_first_of("/\\") == std::string::npos;
-}
-
 double ModifiedUnix(const fs::path& path) {
   std::error_code ec;
   const fs::file_time_type when = fs::last_write_time(path, ec);
   if (ec) return 0;
-  const auto system = std::chrono::file_clock::to_sys(when);
-  return std::chrono::duration<double>(system.time_since_epoch()).count();
+  return Clock::FileUnixSeconds(when);
 }
 
 // What a simulated cache says of itself; TensorRT's caches are opaque here.
@@ -45,7 +40,25 @@ void Inspect(const std::string& path, TimingCacheFile* file) {
   file->gpu = cache->maker.gpu;
 }
 
+// The counts its builds keep beside it; their names where they gave them.
+void AddUse(const std::string& path, TimingCacheFile* file) {
+  const TimingCacheUse use = ReadTimingCacheUse(path);
+  file->served = use.served;
+  file->contributed = use.contributed;
+  file->builder = use.builder;
+  if (!use.gpu.empty()) file->gpu = use.gpu;
+}
+
 }  // namespace
+
+bool IsTimingCacheName(std::string_view name) {
+  const std::string_view suffix = kSuffix;
+  if (name.size() <= suffix.size() || name.size() > 255 || !name.ends_with(suffix)) return false;
+  if (name[0] == '.' || name[0] == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+  });
+}
 
 Result<std::string> AutoTimingCacheFolder(const EnvLookup& env) {
   const StateFolder state = UserStateFolder([&](std::string_view name) { return env(name); });
@@ -59,9 +72,10 @@ std::vector<TimingCacheFile> ListTimingCaches(const std::string& folder) {
   for (const fs::directory_entry& entry : fs::directory_iterator(Utf8Path(folder), ec)) {
     const std::u8string utf8 = entry.path().filename().u8string();
     const std::string name(utf8.begin(), utf8.end());
-    if (!IsCacheName(name) || !entry.is_regular_file(ec)) continue;
-    TimingCacheFile file{name, entry.file_size(ec), ModifiedUnix(entry.path()), std::nullopt, ""};
+    if (!IsTimingCacheName(name) || !entry.is_regular_file(ec)) continue;
+    TimingCacheFile file{name, entry.file_size(ec), ModifiedUnix(entry.path())};
     Inspect(folder + "/" + name, &file);
+    AddUse(folder + "/" + name, &file);
     files.push_back(std::move(file));
   }
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -69,11 +83,14 @@ std::vector<TimingCacheFile> ListTimingCaches(const std::string& folder) {
 }
 
 Status RemoveTimingCache(const std::string& folder, const std::string& name) {
-  if (!IsCacheName(name)) {
+  if (!IsTimingCacheName(name)) {
     return Status::Error("\"" + name + "\" is not a timing cache's name; `trtwatch timing-cache ls` lists them");
   }
   std::error_code ec;
-  if (fs::remove(Utf8Path(folder + "/" + name), ec)) return OkStatus();
+  if (fs::remove(Utf8Path(folder + "/" + name), ec)) {
+    fs::remove(Utf8Path(TimingCacheUseFile(folder + "/" + name)), ec);  // its counts go with it
+    return OkStatus();
+  }
   if (ec) return Status::Error("cannot remove \"" + folder + "/" + name + "\": " + ec.message());
   return Status::Error("no timing cache \"" + name + "\" in " + folder + "; `trtwatch timing-cache ls` lists them");
 }

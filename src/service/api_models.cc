@@ -69,8 +69,9 @@ ApiAnswer RangeNotSatisfiable(std::string_view range, uint64_t size) {
   return refused;
 }
 
-// A build's file, found or not, as a download named `file_name`.
-DownloadPlan PlanArtifact(const builds::ArtifactResult& a, const std::string& file_name, const DownloadHeaders& h) {
+}  // namespace
+
+DownloadPlan PlanFileDownload(const builds::ArtifactResult& a, const std::string& file_name, const DownloadHeaders& h) {
   DownloadPlan plan;
   if (a.outcome != builds::ArtifactOutcome::kFound) {
     plan.answer = ErrorAnswer(a.outcome == builds::ArtifactOutcome::kNotYet ? 409 : 404, a.error);
@@ -110,6 +111,8 @@ DownloadPlan PlanArtifact(const builds::ArtifactResult& a, const std::string& fi
   plan.length = partial ? span.length() : size;
   return plan;
 }
+
+namespace {
 
 DownloadPlan NotFound(std::string message) {
   DownloadPlan plan;
@@ -167,20 +170,20 @@ DownloadPlan PlanDownload(ApiContext& api, const Route& route, const DownloadHea
     const std::string file(route.file);
     const builds::ArtifactStore::FileLookup found = api.artifacts.FindFile(model, file);
     if (!found.file) return NotFound(found.error);
-    return PlanArtifact({builds::ArtifactOutcome::kFound, found.path, *found.file, ""}, file, headers);
+    return PlanFileDownload({builds::ArtifactOutcome::kFound, found.path, *found.file, ""}, file, headers);
   }
   if (route.endpoint == Endpoint::kGroupEngine) {
     const std::string gid(route.id);
     if (!builds::ValidGroupId(gid)) return NotFound("no group \"" + gid + "\"; group ids look like g_ and 32 hex digits");
     const std::string name(route.file);
-    return PlanArtifact(api.manager.groups().Engine(gid, name), name, headers);
+    return PlanFileDownload(api.manager.groups().Engine(gid, name), name, headers);
   }
   const std::string id(route.id);
   if (!ValidBuildId(id)) return NotFound("no build \"" + id + "\"; build ids look like b_ and 32 hex digits");
   const bool engine = route.endpoint == Endpoint::kBuildEngine;
   const builds::ArtifactResult a =
       api.manager.Artifact(id, engine ? builds::ArtifactKind::kEngine : builds::ArtifactKind::kTimingCache);
-  return PlanArtifact(a, id + (engine ? ".engine" : ".timing-cache"), headers);
+  return PlanFileDownload(a, id + (engine ? ".engine" : ".timing-cache"), headers);
 }
 
 }  // namespace trtwatch::service

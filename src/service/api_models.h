@@ -21,6 +21,7 @@ struct ExpectedDigest;
 }  // namespace trtwatch::service
 
 namespace trtwatch::builds {
+struct ArtifactResult;
 struct StoredFile;
 }  // namespace trtwatch::builds
 
@@ -73,6 +74,11 @@ struct DownloadPlan {
   uint64_t first = 0;
   uint64_t length = 0;
 };
+// A file found (`found.outcome` kFound) or not (404; 409 while its build runs), as a
+// download named `file_name`, with the conditional and range headers applied.
+[[nodiscard]] DownloadPlan PlanFileDownload(const builds::ArtifactResult& found, const std::string& file_name,
+                                            const DownloadHeaders& headers);
+
 // GET /builds/{id}/engine, /builds/{id}/timing-cache and /groups/{gid}/engines/{name}:
 // the artifact looked up and the conditional and range headers applied (RFC 9110
 // §8.8.3 strong ETag, §13.1.2 If-None-Match, §14 one byte range).

@@ -24,6 +24,7 @@
 #include "service/api_groups.h"
 #include "service/api_history.h"
 #include "service/api_models.h"
+#include "service/api_timing_caches.h"
 #include "service/api_status.h"
 #include "service/api_ui.h"
 #include "service/hosted_endpoint.h"
@@ -369,11 +370,11 @@ class HttpApi::Impl {
         co_await StartEventStream(stream, req, request);
         co_return false;
       case Delivery::kDownload:
-        if (request.method != Method::kGet) {
-          co_return co_await SendAnswer(stream, MethodNotAllowed(entry->methods), req.keep_alive());
+        if (request.method == Method::kGet) {
+          co_return co_await SendDownload(api_, stream, PlanAnyDownload(route, req), KeepAlive(req), head_only);
         }
-        co_return co_await SendDownload(api_, stream, PlanDownload(api_, route, DownloadHeadersOf(req)), KeepAlive(req),
-                                        head_only);
+        if (HandlerOf(route.endpoint) != nullptr) break;  // DELETE /timing-caches/{name}
+        co_return co_await SendAnswer(stream, MethodNotAllowed(entry->methods), req.keep_alive());
       case Delivery::kUpload:  // GET /models/{name}/{file} downloads what PUT uploaded
         if (request.method == Method::kGet && route.endpoint == Endpoint::kModelFile) {
           co_return co_await SendDownload(api_, stream, PlanDownload(api_, route, DownloadHeadersOf(req)),
@@ -384,6 +385,11 @@ class HttpApi::Impl {
         break;
     }
     co_return co_await SendAnswer(stream, HandlerOf(route.endpoint)(api_, request), KeepAlive(req), head_only);
+  }
+
+  DownloadPlan PlanAnyDownload(const Route& route, const Request& req) {
+    if (route.endpoint == Endpoint::kTimingCache) return PlanTimingCacheDownload(api_, route, DownloadHeadersOf(req));
+    return PlanDownload(api_, route, DownloadHeadersOf(req));
   }
 
   static DownloadHeaders DownloadHeadersOf(const Request& req) {

@@ -34,12 +34,14 @@ enum class Endpoint {
   kGroupManifest,     // GET /groups/{gid}/manifest
   kGroupEngine,       // GET /groups/{gid}/engines/{name}
   kAudit,             // GET /audit
+  kTimingCaches,      // GET /timing-caches
+  kTimingCache,       // GET, HEAD, DELETE /timing-caches/{name}
   kNotFound
 };
 
 struct Route {
   Endpoint endpoint = Endpoint::kNotFound;
-  std::string_view id;    // a build's or group's routes: the path's id segment; kModel, kModelFile: the model's name
+  std::string_view id;    // a build's or group's routes: the path's id segment; kModel, kModelFile: the model's name; kTimingCache: the cache's
   std::string_view file;  // kModelFile: the file's name; kGroupEngine: the engine's name
 };
 }  // namespace trtwatch::service

@@ -29,7 +29,7 @@ enum class Delivery { kAnswer, kEventStream, kDownload, kUpload, kHosted };
 // `methods`: what the route serves (HEAD is GET without the body); `pattern`: {x} is
 // one path segment, {x+} a non-empty one; `handler`: the function of the resource's
 // file pair (api_*.h) that answers whole, nullptr where the connection answers (the
-// hosted /mcp, downloads). Literal paths come before the patterns they would also fit.
+// hosted /mcp, downloads); a download route's handler answers its other methods. Literal paths come before the patterns they would also fit.
 // The dashboard's pages and sign-in (api_ui.h) are answered before this table, without
 // a token. A macro so that the route matching below stays pure (linked without the
 // handlers, fuzzed alone) while the connection (http_api.cc) takes the handlers from
@@ -44,6 +44,8 @@ enum class Delivery { kAnswer, kEventStream, kDownload, kUpload, kHosted };
   ROUTE("GET",             "/history",                     kHistory,          kViewer,    kAnswer,      HistoryListAnswer) \
   ROUTE("GET",             "/history/report",              kHistoryReport,    kViewer,    kAnswer,      HistoryReportAnswer) \
   ROUTE("GET",             "/audit",                       kAudit,            kAdmin,     kAnswer,      AuditAnswer) \
+  ROUTE("GET",             "/timing-caches",               kTimingCaches,     kViewer,    kAnswer,      TimingCachesAnswer) \
+  ROUTE("GET, HEAD, DELETE","/timing-caches/{name}",       kTimingCache,      kReadWrite, kDownload,    TimingCachesAnswer) \
   ROUTE("GET, PUT, DELETE","/models/{name}",               kModel,            kReadWrite, kUpload,      ModelsAnswer) \
   ROUTE("GET, HEAD, PUT",  "/models/{name}/{file}",        kModelFile,        kReadWrite, kUpload,      ModelsAnswer) \
   ROUTE("GET",             "/groups/{gid+}",               kGroup,            kViewer,    kAnswer,      GroupAnswer) \

@@ -366,3 +366,33 @@ test("a reused engine: the build page says so as the terminal does, the list mar
     removeDir(models);
   }
 });
+
+// Issue 37: the builds page lists the service's timing caches (GET /timing-caches), a
+// build names the cache it was given, and a cache can be downloaded and deleted.
+test("the timing caches show what they did for the builds, and a cache can be deleted", { timeout: 90000 }, async () => {
+  const first = await server.submit({ simulate: "small-cnn", seed: 21, speed: 20 });
+  await server.waitFor(first.id, (r) => r.status === "succeeded");
+  const second = await server.submit({ simulate: "small-cnn", seed: 21, speed: 20 });
+  const record = await server.waitFor(second.id, (r) => r.status === "succeeded");
+  const name = record.fleet_timing_cache.name;
+  const [cache] = (await server.api("GET", "/timing-caches")).body.timing_caches.filter((c) => c.name === name);
+  const page = await openPage(browser);
+  await page.goto(`${server.url}/ui/builds/${second.id}`);
+  const given = page.locator("a.download.fleet-timing-cache");
+  await given.waitFor();
+  assert.equal(await given.getAttribute("href"), `/timing-caches/${name}`);
+
+  await page.goto(server.url + "/");
+  const row = page.locator(`.timing-caches tr[data-name="${name}"]`);
+  await row.waitFor();
+  const cells = await row.locator("td").allTextContents();
+  assert.deepEqual(cells.slice(0, 2), ["simulated GPU", "trtwatch simulator 1"]);
+  assert.equal(cells[5], String(cache.builds_served));
+  assert.equal(cells[6], String(cache.builds_contributed));
+  shots.push(await screenshot(page, "timing-caches"));
+  await row.getByRole("button", { name: `Delete the timing cache ${name}` }).click();
+  await row.waitFor({ state: "detached" });
+  assert.deepEqual((await server.api("GET", "/timing-caches")).body.timing_caches.filter((c) => c.name === name), []);
+  assertNoErrors(page);
+  await closePage(page);
+});

@@ -37,7 +37,7 @@ TEST(AuditQueryTest, RefusesBadParametersNamingThemAndTheirValues) {
       {"/audit?user=", "user must be a user's name of 1 to 64 bytes"},
       {"/audit?action=build.explode",
        "action must be one of build.submit, build.cancel, group.submit, group.cancel, model.upload, model.delete, "
-       "ui.sign_in, ui.sign_out"},
+       "ui.sign_in, ui.sign_out, timing_cache.delete"},
       {"/audit?since=1h", "unknown query parameter \"since\"; use limit, before, user, action or target"},
   };
   for (const auto& c : cases) {

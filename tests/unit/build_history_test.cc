@@ -140,7 +140,7 @@ TEST(BuildHistoryWorkerTest, AWorkerWithAHistoryFolderReadsAndAppendsThere) {
   BuildRequest r;
   std::string error;
   ASSERT_TRUE(ParseInto(R"({"simulate":"small-cnn","seed":4,"speed":2.5})", {}, &r, &error)) << error;
-  EXPECT_EQ(WorkerArguments(r, "", "", "/data/history-work/b_1"),
+  EXPECT_EQ(WorkerArguments(r, "", {.history_folder = "/data/history-work/b_1"}),
             (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "4", "--speed", "2.5",
                                       "--progress", "json", "--history", "/data/history-work/b_1"}));
   EXPECT_EQ(HistoryModelOf("small-cnn", ""), "simulated:small-cnn") << "as the simulator names its model";

@@ -164,6 +164,8 @@ TEST(GpuRoutingTest, TheLocalExecutorBuildsOnTheDeviceThatMeetsTheNeedAndWaitsWh
   EXPECT_EQ(moved, 1);
   EXPECT_EQ(fake->worker(1)->spec.argv, (std::vector<std::string>{"trtwatch", "build", "--simulate", "x"}));
   EXPECT_EQ(EnvValue(fake->worker(1)->spec.env, "CUDA_VISIBLE_DEVICES"), "GPU-h");
+  EXPECT_NE(EnvValue(fake->worker(1)->spec.env, "TRTWATCH_SIMULATED_GPU").find(" sm 9.0"), std::string::npos)
+      << "a simulated build simulates its GPU's timing cache";
   EXPECT_EQ(second.execution->place().job.state, "RUNNING");
 
   // A GPU without NVML's UUID is named by CUDA's number.

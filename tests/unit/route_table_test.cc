@@ -101,7 +101,8 @@ TEST(RouteTableTest, EveryRouteHasItsRoles) {
       {Endpoint::kBuildCancel, Access::kBuilder},     {Endpoint::kBuildEvents, Access::kViewer},
       {Endpoint::kBuildTrace, Access::kViewer},       {Endpoint::kBuildEngine, Access::kViewer},
       {Endpoint::kBuildTimingCache, Access::kViewer}, {Endpoint::kBuildCompare, Access::kViewer},
-      {Endpoint::kAudit, Access::kAdmin},
+      {Endpoint::kAudit, Access::kAdmin},             {Endpoint::kTimingCaches, Access::kViewer},
+      {Endpoint::kTimingCache, Access::kReadWrite},
   };
   ASSERT_EQ(expected.size(), Routes().size());
   for (const RouteEntry& entry : Routes()) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -167,17 +168,53 @@ TEST(BuildRequestTest, SimulatedRequestBecomesWorkerArguments) {
                                       "--timeout", "30m", "--progress", "json", "--no-history"}));
 }
 
+// Issue 37: every build is given its GPU's fleet timing cache unless it opts out or
+// names its own; the worker finds the cache of its builder and GPU in the folder.
+TEST(BuildRequestTest, BuildsGetTheFleetTimingCacheUnlessTheRequestSaysNo) {
+  const WorkerFolders fleet{.timing_caches = "/art/timing-caches", .timing_cache_max_bytes = 1024};
+  BuildRequest r;
+  std::string error;
+  ASSERT_TRUE(ParseInto(R"({"simulate":"small-cnn"})", {}, &r, &error)) << error;
+  EXPECT_EQ(WorkerArguments(r, "", fleet),
+            (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "1", "--speed", "1",
+                                      "--timing-cache", "auto", "--timing-cache-dir", "/art/timing-caches",
+                                      "--timing-cache-max-size", "1024B", "--progress", "json", "--no-history"}));
+  ASSERT_TRUE(ParseInto(R"({"simulate":"small-cnn","timing_cache":false})", {}, &r, &error)) << error;
+  EXPECT_EQ(WorkerArguments(r, "", fleet),
+            (std::vector<std::string>{"build", "--simulate", "small-cnn", "--seed", "1", "--speed", "1", "--progress",
+                                      "json", "--no-history"}));
+  EXPECT_NE(r.json.find("\"timing_cache\":false"), std::string::npos) << r.json;
+  EXPECT_FALSE(ParseInto(R"({"simulate":"small-cnn","timing_cache":"yes"})", {}, &r, &error));
+  EXPECT_NE(error.find("true or false"), std::string::npos) << error;
+}
+
+TEST_F(ModelPathTest, ARequestNamingItsOwnTimingCacheIsNotGivenTheFleets) {
+  fs::create_directories(base_ / "data" / "caches");
+  RequestPaths paths{roots_, fs::canonical(base_ / "data").string(), ""};
+  BuildRequest r;
+  std::string error;
+  ASSERT_TRUE(ParseInto(R"({"model":"sub/net.onnx","options":{"timing-cache":"mine.cache"}})", paths, &r, &error))
+      << error;
+  EXPECT_FALSE(r.UsesFleetTimingCache());
+  const std::vector<std::string> args = WorkerArguments(r, "/e", {.timing_caches = "/art/timing-caches"});
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--timing-cache"), 1);
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--timing-cache-dir"), 0);
+  EXPECT_FALSE(ParseInto(R"({"model":"sub/net.onnx","options":{"noBuilderCache":true},"timing_cache":true})", paths,
+                         &r, &error));
+  EXPECT_NE(error.find("give one or the other"), std::string::npos) << error;
+}
+
 TEST_F(ModelPathTest, RealBuildsUseTheEngineCacheUnlessTheRequestSaysNo) {
   RequestPaths paths{roots_, "", ""};
   BuildRequest r;
   std::string error;
   ASSERT_TRUE(ParseInto(R"({"model":"sub/net.onnx"})", paths, &r, &error)) << error;
   const std::string model = fs::canonical(base_ / "root/sub/net.onnx").string();
-  EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
+  EXPECT_EQ(WorkerArguments(r, "/e", {.engine_cache = "/data/engine-cache"}),
             (std::vector<std::string>{"build", model, "-o", "/e", "--engine-cache", "/data/engine-cache", "--progress",
                                       "json", "--no-history"}));
   ASSERT_TRUE(ParseInto(R"({"model":"sub/net.onnx","cache":false})", paths, &r, &error)) << error;
-  EXPECT_EQ(WorkerArguments(r, "/e", "/data/engine-cache"),
+  EXPECT_EQ(WorkerArguments(r, "/e", {.engine_cache = "/data/engine-cache"}),
             (std::vector<std::string>{"build", model, "-o", "/e", "--no-engine-cache", "--progress", "json",
                                       "--no-history"}));
   EXPECT_NE(r.json.find("\"cache\":false"), std::string::npos) << r.json;

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "backends/simulated/simulator.h"
+#include "backends/timing_cache_use.h"
+#include "platform/sha256.h"
+#include "runner/timing_cache_folder.h"
 #include "core/build_session.h"
 #include "core/clock.h"
 #include "support/recording_sink.h"
@@ -173,6 +176,56 @@ TEST_F(SimTimingCacheTest, WithoutACacheFileEveryTacticIsMeasured) {
   EXPECT_EQ(Build(kThreeNodes).measured, 6);
   EXPECT_EQ(Build(kThreeNodes).measured, 6);
   EXPECT_TRUE(Entries().empty());
+}
+
+TEST(TimingCacheFormat, AFolderCacheNameIsAPlainLowerCaseFileName) {
+  EXPECT_TRUE(IsTimingCacheName(AutoTimingCacheName("TensorRT 10.16.0", "NVIDIA H100 80GB HBM3 sm 9.0")));
+  for (const char* refused : {"", ".cache", "-x.cache", "..cache", "a/b.cache", "A.cache", "x.cache.use", "x.lock",
+                              "x y.cache", "x.cache\n"}) {
+    EXPECT_FALSE(IsTimingCacheName(refused)) << refused;
+  }
+  EXPECT_FALSE(IsTimingCacheName(std::string(250, 'a') + ".cache")) << "at most 255 characters";
+}
+
+// Issue 37: a folder's cache (--timing-cache auto, the service's fleet caches) says
+// whose it is, how many builds it served and how many taught it something.
+TEST_F(SimTimingCacheTest, AFolderCacheCountsTheBuildsItServedAndThoseThatTaughtIt) {
+  flags_.auto_folder = dir_ + "/fleet";
+  const std::string file = flags_.auto_folder + "/" + AutoTimingCacheName(kSimulatedBuilder, kDefaultSimulatedGpu);
+  std::string five_nodes = kThreeNodes;
+  five_nodes.replace(five_nodes.find("\"steps\": 3"), 10, "\"steps\": 5");
+  ASSERT_EQ(Build(kThreeNodes).measured, 6);
+  const std::optional<CacheVersion> first = FileVersion(file);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(Build(kThreeNodes).measured, 0);
+  EXPECT_EQ(FileVersion(file), first) << "a build that learnt nothing leaves the file as it was";
+  ASSERT_EQ(Build(five_nodes).measured, 4);
+
+  const std::vector<TimingCacheFile> listed = ListTimingCaches(flags_.auto_folder);
+  ASSERT_EQ(listed.size(), 1u) << "the counts and the lock are not caches";
+  EXPECT_EQ(listed[0].builder, kSimulatedBuilder);
+  EXPECT_EQ(listed[0].gpu, kDefaultSimulatedGpu);
+  EXPECT_EQ(listed[0].entries, 10);
+  EXPECT_EQ(listed[0].served, 3);
+  EXPECT_EQ(listed[0].contributed, 2);
+  const TimingCacheUse use = ReadTimingCacheUse(file);
+  ASSERT_TRUE(use.version);
+  EXPECT_EQ(use.version->sha256, HexOf(Sha256Of(Read(file)))) << "the digest of what the last merge wrote";
+  EXPECT_EQ(use.version->size, listed[0].size);
+}
+
+TEST_F(SimTimingCacheTest, AMergePastTheBoundKeepsTheCacheAsItWas) {
+  flags_.file = dir_ + "/timing.cache";
+  std::string five_nodes = kThreeNodes;
+  five_nodes.replace(five_nodes.find("\"steps\": 3"), 10, "\"steps\": 5");
+  ASSERT_EQ(Build(kThreeNodes).measured, 6);
+  const std::string before = Read(flags_.file);
+  flags_.max_bytes = before.size() + 10;
+  const CacheRun bounded = Build(five_nodes);
+  EXPECT_EQ(bounded.result.status, BuildStatus::kSucceeded) << "the build stands";
+  EXPECT_TRUE(bounded.Logged("kept as it was")) << "the warning names the bound";
+  EXPECT_TRUE(bounded.Logged("--timing-cache-max-size"));
+  EXPECT_EQ(Read(flags_.file), before);
 }
 
 }  // namespace

@@ -65,6 +65,8 @@ struct RawBuildFlags {
   std::string timing_cache;  // --timing-cache FILE (also --timingCacheFile)
   bool timing_cache_ignore_mismatch = false;  // ignore a mismatch without the warning
   bool timing_cache_strict = false;           // refuse a mismatched or unreadable cache
+  std::string timing_cache_dir;       // --timing-cache-dir: where `auto` keeps its caches
+  std::string timing_cache_max_size;  // --timing-cache-max-size: the cache file's bound
   bool no_builder_cache = false;           // --noBuilderCache: BuilderFlag::kDISABLE_TIMING_CACHE
   bool error_on_timing_cache_miss = false;  // BuilderFlag::kERROR_ON_TIMING_CACHE_MISS
 };
@@ -131,6 +133,7 @@ struct BuildOptions {
   bool verbose = false;
   std::string timing_cache;  // a file, or kAutoTimingCache (backends/timing_cache_file.h)
   std::string timing_cache_folder;  // kAutoTimingCache: the folder of the user's automatic caches
+  uint64_t timing_cache_max_bytes = 0;  // the cache file is not grown past it (0: no bound)
   bool timing_cache_ignore_mismatch = false;
   bool timing_cache_strict = false;
   bool no_builder_cache = false;  // wins over timing_cache: the file is not used

@@ -122,10 +122,9 @@ std::string AddProfiles(nvinfer1::IBuilderConfig& config,
 TimingCacheFlags CacheFlags(const BuildOptions& options, int32_t tensorrt_version, const std::optional<BuildGpu>& gpu) {
   const bool automatic = options.timing_cache == kAutoTimingCache;
   const TimingCacheFlags flags{automatic ? "" : options.timing_cache, options.timing_cache_strict,
-                               options.timing_cache_ignore_mismatch, automatic ? options.timing_cache_folder : ""};
-  const std::string gpu_name = gpu ? gpu->name + " sm " + std::to_string(gpu->cc_major) + "." +
-                                         std::to_string(gpu->cc_minor)
-                                   : "unknown GPU";
+                               options.timing_cache_ignore_mismatch, automatic ? options.timing_cache_folder : "",
+                               options.timing_cache_max_bytes};
+  const std::string gpu_name = gpu ? TimingCacheGpu(gpu->name, gpu->cc_major, gpu->cc_minor) : "unknown GPU";
   return WithCacheFile(flags, "TensorRT " + FormatTensorRtVersion(tensorrt_version), gpu_name);
 }
 

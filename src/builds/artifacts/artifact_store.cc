@@ -179,6 +179,10 @@ std::unique_ptr<ArtifactStore> ArtifactStore::Open(const std::string& dir, std::
     *error = "--artifact-dir \"" + dir + "\": cannot make models/: " + *error;
     return nullptr;
   }
+  if (!MakePrivateFolder(store->timing_caches_dir(), error)) {
+    *error = "--artifact-dir \"" + dir + "\": cannot make timing-caches/: " + *error;
+    return nullptr;
+  }
   store->RemoveAbandonedUploads();
   return store;
 }

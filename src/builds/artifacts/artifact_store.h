@@ -9,6 +9,8 @@
 //   models/NAME/.owner            who uploaded its first file (a user's name), when the
 //                                 service has users: they may replace or delete it
 //   models/NAME/.FILE.trtwatch-*  an upload in progress (AtomicFile), never a model file
+//   timing-caches/B_G.cache       the fleet's timing cache of builder B on GPU G, with
+//                                 its .use and .lock (backends/timing_cache_file.h)
 //
 // Names follow one rule ([A-Za-z0-9._-]{1,128}, not "." or "..", no leading dot), so
 // every dotfile in a model's folder is the store's own and is never listed. A file
@@ -101,6 +103,8 @@ class ArtifactStore {
 
   const std::string& dir() const { return dir_; }  // canonical
   std::string models_dir() const { return dir_ + "/models"; }
+  // The fleet's timing caches (docs/api.md, "Timing caches"): the workers' shared folder.
+  std::string timing_caches_dir() const { return dir_ + "/timing-caches"; }
 
   // Starts receiving `file` of model `model` (kModelFileName for the model itself) from
   // `uploader` ("" where the service has no users), who owns the model once it is the

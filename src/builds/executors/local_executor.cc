@@ -9,6 +9,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "backends/timing_cache_file.h"
 #include "platform/nvml.h"
 #include "platform/process_identity.h"
 
@@ -110,23 +111,27 @@ class LocalExecution final : public Execution {
 };
 
 // The worker's spec on `gpu`: only that GPU visible to it, by UUID where NVML gave one.
+// A simulated build simulates that GPU's timing cache (docs/simulator.md).
 void PlaceOnGpu(const SlotGpu& gpu, bool builds_on_gpu, WorkerSpec* spec, JobPlace* job) {
   job->executor = "local";
   job->state = "RUNNING";
   job->pending_reason.clear();
   job->node = ThisProcess().host_name;
   job->gpu_pci_bus_id = gpu.device.pci_bus_id;
-  if (gpu.uuid.empty()) {
-    job->cuda_visible_devices = std::to_string(gpu.device.ordinal);
-    if (builds_on_gpu) spec->argv.insert(spec->argv.end(), {"--device", std::to_string(gpu.device.ordinal)});
-    return;
-  }
-  job->cuda_visible_devices = gpu.uuid;
+  const bool by_uuid = !gpu.uuid.empty();
+  job->cuda_visible_devices = by_uuid ? gpu.uuid : std::to_string(gpu.device.ordinal);
+  // By UUID the worker sees one GPU, its device 0; else CUDA's ordinal.
+  if (builds_on_gpu) spec->argv.insert(spec->argv.end(), {"--device", by_uuid ? "0" : job->cuda_visible_devices});
+  if (!by_uuid && builds_on_gpu) return;  // the service's own environment
   std::vector<std::string> env = ThisEnvironment();
-  std::erase_if(env, [](const std::string& e) { return e.starts_with("CUDA_VISIBLE_DEVICES="); });
-  env.push_back("CUDA_VISIBLE_DEVICES=" + gpu.uuid);
+  std::erase_if(env, [by_uuid](const std::string& e) {
+    return (by_uuid && e.starts_with("CUDA_VISIBLE_DEVICES=")) || e.starts_with("TRTWATCH_SIMULATED_GPU=");
+  });
+  if (by_uuid) env.push_back("CUDA_VISIBLE_DEVICES=" + gpu.uuid);
+  if (!builds_on_gpu) {
+    env.push_back("TRTWATCH_SIMULATED_GPU=" + TimingCacheGpu(gpu.device.name, gpu.device.cc_major, gpu.device.cc_minor));
+  }
   spec->env = std::move(env);
-  if (builds_on_gpu) spec->argv.insert(spec->argv.end(), {"--device", "0"});  // the one it sees
 }
 
 bool LocalExecution::Launch(const std::optional<SlotGpu>& gpu, std::string* error) {

@@ -277,10 +277,14 @@ export class BuildView {
     this.requestText = this.requestText || JSON.stringify(r.request || {}, null, 2);
     setText(this.requestEl, this.requestText);
   }
-  // The engine (and the timing cache the build wrote) as download links with their
-  // sizes, once stored; records from before downloads name only a path.
+  // The engine (the timing cache the build wrote, the fleet's cache it was given) as
+  // download links with their sizes, once stored; records from before downloads name
+  // only a path.
   drawEngine(r, status) {
-    const files = [["engine", "Download engine", ".engine"], ["timing_cache", "timing cache", ".timing-cache"]]
+    const fleet = r.fleet_timing_cache && r.fleet_timing_cache.name;
+    const files = [["engine", "Download engine", `${this.id}.engine`],
+      ["timing_cache", "timing cache", `${this.id}.timing-cache`],
+      ["fleet_timing_cache", `the fleet timing cache it was given, ${fleet}`, fleet]]
       .filter(([key]) => r[key] && typeof r[key] === "object" && r[key].url);
     const key = files.map(([k]) => r[k].url).join(" ");
     if (!files.length) {
@@ -291,9 +295,9 @@ export class BuildView {
     }
     if (this.engineKey === key) return;
     this.engineKey = key;
-    const links = files.map(([k, label, ext]) => {
+    const links = files.map(([k, label, name]) => {
       const size = fmtBytes(r[k].size);
-      return h(`a.download.${k.replace("_", "-")}`, {href: r[k].url, download: `${this.id}${ext}`,
+      return h(`a.download.${k.replaceAll("_", "-")}`, {href: r[k].url, download: name,
         text: `${label}${size ? ` (${size})` : ""}`, title: r[k].sha256 ? `SHA-256 ${r[k].sha256}` : ""});
     });
     this.f.engine.replaceChildren(...links.flatMap((a, i) => (i ? [" · ", a] : [a])));

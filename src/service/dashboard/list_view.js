@@ -1,6 +1,6 @@
 // The build list (/, filters in the URL: /?status=failed,cancelled&model=resnet): the
 // first page, kept current by the service's record changes, older pages on request,
-// build groups as one row each, and the form that submits a build.
+// build groups as one row each, the form that submits a build, and the timing caches.
 import { api } from "./api.js";
 import { clearAlert, showAlert } from "./alerts.js";
 import { h, mainEl, setText } from "./dom.js";
@@ -9,6 +9,7 @@ import { GroupRow } from "./group_row.js";
 import { ListRow } from "./list_row.js";
 import { FINAL, STATUSES, STATUS_TEXT } from "./record.js";
 import { SubmitForm } from "./submit_form.js";
+import { TimingCachesPanel } from "./timing_caches_panel.js";
 
 const PAGE = 25;
 const TYPING_PAUSE_MS = 300;  // the model filter reads the list once typing pauses
@@ -36,6 +37,7 @@ export class ListView {
     this.destroyed = true;
     clearTimeout(this.timer);
     clearTimeout(this.typing);
+    this.caches.destroy();
     this.changes?.close();
     delete mainEl.dataset.live;
   }
@@ -56,6 +58,7 @@ export class ListView {
     this.refresh();
   }
   onRecord(build) {
+    if (build.status === "succeeded") this.caches.soon();  // its timings were merged
     // Whether a new record matches the model filter is the service's call: read the list.
     if (this.model && !this.rows.has(build.id)) { this.refresh(); return; }
     if (this.filter.size && !this.filter.has(build.status)) {
@@ -90,6 +93,7 @@ export class ListView {
       this.tbody);
     this.caption = this.table.querySelector("caption");
     this.empty = h("p.empty", {hidden: true, text: "No builds yet. Submit one above, or POST /builds."});
+    this.caches = new TimingCachesPanel();
     this.more = h("button", {type: "button", hidden: true, text: "Load older builds",
       on: {click: () => this.loadOlder()}});
     const chips = STATUSES.map((s) => h("label.chip", {},
@@ -102,7 +106,7 @@ export class ListView {
         h("label.model-filter", {}, "Model",
           h("input", {type: "search", name: "model", value: this.model, "aria-label": "Filter builds by model", placeholder: "any", autocomplete: "off",
             spellcheck: false, maxlength: "256", on: {input: (e) => this.onModelInput(e.target.value)}}))),
-      this.table, this.empty, h("div.more", {}, this.more));
+      this.table, this.empty, h("div.more", {}, this.more), this.caches.element);
   }
   toggle(status, on) {
     if (on) this.filter.add(status); else this.filter.delete(status);
