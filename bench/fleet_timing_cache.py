@@ -13,7 +13,9 @@
             GPU name the service's executor would give it.
 
 Goals: fleet >= 1.5x faster than private in total build time; the fleet builds after
-the first of each GPU type >= 3x faster than a cold build (the private builds' mean).
+the first of each GPU type (those that started once it had ended: the builds running
+beside it could not have its timings) >= 3x faster than a cold build (the private
+builds' mean).
 
   merge:    a build given a 10 MB cache, against the same build given none: what
             loading it adds before the build's first phase (goal <= 50 ms), and what
@@ -98,7 +100,17 @@ def service_phase(args, pg, tmp, name, wanted, extra_request):
             r.stop()
     bad = [r for r in records if r["status"] != "succeeded"]
     assert not bad, bad[0]
-    return [seconds(r["finished_at"]) - seconds(r["started_at"]) for r in records], artifacts
+    return [(seconds(r["started_at"]), seconds(r["finished_at"])) for r in records], artifacts
+
+
+def durations(spans):
+    return [end - start for start, end in spans]
+
+
+def after_first(spans, wanted):
+    """The builds that started once the first build of their GPU type had ended."""
+    first_end = {g: min(end for (start, end), (_, gg) in zip(spans, wanted) if gg == g) for g in GPUS}
+    return [end - start for (start, end), (_, g) in zip(spans, wanted) if start >= first_end[g]]
 
 
 def wait_final(replica, build_id, timeout=900):
@@ -176,18 +188,19 @@ def main():
         wanted = requests(args.builds, args.seed)
         print(f"fleet_timing_cache: {args.builds} builds of {PROFILE} seeds {SEEDS} on {len(GPUS)} GPU types, "
               f"--speed {args.speed}; {os.cpu_count()} cores")
-        fleet, artifacts = service_phase(args, pg, tmp, "fleet", wanted, {})
-        none, _ = service_phase(args, pg, tmp, "none", wanted, {"timing_cache": False})
+        fleet_spans, artifacts = service_phase(args, pg, tmp, "fleet", wanted, {})
+        none = durations(service_phase(args, pg, tmp, "none", wanted, {"timing_cache": False})[0])
         private = private_phase(args, tmp, wanted)
-        first = {g: next(i for i, (_, gg) in enumerate(wanted) if gg == g) for g in GPUS}
-        later = [t for i, t in enumerate(fleet) if i not in first.values()]
+        fleet = durations(fleet_spans)
+        later = after_first(fleet_spans, wanted)
         cold = statistics.mean(private)
         print(f"  total build time: fleet {sum(fleet):.1f} s, private caches {sum(private):.1f} s, "
               f"no cache {sum(none):.1f} s")
         print(f"  fleet vs private: {sum(private) / sum(fleet):.2f}x (goal >= 1.5x); vs none: "
               f"{sum(none) / sum(fleet):.2f}x")
-        print(f"  a cold build (private, mean) {cold:.2f} s; fleet builds after each GPU's first: mean "
-              f"{statistics.mean(later):.2f} s, {cold / statistics.mean(later):.2f}x faster (goal >= 3x)")
+        print(f"  a cold build (private, mean) {cold:.2f} s; the {len(later)} fleet builds that started after the "
+              f"first of their GPU type ended: mean {statistics.mean(later):.2f} s, "
+              f"{cold / statistics.mean(later):.2f}x faster (goal >= 3x)")
         for cache in sorted((artifacts / "timing-caches").glob("*.cache")):
             print(f"  fleet cache {cache.name}: {cache.stat().st_size} bytes, "
                   f"{len(json.loads(cache.read_text())['entries'])} entries")

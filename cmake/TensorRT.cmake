@@ -16,6 +16,7 @@ set(TRTWATCH_TENSORRT_BACKEND_SOURCES
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/progress_adapter.cc
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/tensorrt_backend.cc
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/tensorrt_timing_cache.cc
+  ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/timing_cache_merge.cc
   ${CMAKE_SOURCE_DIR}/src/backends/tensorrt/tensorrt_library.cc)
 
 set(trt_hints)

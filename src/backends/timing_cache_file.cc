@@ -172,4 +172,26 @@ void SaveTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Mon
   CountUse(flags, CacheUseEvent::kContributed, monitor, *data, /*locked=*/true);
 }
 
+Result<std::string> MergeTimingCaches(const std::vector<NamedCache>& caches, TimingCacheOps& ops) {
+  if (caches.empty()) return Status::Error("no timing cache to merge");
+  const NamedCache& first = caches.front();
+  if (first.bytes.empty() || !ops.Load(first.bytes) || !ops.Attach(/*ignore_mismatch=*/true)) {
+    return Status::Error("\"" + first.name + "\" cannot be read by " + ops.Reader() + " (corrupt, or not a timing cache)");
+  }
+  for (size_t i = 1; i < caches.size(); ++i) {
+    const std::optional<std::string> merged = ops.MergedInto(caches[i].bytes);
+    if (!merged) {
+      return Status::Error("\"" + caches[i].name + "\" is not a timing cache of the GPU and version of \"" + first.name +
+                           "\" (or not one " + ops.Reader() + " reads): a cache holds one GPU's timings, so merge "
+                           "only caches of one GPU and version");
+    }
+    if (!ops.Load(*merged) || !ops.Attach(/*ignore_mismatch=*/true)) {
+      return Status::Error(ops.Reader() + " cannot read back the merge of \"" + caches[i].name + "\"");
+    }
+  }
+  std::optional<std::string> bytes = ops.Serialize();
+  if (!bytes) return Status::Error(ops.Reader() + " could not serialize the merged cache");
+  return std::move(*bytes);
+}
+
 }  // namespace trtwatch

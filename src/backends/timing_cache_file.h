@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/monitor.h"
 #include "core/result.h"
@@ -79,6 +80,16 @@ class TimingCacheOps {
 
 // Loads `flags.file` into `ops` and attaches it: ok, or why the build must not start.
 [[nodiscard]] Status AttachTimingCacheFile(const TimingCacheFlags& flags, TimingCacheOps& ops, Monitor& monitor);
+
+// A cache file's bytes, named for messages.
+struct NamedCache {
+  std::string name;
+  std::string bytes;
+};
+// The caches (at least one, all of one builder and GPU) merged into one with `ops`
+// (`trtwatch timing-cache merge`); an error names the cache that cannot be read or
+// belongs to another GPU or version.
+[[nodiscard]] Result<std::string> MergeTimingCaches(const std::vector<NamedCache>& caches, TimingCacheOps& ops);
 
 // Merges the build's cache into `flags.file`, under the file's lock; a cache of
 // another GPU or version there is replaced, and a merge past `flags.max_bytes` is not

@@ -4,7 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/simulated/timing_cache.h"
+#include "backends/tensorrt/factory.h"
+#include "backends/timing_cache_file.h"
 #include "core/clock.h"
+#include "platform/atomic_file.h"
+#include "platform/file_lock.h"
 #include "runner/timing_cache_folder.h"
 #include "sinks/format.h"
 #include <trtwatch/result.h>
@@ -68,6 +73,40 @@ int RemoveCaches(const std::string& folder, const TimingCacheCommandOptions& opt
   return code;
 }
 
+// The merge of the caches: the simulator's where the first is one of its caches, else
+// TensorRT's (loaded for it).
+Result<std::string> MergedCaches(const std::vector<NamedCache>& caches) {
+  const Result<sim::TimingCacheData> simulated = sim::ParseTimingCache(caches.front().bytes);
+  if (!simulated.ok()) return trt::MergeTensorRtTimingCaches(caches);
+  sim::SimTimingCache ops(simulated->maker);
+  return MergeTimingCaches(caches, ops);
+}
+
+int MergeCaches(const TimingCacheCommandOptions& options) {
+  if (options.names.size() < 2) return TimingCacheUsageError("merge: name at least two caches, and -o OUT");
+  std::vector<NamedCache> caches;
+  for (const std::string& name : options.names) {
+    std::string bytes;
+    std::string error;
+    if (!ReadWholeFile(name, &bytes, &error)) return TimingCacheUsageError("merge: " + error);
+    caches.push_back({name, std::move(bytes)});
+  }
+  const Result<std::string> merged = MergedCaches(caches);
+  if (!merged.ok()) {
+    std::fprintf(stderr, "trtwatch timing-cache: merge: %s\n", merged.error().c_str());
+    return exit_code::kFailed;
+  }
+  // OUT may be a cache builds use: written under its lock, replaced whole.
+  std::string error;
+  const std::unique_ptr<FileLock> lock = FileLock::Acquire(TimingCacheLockFile(options.output), &error);
+  if (!lock || !WriteFileAtomically(options.output, *merged, &error)) {
+    std::fprintf(stderr, "trtwatch timing-cache: merge: %s\n", error.c_str());
+    return exit_code::kFailed;
+  }
+  std::printf("merged %zu caches into %s (%zu bytes)\n", caches.size(), options.output.c_str(), merged->size());
+  return 0;
+}
+
 }  // namespace
 
 CLI::App* AddTimingCacheCommand(CLI::App& app, TimingCacheCommandOptions* options) {
@@ -82,10 +121,16 @@ CLI::App* AddTimingCacheCommand(CLI::App& app, TimingCacheCommandOptions* option
   options->rm = command->add_subcommand("rm", "Remove caches by name (the next build starts a new one)");
   options->rm->add_option("name", options->names, "A cache's name, as `ls` shows it");
   options->rm->add_flag("--all", options->all, "Remove every one");
+  options->merge = command->add_subcommand(
+      "merge", "Merge cache files of one GPU and TensorRT version into one (TensorRT's need TensorRT installed)");
+  options->merge->add_option("cache", options->names, "A cache file (two or more)")->required();
+  options->merge->add_option("-o,--output", options->output, "Where the merged cache goes (may be one of them)")
+      ->required();
   return command;
 }
 
 int RunTimingCacheCommand(const TimingCacheCommandOptions& options) {
+  if (options.merge->parsed()) return MergeCaches(options);
   const Result<std::string> folder =
       options.dir.empty() ? AutoTimingCacheFolder(ProcessEnvironment()) : Result<std::string>(options.dir);
   if (!folder.ok()) return TimingCacheUsageError(folder.error());

@@ -1,6 +1,7 @@
-// `trtwatch timing-cache ls|rm`: the user's automatic timing caches (`--timing-cache
+// `trtwatch timing-cache ls|rm|merge`: the user's automatic timing caches (`--timing-cache
 // auto`, one per builder and GPU, runner/timing_cache_folder.h) from the command line,
-// or those of another folder (--dir: a --timing-cache-dir, a service's fleet caches).
+// or those of another folder (--dir: a --timing-cache-dir, a service's fleet caches);
+// `merge A B... -o OUT` makes one cache of several of one GPU and version.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,12 +11,14 @@
 namespace trtwatch {
 
 struct TimingCacheCommandOptions {
-  std::vector<std::string> names;  // rm
+  std::vector<std::string> names;  // rm; merge: the input files
+  std::string output;              // merge -o
   bool all = false;                // rm --all
   bool json = false;               // ls --json
   std::string dir;                 // --dir: the folder; empty: the user's
   CLI::App* ls = nullptr;
   CLI::App* rm = nullptr;
+  CLI::App* merge = nullptr;
 };
 
 // Registers `timing-cache` and its subcommands on `app`.

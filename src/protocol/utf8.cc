@@ -51,6 +51,15 @@ std::string ValidUtf8(std::string_view bytes) {
   return out;
 }
 
+bool IsValidUtf8(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const size_t n = ValidSequenceLength(bytes);
+    if (n == 0) return false;
+    bytes.remove_prefix(n);
+  }
+  return true;
+}
+
 std::string_view Utf8Tail(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   std::string_view tail = text.substr(text.size() - max_bytes);

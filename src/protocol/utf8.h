@@ -14,6 +14,8 @@ namespace trtwatch {
 // `bytes` with every invalid or truncated UTF-8 sequence (overlong forms, surrogates,
 // code points past U+10FFFF included) replaced by U+FFFD. Valid input comes back as is.
 std::string ValidUtf8(std::string_view bytes);
+// Whether `bytes` is valid UTF-8 already (ValidUtf8 would return it unchanged), without a copy.
+bool IsValidUtf8(std::string_view bytes);
 
 // The last `max_bytes` (at most) of `text`, starting on a character boundary, so a
 // tail of a long message never begins inside a character.

@@ -195,6 +195,34 @@ def test_timing_cache_auto_keeps_one_cache_per_gpu_that_ls_and_rm_manage(tmp_pat
     assert json.loads(run("timing-cache", "ls", "--json", env=env).stdout) == []
 
 
+def test_timing_cache_merge_makes_one_cache_of_several_of_one_gpu(tmp_path):
+    """Issue 37: `trtwatch timing-cache merge A B -o C` (TensorRT's combine; here the simulator's)."""
+    profile = node_profile(tmp_path)
+    a, b, other = tmp_path / "a.cache", tmp_path / "b.cache", tmp_path / "other.cache"
+    assert measurements(profile, "--timing-cache", str(a))[0] == 12
+    proc = run("build", "--simulate", "large-transformer", "--speed", "100", "--timing-cache", str(b),
+               "--progress", "quiet")
+    assert proc.returncode == 0, proc.stderr
+    measurements(profile, "--timing-cache", str(other), env={"TRTWATCH_SIMULATED_GPU": "NVIDIA A100-SXM4-80GB"})
+
+    def entries(path):
+        return {(node, tactic) for node, tactic, _ in json.loads(path.read_text())["entries"]}
+    proc = run("timing-cache", "merge", str(a), str(b), "-o", str(tmp_path / "m.cache"))
+    assert proc.returncode == 0 and "merged 2 caches" in proc.stdout, proc.stderr
+    assert entries(tmp_path / "m.cache") == entries(a) | entries(b)
+    assert measurements(profile, "--timing-cache", str(tmp_path / "m.cache"))[0] == 0
+
+    before = a.read_text()
+    proc = run("timing-cache", "merge", str(a), str(other), "-o", str(a))
+    assert proc.returncode == 1 and "a cache holds one GPU's timings" in proc.stderr, proc.stderr
+    assert a.read_text() == before, "a refused merge writes nothing"
+    (tmp_path / "junk.cache").write_text("junk")
+    proc = run("timing-cache", "merge", str(a), str(tmp_path / "junk.cache"), "-o", str(tmp_path / "x.cache"))
+    assert proc.returncode == 1 and "junk.cache" in proc.stderr
+    assert run("timing-cache", "merge", str(a), "-o", str(tmp_path / "x.cache")).returncode == 2
+    assert not (tmp_path / "x.cache").exists()
+
+
 @pytest.mark.parametrize("signo, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_cancels_cooperatively(signo, code, schema):
     proc = subprocess.Popen([BIN, "build", "--simulate", "large-transformer", "--progress", "json"],

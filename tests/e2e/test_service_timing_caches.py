@@ -6,7 +6,6 @@ and replicas that merge into one cache at the same moment lose no entry. Simulat
 builds: the simulator models TensorRT's cache (docs/simulator.md)."""
 import base64
 import hashlib
-import http.client
 import json
 import os
 
@@ -15,6 +14,7 @@ import pytest
 from conftest import run
 from pg_server import pg  # noqa: F401  (the fixture)
 from service_client import Server, SseReader, replica, start_all
+from test_service_artifacts import http_request
 
 CACHE = "trtwatch-simulator-1_simulated-gpu.cache"
 FINAL = ["succeeded", "failed", "cancelled", "timed_out", "interrupted"]
@@ -27,16 +27,6 @@ def build(server, **request):
     events = SseReader(server.port, record["events_url"]).read_all()
     measured = sum(1 for e in events if e["event"] == "phase_start" and e["data"]["phase"] == "Measuring tactic time")
     return record, measured
-
-
-def download(server, path, headers):
-    """(status, body bytes, headers): the cache's bytes as they came."""
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-    conn.request("GET", path, headers=headers)
-    res = conn.getresponse()
-    body = res.read()
-    conn.close()
-    return res.status, body, dict(res.getheaders())
 
 
 def caches(server):
@@ -63,13 +53,14 @@ def test_builds_share_their_gpus_cache_that_the_api_lists_downloads_and_deletes(
         assert caches(server)[0]["builds_served"] == 2
 
         # A download: its ETag and Repr-Digest are the SHA-256 of its bytes (RFC 9530 §3).
-        status, body, headers = download(server, cache["url"], {"Want-Repr-Digest": "sha-256=1"})
+        status, body, headers = http_request(server.port, "GET", cache["url"],
+                                             headers={"Want-Repr-Digest": "sha-256=1"})
         assert status == 200 and len(body) == cache["size"]
         digest = hashlib.sha256(body).digest()
         assert headers["ETag"] == f'"{digest.hex()}"'
         assert headers["Repr-Digest"] == f"sha-256=:{base64.b64encode(digest).decode()}:"
         assert json.loads(body)["gpu"] == "simulated GPU"
-        status, _, _ = download(server, cache["url"], {"If-None-Match": headers["ETag"]})
+        status, _, _ = http_request(server.port, "GET", cache["url"], headers={"If-None-Match": headers["ETag"]})
         assert status == 304  # RFC 9110 §13.1.2
 
         status, doc, _ = server.request("PUT", cache["url"], raw="x")

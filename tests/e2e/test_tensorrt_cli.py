@@ -323,3 +323,20 @@ def test_two_builds_sharing_one_timing_cache_both_land_their_entries(tmp_path):
     for key in ("first", "second"):
         for n in range(4):
             assert f"{key}{n}|" in blob, blob
+
+
+@needs_double
+def test_timing_cache_merge_combines_tensorrt_caches_of_one_gpu(tmp_path):
+    """`trtwatch timing-cache merge` on TensorRT's caches: ITimingCache::combine, with the
+    TensorRT loaded (the double's cache format: FAKECACHE;device=...;keys=...)."""
+    def blob(device, keys):
+        return f"FAKECACHE;device={device};entries={len(keys)};keys={''.join(k + '|' for k in keys)}"
+    (tmp_path / "a.cache").write_text(blob("fake-gpu", ["a0", "a1"]))
+    (tmp_path / "b.cache").write_text(blob("fake-gpu", ["a1", "b0"]))
+    (tmp_path / "other.cache").write_text(blob("other-gpu", ["c0"]))
+    proc = run_double_in(tmp_path, "timing-cache", "merge", "a.cache", "b.cache", "-o", "m.cache")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "m.cache").read_text() == blob("fake-gpu", ["a0", "a1", "b0"])
+    proc = run_double_in(tmp_path, "timing-cache", "merge", "a.cache", "other.cache", "-o", "x.cache")
+    assert proc.returncode == 1 and "a cache holds one GPU's timings" in proc.stderr, proc.stderr
+    assert "TensorRT 10" in proc.stderr and not (tmp_path / "x.cache").exists()

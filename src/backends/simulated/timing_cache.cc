@@ -27,14 +27,15 @@ Status Bad(const std::string& what) {
 bool IsName(const json& value) {
   if (!value.is_string()) return false;
   const std::string& text = value.get_ref<const std::string&>();
-  return !text.empty() && text.size() <= kMaxName && ValidUtf8(text) == text;
+  return !text.empty() && text.size() <= kMaxName && IsValidUtf8(text);
 }
 
 bool IsInteger(const json& value, int64_t high) {
   return value.is_number_integer() && value.get<int64_t>() >= 0 && value.get<int64_t>() <= high;
 }
 
-Result<TimingCacheData> FromJson(const json& doc) {
+// Entries are moved out of `doc`: a cache may hold a million.
+Result<TimingCacheData> FromJson(json& doc) {
   if (!doc.is_object()) return Bad("not a JSON object");
   const auto format = doc.find("format");
   if (format == doc.end() || *format != kFormat) return Bad("no \"format\": \"" + std::string(kFormat) + "\"");
@@ -50,12 +51,15 @@ Result<TimingCacheData> FromJson(const json& doc) {
     return Bad("\"entries\" must be an array of at most " + std::to_string(kMaxEntries));
   }
   TimingCacheData cache{{builder->get<std::string>(), gpu->get<std::string>()}, {}};
-  for (const json& entry : *entries) {
+  for (json& entry : *entries) {
     if (!entry.is_array() || entry.size() != 3 || !IsName(entry[0]) || !IsInteger(entry[1], kMaxTactic) ||
         !IsInteger(entry[2], kMaxMicroseconds)) {
       return Bad("entry " + std::to_string(cache.entries.size()) + " is not [node, tactic, microseconds]");
     }
-    cache.entries.emplace(TacticKey{entry[0].get<std::string>(), entry[1].get<int32_t>()}, entry[2].get<int64_t>());
+    // Written in key order (SerializeTimingCache): each entry goes at the end, without a search.
+    cache.entries.emplace_hint(cache.entries.end(),
+                               TacticKey{std::move(entry[0].get_ref<std::string&>()), entry[1].get<int32_t>()},
+                               entry[2].get<int64_t>());
   }
   return cache;
 }
@@ -64,7 +68,7 @@ Result<TimingCacheData> FromJson(const json& doc) {
 
 Result<TimingCacheData> ParseTimingCache(std::string_view text) {
   if (text.size() > kMaxBytes) return Bad("over " + std::to_string(kMaxBytes >> 20) + " MiB");
-  const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Bad("not JSON");
   return FromJson(doc);
 }

@@ -7,8 +7,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
+#include "backends/timing_cache_file.h"  // NamedCache
 #include "backends/tensorrt/build_options.h"
 
 namespace trtwatch::trt {
@@ -29,5 +31,10 @@ CompiledTensorRt CompiledWith();
 // TensorRT, TensorRT is not installed, or the options ask for what this TensorRT
 // cannot do.
 std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, std::string* error);
+
+// TensorRT timing caches merged into one (ITimingCache::combine) by the TensorRT this
+// process loads; an error where this binary has no TensorRT, it is not installed, or a
+// cache is unreadable or of another GPU or version.
+[[nodiscard]] Result<std::string> MergeTensorRtTimingCaches(const std::vector<NamedCache>& caches);
 
 }  // namespace trtwatch::trt

@@ -15,4 +15,10 @@ std::unique_ptr<Backend> MakeTensorRtBackend(const BuildOptions& options, std::s
   return nullptr;
 }
 
+Result<std::string> MergeTensorRtTimingCaches(const std::vector<NamedCache>& caches) {
+  (void)caches;
+  return Status::Error("these are not simulated timing caches, and this trtwatch was built without TensorRT, so it "
+                       "cannot merge TensorRT's: merge them with a trtwatch built with TensorRT (docs/tensorrt.md)");
+}
+
 }  // namespace trtwatch::trt
