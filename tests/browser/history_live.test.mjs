@@ -62,7 +62,7 @@ test("the model filter narrows the list on the server, and a reload keeps it", {
   await page.reload();
   await page.locator(`tr[data-id="${failing.id}"]`).waitFor();
   assert.equal(await page.locator(`tr[data-id="${cnn.id}"]`).count(), 0);
-  assert.ok(await page.locator("tbody tr").evaluateAll((trs) => trs.every((tr) => /failing/.test(tr.textContent))));
+  assert.ok(await page.locator("table.builds tbody tr").evaluateAll((trs) => trs.every((tr) => /failing/.test(tr.textContent))));
   assert.deepEqual(page.unexpectedErrors(), []);
   await closePage(page);
 });
@@ -81,7 +81,7 @@ test("a build group from the API is one row in the list that opens into its memb
     await page.goto(gpus.url + "/");
     const groupRow = page.locator(`tr.group-row[data-group="${gid}"]`);
     await groupRow.waitFor();
-    assert.equal(await page.locator("tbody tr").count(), 1, "one row for the group's two builds");
+    assert.equal(await page.locator("table.builds tbody tr").count(), 1, "one row for the group's two builds");
     await groupRow.filter({ hasText: "targets: h200, a100" }).waitFor();  // from the group document
     await groupRow.getByRole("button", { name: new RegExp(`Group ${gid}`) }).click();
     await page.locator("tr.member").nth(1).waitFor();

@@ -20,11 +20,16 @@ CACHE = "trtwatch-simulator-1_simulated-gpu.cache"
 FINAL = ["succeeded", "failed", "cancelled", "timed_out", "interrupted"]
 
 
-def build(server, **request):
+def build_events(server, **request):
+    """The succeeded build's record and its stream's events."""
     doc = server.submit({"simulate": "small-cnn", "speed": 20, **request})
     record = server.wait_status(doc["id"], FINAL, timeout=60)
     assert record["status"] == "succeeded", record
-    events = SseReader(server.port, record["events_url"]).read_all()
+    return record, SseReader(server.port, record["events_url"]).read_all()
+
+
+def build(server, **request):
+    record, events = build_events(server, **request)
     measured = sum(1 for e in events if e["event"] == "phase_start" and e["data"]["phase"] == "Measuring tactic time")
     return record, measured
 
@@ -72,6 +77,24 @@ def test_builds_share_their_gpus_cache_that_the_api_lists_downloads_and_deletes(
             assert status == 404 and "GET /timing-caches" in doc["error"], (method, doc)
         _, again = build(server)
         assert again == cold, "a deleted cache starts again from nothing"
+    finally:
+        assert server.stop() == 0, server.log()[-4000:]
+
+
+def test_a_damaged_fleet_cache_is_refused_with_a_warning_and_replaced(tmp_path):
+    """Issue 37 item 5: the build runs without it, says so, and a fresh cache takes its place."""
+    server = Server(tmp_path).start()
+    try:
+        _, cold = build(server)
+        path = tmp_path / "data" / "artifacts" / "timing-caches" / CACHE
+        path.write_text('{"format": "trtwatch-simulated-timing-cache", "version": 1, "entries": [')
+        record, events = build_events(server)
+        warnings = [e["data"]["message"] for e in events
+                    if e["event"] == "log" and e["data"]["severity"] == "warning"]
+        assert any("is unreadable by the simulator" in w and "replaces it" in w for w in warnings), warnings
+        assert record["fleet_timing_cache"]["name"] == CACHE
+        assert len(json.loads(path.read_text())["entries"]) > 0, "a fresh cache replaced the damaged one"
+        assert build(server)[1] == 0, "and serves the next build"
     finally:
         assert server.stop() == 0, server.log()[-4000:]
 
